@@ -1,0 +1,8 @@
+import { endpoint, reply } from '../../lib/http/endpoint';
+import { createUser } from '../../lib/users/service';
+import { CreateUserBody } from './schemas';
+
+/** POST /api/admin/users (super_admin) */
+export const handler = endpoint({ auth: 'super_admin', body: CreateUserBody }, async ({ body }) =>
+  reply(201, { success: true, user: await createUser(body) }),
+);

@@ -1,0 +1,9 @@
+import { endpoint } from '../../lib/http/endpoint';
+import { getUser } from '../../lib/users/service';
+import { UserPath } from './schemas';
+
+/** GET /api/admin/users/{userId} (super_admin) */
+export const handler = endpoint({ auth: 'super_admin', path: UserPath }, async ({ path }) => ({
+  success: true,
+  user: await getUser(path.userId),
+}));

@@ -1,0 +1,41 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination, Region, Uuid } from '../../lib/http/schemas';
+
+export const Username = Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$', description: '3 to 64 letters, digits, dots, dashes or underscores' });
+export const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'an e-mail address' });
+export const RoleSchema = Type.Union([Type.Literal('super_admin'), Type.Literal('admin'), Type.Literal('user')], {
+  description: 'super_admin, admin or user',
+});
+// bcrypt only reads the first 72 bytes; longer passwords are refused rather than silently cut.
+export const Password = Type.String({ minLength: 8, maxLength: 72, description: '8 to 72 characters' });
+const Text = Type.String({ minLength: 1, maxLength: 200 });
+
+export const CreateUserBody = Type.Object(
+  {
+    username: Username,
+    email: Email,
+    name: Text,
+    organization: Type.Optional(Type.String({ maxLength: 200 })),
+    cloud_region: Type.Optional(Region),
+    role: RoleSchema,
+    password: Password,
+  },
+  { additionalProperties: false },
+);
+export type CreateUserBody = Static<typeof CreateUserBody>;
+
+export const UpdateUserBody = Type.Object(
+  {
+    role: Type.Optional(RoleSchema),
+    is_active: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Text),
+    organization: Type.Optional(Type.String({ maxLength: 200 })),
+    cloud_region: Type.Optional(Region),
+    password: Type.Optional(Password),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateUserBody = Static<typeof UpdateUserBody>;
+
+export const UserPath = Type.Object({ userId: Uuid }, { additionalProperties: false });
+export const ListUsersQuery = Type.Object(Pagination, { additionalProperties: false });

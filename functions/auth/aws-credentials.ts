@@ -1,0 +1,5 @@
+import { cloudCredentials } from '../../lib/auth/credentials';
+import { endpoint } from '../../lib/http/endpoint';
+
+/** GET /api/auth/aws-credentials (admin, super_admin): masked cloud credentials and example calls. */
+export const handler = endpoint({ auth: 'admin' }, async () => ({ success: true, credentials: cloudCredentials() }));

@@ -1,0 +1,8 @@
+import { endpoint } from '../../lib/http/endpoint';
+
+/** GET /api/auth/validate (spec 4.1): the middleware has verified the token and read the user. */
+export const handler = endpoint({ auth: 'user', errorShape: 'message' }, async ({ user }) => ({
+  success: true,
+  message: 'Token is valid',
+  user,
+}));

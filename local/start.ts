@@ -1,0 +1,130 @@
+/**
+ * `npm start`: the whole service on http://localhost:3000 from a fresh clone.
+ *
+ *   DynamoDB Local (data under .data/dynamodb, so a restart loses nothing)
+ *   the table, created idempotently from tables/table.yml
+ *   the platform emulator (local/emulator) on loopback
+ *   a first super_admin and a local signing secret (kept under .data/)
+ *   serverless-offline serving every route
+ *
+ * Ctrl-C stops every child. A second `npm start` while one runs says so and exits.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ROOT, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
+import { ensureTable } from '../tables/definition';
+
+const DATA = join(ROOT, '.data');
+const LOCK = join(DATA, 'start.pid');
+const SECRET_FILE = join(DATA, 'jwt-secret');
+const PORT = Number(process.env.PORT ?? 3000);
+const DYNAMO_PORT = Number(process.env.DYNAMODB_PORT ?? 8000);
+const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
+const TABLE = 'model-ops-local';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function fail(message: string): never {
+  console.error(`\n  ✖ ${message}\n`);
+  process.exit(1);
+}
+
+async function main() {
+  mkdirSync(DATA, { recursive: true });
+  if (existsSync(LOCK)) {
+    const pid = Number(readFileSync(LOCK, 'utf8'));
+    if (pid && alive(pid)) fail(`The service is already running (npm start, pid ${pid}) on http://localhost:${PORT}. Stop it with Ctrl-C in its terminal first.`);
+  }
+  for (const [port, what] of [[PORT, 'the API'], [DYNAMO_PORT, 'DynamoDB Local'], [EMULATOR_PORT, 'the platform emulator']] as const) {
+    if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${port === PORT ? 'PORT' : port === DYNAMO_PORT ? 'DYNAMODB_PORT' : 'EMULATOR_PORT'}.`);
+  }
+  writeFileSync(LOCK, String(process.pid));
+
+  // The local signing secret is generated once and kept, so tokens survive a restart.
+  if (!existsSync(SECRET_FILE)) writeFileSync(SECRET_FILE, randomBytes(64).toString('hex'), { mode: 0o600 });
+  const jwtSecret = process.env.JWT_SECRET || readFileSync(SECRET_FILE, 'utf8').trim();
+
+  const children: { stop(): Promise<void> }[] = [];
+  let stopping = false;
+  const shutdown = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\nStopping…');
+    await Promise.allSettled(children.reverse().map((c) => c.stop()));
+    rmSync(LOCK, { force: true });
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+
+  try {
+    console.log('Starting DynamoDB Local…');
+    const dynamo: Dynamo = await startDynamo({ port: DYNAMO_PORT, dbPath: join(DATA, 'dynamodb') });
+    children.push(dynamo);
+    dynamo.process.on('exit', (code) => !stopping && (console.error(`DynamoDB Local exited (${code})`), void shutdown(1)));
+
+    const { startEmulator } = await import('./emulator/server');
+    const emulator = await startEmulator({
+      port: EMULATOR_PORT,
+      lifecycleDelayMs: Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000),
+      responseDelayMs: Number(process.env.EMULATOR_RESPONSE_DELAY_MS ?? 50),
+      hostedApiKey: 'local-hosted-key',
+    });
+    children.push({ stop: () => emulator.close() });
+
+    const env: Record<string, string> = {
+      STAGE: 'local',
+      TABLE_NAME: TABLE,
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      AWS_REGION: 'us-east-1',
+      JWT_SECRET: jwtSecret,
+      POWERTOOLS_DEV: 'true',
+      SERVICE_CLOUD_ENDPOINT: emulator.url,
+      SERVICE_CLOUD_ACCESS_KEY_ID: process.env.SERVICE_CLOUD_ACCESS_KEY_ID ?? 'AKIALOCALEMULATOR0001',
+      SERVICE_CLOUD_SECRET_ACCESS_KEY: process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY ?? 'local-emulator-secret-access-key-0001',
+      DEDICATED_EXECUTION_ROLE_ARN: process.env.DEDICATED_EXECUTION_ROLE_ARN ?? 'arn:aws:iam::123456789012:role/model-ops-local-sagemaker',
+      DEDICATED_SUBNET_IDS: process.env.DEDICATED_SUBNET_IDS ?? 'subnet-0local0000000001,subnet-0local0000000002',
+      DEDICATED_SECURITY_GROUP_IDS: process.env.DEDICATED_SECURITY_GROUP_IDS ?? 'sg-0local000000000001',
+      HOSTED_API_KEY: process.env.HOSTED_API_KEY ?? 'local-hosted-key',
+      HOSTED_BASE_URL: process.env.HOSTED_BASE_URL ?? `${emulator.url}/v1`,
+    };
+    Object.assign(process.env, env);
+
+    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const table = await ensureTable(client, TABLE);
+    console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}`);
+
+    const { seedSuperAdmin } = await import('./seed');
+    const seeded = await seedSuperAdmin();
+    if (seeded.created) {
+      console.log(`\nCreated the first super_admin "${seeded.username}".`);
+      if (seeded.generatedPassword) {
+        console.log(`  Generated password (shown this once, change it with npm run user -- reset-password): ${seeded.generatedPassword}\n`);
+      }
+    }
+
+    console.log('Starting serverless-offline (bundling the functions)…');
+    const offline: Offline = await startOffline({ port: PORT, lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002), stage: 'local', env, inheritOutput: true });
+    children.push(offline);
+    offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
+
+    console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
+    console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
+    console.log(`    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`);
+    console.log('    Ctrl-C stops everything.\n');
+  } catch (err) {
+    console.error(`\n  ✖ ${(err as Error).message}\n`);
+    await shutdown(1);
+  }
+}
+
+void main();

@@ -1,0 +1,92 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../lib/config';
+import { BadRequest, ServiceUnavailable } from '../lib/http/errors';
+
+/**
+ * The one DynamoDB document client, built once per cold start.
+ *
+ * Timeouts are short and attempts bounded so that a database outage becomes a 503 within about a
+ * second instead of a request that hangs until the Lambda times out.
+ */
+const base = new DynamoDBClient({
+  region: config.table.region,
+  endpoint: config.table.endpoint,
+  // DynamoDB Local accepts any credentials; in AWS the function's role is used.
+  credentials: config.table.endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 5000 },
+});
+
+const OUTAGE_NAMES = new Set([
+  'TimeoutError',
+  'RequestTimeout',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ThrottlingException',
+  'InternalServerError',
+  'ServiceUnavailable',
+]);
+const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
+
+export function isDatabaseOutage(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  return OUTAGE_NAMES.has(e?.name ?? '') || OUTAGE_CODES.has(e?.code ?? '') || (e?.$metadata?.httpStatusCode ?? 0) >= 500;
+}
+
+// Outages are translated at the client, so no caller needs to know which errors mean "try later";
+// the conditional-check and transaction errors that callers do handle pass through untouched.
+base.middlewareStack.add(
+  (next) => async (args) => {
+    try {
+      return await next(args);
+    } catch (err) {
+      if (isDatabaseOutage(err)) {
+        throw new ServiceUnavailable('The database is temporarily unavailable; please retry shortly');
+      }
+      throw err;
+    }
+  },
+  { step: 'initialize', name: 'databaseOutageTranslator' },
+);
+
+export const db = DynamoDBDocumentClient.from(base, {
+  marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+});
+
+export const TABLE = config.table.name;
+export const GSI1 = 'GSI1';
+export const GSI2 = 'GSI2';
+
+/** Pagination cursors are opaque to clients: the LastEvaluatedKey, base64url-encoded JSON. */
+export function encodeCursor(key: Record<string, unknown> | undefined): string | null {
+  return key ? Buffer.from(JSON.stringify(key)).toString('base64url') : null;
+}
+
+/**
+ * Decodes a cursor and checks it is one this query could have produced: only the query's key
+ * attributes, and the partition key equal to the one being queried, so a forged cursor can neither
+ * reach another partition nor make DynamoDB reject the query.
+ */
+export function decodeCursor(
+  cursor: string | undefined,
+  keyAttributes: readonly string[],
+  fixed: Record<string, string>,
+): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    key = undefined;
+  }
+  const ok =
+    key !== null &&
+    typeof key === 'object' &&
+    !Array.isArray(key) &&
+    Object.keys(key).length === keyAttributes.length &&
+    keyAttributes.every((k) => typeof (key as Record<string, unknown>)[k] === 'string') &&
+    Object.entries(fixed).every(([k, v]) => (key as Record<string, unknown>)[k] === v);
+  if (!ok) throw new BadRequest('Invalid cursor', 'Pass the nextCursor value of the previous page unchanged');
+  return key as Record<string, unknown>;
+}

@@ -1,0 +1,209 @@
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { Conflict } from '../lib/http/errors';
+import { GSI1, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { cancellationReasons } from './transactions';
+
+/**
+ * Users.
+ *
+ *   PK USER#<id>               SK PROFILE   the user (GSI1: USERS / <created_at>#<id> lists them)
+ *   PK USERNAME#<lowercased>   SK UNIQUE    guards username uniqueness, points at the user
+ *   PK EMAIL#<lowercased>      SK UNIQUE    guards e-mail uniqueness, points at the user
+ *   PK COUNTER                 SK ACTIVE_SUPER_ADMINS   how many active super_admins exist
+ *
+ * The user and both guards are written in one transaction, so a username or e-mail can never be
+ * taken twice, even by concurrent requests. Both are compared case-insensitively. The super_admin
+ * counter changes in the same transaction as any role or activation change, with a condition that
+ * keeps it at one or more: the last active super_admin cannot be demoted, even by two racing requests.
+ */
+
+export const ROLES = ['super_admin', 'admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  name: string;
+  organization: string;
+  cloud_region: string;
+  role: Role;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+  last_login: string | null;
+}
+
+export interface StoredUser extends User {
+  password_hash: string;
+}
+
+const userKey = (id: string) => ({ PK: `USER#${id}`, SK: 'PROFILE' });
+const usernameKey = (username: string) => ({ PK: `USERNAME#${username.toLowerCase()}`, SK: 'UNIQUE' });
+const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'UNIQUE' });
+const superAdminCounterKey = { PK: 'COUNTER', SK: 'ACTIVE_SUPER_ADMINS' };
+const USERS_PARTITION = 'USERS';
+
+const USER_FIELDS = [
+  'id',
+  'username',
+  'email',
+  'name',
+  'organization',
+  'cloud_region',
+  'role',
+  'is_active',
+  'created_at',
+  'updated_at',
+  'last_login',
+] as const;
+
+function fromItem(item: Record<string, unknown>): StoredUser {
+  const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
+  user.password_hash = item.password_hash as string;
+  return user;
+}
+
+/** The user as every response shows it: never the hash, never a key. */
+export function publicUser(user: User | StoredUser): User {
+  return Object.fromEntries(USER_FIELDS.map((f) => [f, user[f]])) as unknown as User;
+}
+
+const countsAsSuperAdmin = (u: Pick<User, 'role' | 'is_active'>) => u.role === 'super_admin' && u.is_active;
+
+function superAdminCounterUpdate(delta: number): NonNullable<TransactWriteCommandInput['TransactItems']>[number] {
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: superAdminCounterKey,
+      UpdateExpression: 'ADD #count :delta',
+      // Decrements must leave at least one active super_admin.
+      ConditionExpression: delta < 0 ? '#count > :one' : undefined,
+      ExpressionAttributeNames: { '#count': 'count' },
+      ExpressionAttributeValues: delta < 0 ? { ':delta': delta, ':one': 1 } : { ':delta': delta },
+    },
+  };
+}
+
+export async function createUser(user: StoredUser): Promise<User> {
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Put: {
+        TableName: TABLE,
+        Item: { ...userKey(user.id), GSI1PK: USERS_PARTITION, GSI1SK: `${user.created_at}#${user.id}`, entity: 'user', ...user },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE,
+        Item: { ...usernameKey(user.username), userId: user.id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE,
+        Item: { ...emailKey(user.email), userId: user.id },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+  if (countsAsSuperAdmin(user)) items.push(superAdminCounterUpdate(1));
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    const reasons = cancellationReasons(err);
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw new Conflict('Username is already taken');
+    if (reasons?.[2] === 'ConditionalCheckFailed') throw new Conflict('E-mail is already registered');
+    throw err;
+  }
+  return publicUser(user);
+}
+
+export async function getUserById(id: string): Promise<StoredUser | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id) }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** Login accepts a username or an e-mail; usernames cannot contain '@', so one lookup suffices. */
+export async function getUserByLogin(login: string): Promise<StoredUser | undefined> {
+  const key = login.includes('@') ? emailKey(login) : usernameKey(login);
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: key }));
+  return Item ? getUserById(Item.userId as string) : undefined;
+}
+
+export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :p',
+      ExpressionAttributeValues: { ':p': USERS_PARTITION },
+      ScanIndexForward: true,
+      Limit: limit,
+      ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: USERS_PARTITION }),
+    }),
+  );
+  return { users: Items.map((i) => publicUser(fromItem(i))), nextCursor: encodeCursor(LastEvaluatedKey) };
+}
+
+export async function recordLogin(id: string, at: string): Promise<void> {
+  await db.send(
+    new UpdateCommand({
+      TableName: TABLE,
+      Key: userKey(id),
+      UpdateExpression: 'SET last_login = :at',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':at': at },
+    }),
+  );
+}
+
+export type UserPatch = Partial<Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash'>>;
+
+export class LastSuperAdminError extends Conflict {
+  constructor() {
+    super('The last active super_admin cannot be demoted or deactivated');
+  }
+}
+
+/**
+ * Applies a patch to the user as it was read (`current`). The write is conditional on role and
+ * activation being unchanged since then, so the super_admin counter delta is always right.
+ */
+export async function updateUser(current: StoredUser, patch: UserPatch, at: string): Promise<User> {
+  const next = { ...current, ...patch, updated_at: at };
+  const delta = Number(countsAsSuperAdmin(next)) - Number(countsAsSuperAdmin(current));
+
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':role0': current.role, ':active0': current.is_active };
+  const sets = Object.entries({ ...patch, updated_at: at }).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:v${i}`] = value;
+    return `#f${i} = :v${i}`;
+  });
+  const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+    {
+      Update: {
+        TableName: TABLE,
+        Key: userKey(current.id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK) AND #role0 = :role0 AND is_active = :active0',
+        ExpressionAttributeNames: { ...names, '#role0': 'role' },
+        ExpressionAttributeValues: values,
+      },
+    },
+  ];
+  if (delta !== 0) items.push(superAdminCounterUpdate(delta));
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: items }));
+  } catch (err) {
+    const reasons = cancellationReasons(err);
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw new LastSuperAdminError();
+    if (reasons?.[0] === 'ConditionalCheckFailed') throw new Conflict('The user was changed by another request; read it again and retry');
+    throw err;
+  }
+  return publicUser(next);
+}
