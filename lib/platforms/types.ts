@@ -1,0 +1,194 @@
+/**
+ * The one view the rest of the service has of the three model platforms. Implementations live in
+ * managed.ts (Bedrock + Bedrock runtime), dedicated.ts (SageMaker + SageMaker runtime + CloudWatch)
+ * and hosted.ts (OpenAI-compatible HTTP API); lib/platforms/index.ts hands them out.
+ *
+ * Every failure of a platform call surfaces as an UpstreamError (lib/http/errors) whose message names
+ * the platform and says what happened (throttled, timed out, refused credentials, failed); the domain
+ * code that knows which status the spec wants for that endpoint re-throws it with that status
+ * (`withStatus` below). Nothing else of the upstream's internals reaches a client.
+ */
+import { UpstreamError } from '../http/errors';
+
+export type PlatformName = 'managed' | 'dedicated' | 'hosted';
+export const PLATFORMS: readonly PlatformName[] = ['managed', 'dedicated', 'hosted'];
+
+// ---------------------------------------------------------------------------------------------
+// Chat, common to all three
+// ---------------------------------------------------------------------------------------------
+
+export interface ChatTurn {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  /** managed and hosted: the model id; dedicated: the endpoint name. */
+  target: string;
+  system?: string;
+  /** Oldest first; the last entry is the new user message. */
+  messages: ChatTurn[];
+  maxTokens?: number;
+}
+
+export interface ChatReply {
+  content: string;
+  tokensIn: number;
+  tokensOut: number;
+  /** The platform's own latency where it reports one (Bedrock metrics.latencyMs), else measured. */
+  latencyMs: number;
+  /** The model that answered, as the platform names it. */
+  modelId: string;
+}
+
+export interface ChatCapable {
+  chat(request: ChatRequest): Promise<ChatReply>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Catalogue shapes (spec 2.6)
+// ---------------------------------------------------------------------------------------------
+
+export interface ManagedModelEntry {
+  modelId: string;
+  providerName: string;
+  modelArn: string;
+  inputModalities: string[];
+  outputModalities: string[];
+  inferenceTypesSupported: string[];
+  customization: string[];
+}
+
+export interface DedicatedModelEntry {
+  modelPackageArn: string;
+  displayName: string;
+  creationTime: string;
+  modelApprovalStatus: string;
+  inferenceContainers: { image: string; modelDataUrl: string; framework: string; frameworkVersion: string }[];
+  supportedContentTypes: string[];
+  supportedResponseMIMETypes: string[];
+  supportedRealtimeInferenceInstanceTypes: string[];
+  supportedTransformInstanceTypes: string[];
+}
+
+export interface HostedModelEntry {
+  id: string;
+  name: string;
+  provider: 'hosted';
+  tags: string[];
+  task: string;
+}
+
+/** Model detail (spec 2.6 modelInfo), the same shape for managed and hosted. */
+export interface ModelInfo {
+  modelId: string;
+  modelName: string;
+  providerName: string;
+  modelArn: string;
+  inputModalities: string[];
+  outputModalities: string[];
+  responseStreamingSupported: boolean;
+  customizationsSupported: string[];
+  inferenceTypesSupported: string[];
+  modelLifecycle: { status: string };
+  pricing: { inputTokens: string; outputTokens: string };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dedicated endpoints (the only platform with infrastructure)
+// ---------------------------------------------------------------------------------------------
+
+/** SageMaker's EndpointStatus values, which are also the spec's section 3 status values. */
+export type EndpointStatus = 'Creating' | 'InService' | 'Updating' | 'Deleting' | 'Failed' | 'OutOfService' | 'SystemUpdating' | 'RollingBack' | 'UpdateRollbackFailed';
+
+export interface EndpointDescription {
+  name: string;
+  arn: string;
+  status: EndpointStatus;
+  failureReason?: string;
+  configName: string;
+  instanceType?: string;
+  instanceCount?: number;
+  createdAt: string;
+  lastModifiedAt: string;
+}
+
+export interface DedicatedDeploySpec {
+  endpointName: string;
+  instanceType: string;
+  instanceCount: number;
+  executionRoleArn: string;
+  subnetIds: string[];
+  securityGroupIds: string[];
+  /** Either a model package, or an inference image (with optional model data). */
+  modelPackageArn?: string;
+  inferenceImage?: string;
+  modelDataUrl?: string;
+}
+
+export interface EndpointMetrics {
+  response_time_ms: number;
+  throughput_per_minute: number;
+  error_rate_percent: number;
+  cpu_utilization: number;
+  memory_utilization: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/** Re-throws a platform failure with the status the calling endpoint's spec asks for. */
+export function withStatus(err: unknown, statusCode: number): never {
+  if (err instanceof UpstreamError) {
+    throw new UpstreamError(err.platform, err.message, statusCode, err.details, err.upstreamStatus);
+  }
+  throw err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The three platforms (implemented in managed.ts, dedicated.ts, hosted.ts; exported by index.ts)
+// ---------------------------------------------------------------------------------------------
+
+export interface ManagedPlatform extends ChatCapable {
+  readonly region: string;
+  listModels(): Promise<ManagedModelEntry[]>;
+  /** undefined when the platform does not know the model (ResourceNotFoundException). */
+  getModel(modelId: string): Promise<ModelInfo | undefined>;
+  /** The Converse URL of a model, e.g. https://bedrock-runtime.<region>.amazonaws.com/model/<id>/converse */
+  invokeUrl(modelId: string): string;
+}
+
+export type DedicatedSource = 'public' | 'account' | 'all';
+
+export interface DedicatedPlatform extends ChatCapable {
+  readonly region: string;
+  listModels(options: { search?: string; max: number; source: DedicatedSource }): Promise<DedicatedModelEntry[]>;
+  /** The catalogue entry of a model package ARN (account or public hub); undefined when unknown. */
+  describeModelPackage(modelPackageArn: string): Promise<DedicatedModelEntry | undefined>;
+  /**
+   * Creates the model, the endpoint configuration and the endpoint, and returns as soon as the
+   * endpoint is Creating. If a step fails, what was created before it is deleted again.
+   */
+  deploy(spec: DedicatedDeploySpec): Promise<EndpointDescription>;
+  /** undefined when the endpoint does not exist (deleted, or never created). */
+  describe(endpointName: string): Promise<EndpointDescription | undefined>;
+  /** UpdateEndpoint onto a fresh copy of the current endpoint configuration: Updating, then InService. */
+  restart(endpointName: string): Promise<EndpointDescription>;
+  /** DeleteEndpoint (then its configuration and model): Deleting, then gone. */
+  delete(endpointName: string): Promise<void>;
+  /** CloudWatch figures over the last `windowMinutes` (default 15). */
+  metrics(endpointName: string, windowMinutes?: number): Promise<EndpointMetrics>;
+  /** The InvokeEndpoint URL of an endpoint. */
+  endpointUrl(endpointName: string): string;
+}
+
+export interface HostedPlatform extends ChatCapable {
+  readonly configured: boolean;
+  readonly baseUrl: string;
+  /** `raw` is the upstream response as received, for `debug=1`. */
+  listModels(): Promise<{ models: HostedModelEntry[]; raw: unknown }>;
+  getModel(modelId: string): Promise<ModelInfo | undefined>;
+  /** Throws UpstreamError (with upstreamStatus) when the API does not answer well. */
+  checkConnectivity(modelId: string): Promise<{ endpoint: string }>;
+}
