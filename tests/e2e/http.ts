@@ -1,0 +1,34 @@
+/** A small HTTP client for the e2e suites: every call goes over loopback to serverless-offline. */
+export const BASE = () => process.env.E2E_BASE_URL as string;
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  body: any;
+  raw: string;
+}
+
+export async function http(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined;
+  if (options.body !== undefined) {
+    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${BASE()}${path}`, { method, headers, body });
+  const raw = await res.text();
+  let parsed: unknown = raw;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    // keep the text
+  }
+  return { status: res.status, headers: res.headers, body: parsed, raw };
+}
+
+export async function loginAsAdmin(): Promise<string> {
+  const res = await http('POST', '/api/auth/login', { body: { username: process.env.E2E_ADMIN_USERNAME, password: process.env.E2E_ADMIN_PASSWORD } });
+  if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${res.raw}`);
+  return res.body.token as string;
+}
