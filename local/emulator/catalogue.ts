@@ -1,0 +1,466 @@
+/**
+ * The shipped data: what a fresh account in one region would see. Names, ids, ARN shapes and prices
+ * follow the real services so adapters can be written against the emulator and run unchanged in AWS.
+ */
+
+// Fixed dates keep every listing deterministic across runs.
+const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
+
+// ---------------------------------------------------------------- Bedrock foundation models
+
+export interface FoundationModel {
+  modelId: string;
+  modelName: string;
+  providerName: string;
+  inputModalities: string[];
+  outputModalities: string[];
+  responseStreamingSupported: boolean;
+  customizationsSupported: string[];
+  inferenceTypesSupported: string[];
+  /** Per 1k tokens, USD, on-demand. */
+  inputPrice: number;
+  outputPrice: number;
+}
+
+export const FOUNDATION_MODELS: FoundationModel[] = [
+  {
+    modelId: 'anthropic.claude-3-haiku-20240307-v1:0',
+    modelName: 'Claude 3 Haiku',
+    providerName: 'Anthropic',
+    inputModalities: ['TEXT', 'IMAGE'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.00025,
+    outputPrice: 0.00125,
+  },
+  {
+    modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
+    modelName: 'Claude 3.5 Sonnet',
+    providerName: 'Anthropic',
+    inputModalities: ['TEXT', 'IMAGE'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.003,
+    outputPrice: 0.015,
+  },
+  {
+    modelId: 'amazon.titan-text-express-v1',
+    modelName: 'Titan Text G1 - Express',
+    providerName: 'Amazon',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: ['FINE_TUNING', 'CONTINUED_PRE_TRAINING'],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.0002,
+    outputPrice: 0.0006,
+  },
+  {
+    modelId: 'amazon.nova-lite-v1:0',
+    modelName: 'Nova Lite',
+    providerName: 'Amazon',
+    inputModalities: ['TEXT', 'IMAGE', 'VIDEO'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: ['FINE_TUNING', 'DISTILLATION'],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.00006,
+    outputPrice: 0.00024,
+  },
+  {
+    modelId: 'meta.llama3-8b-instruct-v1:0',
+    modelName: 'Llama 3 8B Instruct',
+    providerName: 'Meta',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.0003,
+    outputPrice: 0.0006,
+  },
+  {
+    modelId: 'mistral.mistral-7b-instruct-v0:2',
+    modelName: 'Mistral 7B Instruct',
+    providerName: 'Mistral AI',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.00015,
+    outputPrice: 0.0002,
+  },
+  {
+    modelId: 'cohere.command-r-v1:0',
+    modelName: 'Command R',
+    providerName: 'Cohere',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.0005,
+    outputPrice: 0.0015,
+  },
+  {
+    modelId: 'amazon.titan-embed-text-v2:0',
+    modelName: 'Titan Text Embeddings V2',
+    providerName: 'Amazon',
+    inputModalities: ['TEXT'],
+    outputModalities: ['EMBEDDING'],
+    responseStreamingSupported: false,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.00002,
+    outputPrice: 0,
+  },
+];
+
+// ---------------------------------------------------------------- SageMaker instances and prices
+
+export interface InstanceType {
+  instanceType: string;
+  vCpu: number;
+  memoryGiB: number;
+  gpu: number;
+  /** USD per hour, on-demand real-time hosting. */
+  hourly: number;
+}
+
+export const SAGEMAKER_INSTANCES: InstanceType[] = [
+  { instanceType: 'ml.t2.medium', vCpu: 2, memoryGiB: 4, gpu: 0, hourly: 0.056 },
+  { instanceType: 'ml.m5.xlarge', vCpu: 4, memoryGiB: 16, gpu: 0, hourly: 0.23 },
+  { instanceType: 'ml.g5.xlarge', vCpu: 4, memoryGiB: 16, gpu: 1, hourly: 1.408 },
+  { instanceType: 'ml.g5.2xlarge', vCpu: 8, memoryGiB: 32, gpu: 1, hourly: 1.515 },
+  { instanceType: 'ml.g5.4xlarge', vCpu: 16, memoryGiB: 64, gpu: 1, hourly: 2.03 },
+  { instanceType: 'ml.g5.12xlarge', vCpu: 48, memoryGiB: 192, gpu: 4, hourly: 7.09 },
+  { instanceType: 'ml.g5.48xlarge', vCpu: 192, memoryGiB: 768, gpu: 8, hourly: 20.36 },
+  { instanceType: 'ml.p4d.24xlarge', vCpu: 96, memoryGiB: 1152, gpu: 8, hourly: 37.688 },
+];
+
+export const REGION_NAMES: Record<string, string> = {
+  'us-east-1': 'US East (N. Virginia)',
+  'us-east-2': 'US East (Ohio)',
+  'us-west-2': 'US West (Oregon)',
+  'eu-west-1': 'EU (Ireland)',
+  'eu-central-1': 'EU (Frankfurt)',
+  'ap-northeast-1': 'Asia Pacific (Tokyo)',
+};
+
+// ---------------------------------------------------------------- SageMaker public hub (JumpStart)
+
+export const PUBLIC_HUB = 'SageMakerPublicHub';
+
+export interface HubModel {
+  name: string;
+  version: string;
+  displayName: string;
+  description: string;
+  keywords: string[];
+  createdAt: number;
+  /** Builds the HubContentDocument object for a region (images and buckets are regional). */
+  document: (region: string) => Record<string, unknown>;
+}
+
+const DLC_ACCOUNT = '763104351884';
+const tgiImage = (region: string) =>
+  `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-py310-cu121-ubuntu22.04`;
+const lmiImage = (region: string) =>
+  `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/djl-inference:0.28.0-lmi10.0.0-cu124`;
+const jumpstartBucket = (region: string) => `s3://jumpstart-cache-prod-${region}`;
+
+interface HubDocInput {
+  name: string;
+  image: (region: string) => string;
+  artifactPath: string;
+  defaultInstance: string;
+  instances: string[];
+  license: string;
+  gated?: boolean;
+  minMemoryMb: number;
+  accelerators: number;
+  env: Record<string, string>;
+}
+
+function hubDocument(d: HubDocInput) {
+  return (region: string): Record<string, unknown> => ({
+    Url: `https://huggingface.co/${d.artifactPath}`,
+    MinSdkVersion: '2.225.0',
+    TrainingSupported: false,
+    IncrementalTrainingSupported: false,
+    HostingEcrUri: d.image(region),
+    HostingArtifactUri: `${jumpstartBucket(region)}/${d.gated ? 'gated/' : ''}${d.name.split('-').slice(0, 2).join('-')}/${d.name}/artifacts/inference-prepack/v1.0.0/`,
+    HostingArtifactS3DataType: 'S3Prefix',
+    HostingArtifactCompressionType: 'None',
+    ...(d.gated ? { HostingEulaUri: `${jumpstartBucket(region)}/fmhMetadata/eula/${d.name}-eula.txt`, GatedBucket: true } : {}),
+    InferenceEnvironmentVariables: Object.entries(d.env).map(([Name, Default]) => ({
+      Name,
+      Type: 'text',
+      Default,
+      Scope: 'container',
+      RequiredForModelClass: true,
+    })),
+    DefaultInferenceInstanceType: d.defaultInstance,
+    SupportedInferenceInstanceTypes: d.instances,
+    HostingResourceRequirements: { MinMemoryMb: d.minMemoryMb, NumAccelerators: d.accelerators },
+    InferenceEnableNetworkIsolation: true,
+    ModelDataDownloadTimeout: 1200,
+    ContainerStartupHealthCheckTimeout: 1200,
+    Task: 'text-generation',
+    Framework: 'huggingface',
+    Datatype: 'llm',
+    License: d.license,
+  });
+}
+
+const tgiEnv = (maxInput: number, maxTotal: number, gpus: number) => ({
+  SM_NUM_GPUS: String(gpus),
+  MAX_INPUT_LENGTH: String(maxInput),
+  MAX_TOTAL_TOKENS: String(maxTotal),
+  MAX_BATCH_PREFILL_TOKENS: '8191',
+  HF_MODEL_ID: '/opt/ml/model',
+  SAGEMAKER_PROGRAM: 'inference.py',
+  SAGEMAKER_CONTAINER_LOG_LEVEL: '20',
+  ENDPOINT_SERVER_TIMEOUT: '3600',
+  SAGEMAKER_MODEL_SERVER_WORKERS: '1',
+  SAGEMAKER_ENV: '1',
+  MODEL_CACHE_ROOT: '/opt/ml/model',
+});
+
+export const HUB_MODELS: HubModel[] = [
+  {
+    name: 'huggingface-llm-mistral-7b-instruct',
+    version: '3.1.0',
+    displayName: 'Mistral 7B Instruct',
+    description: 'Mistral 7B Instruct is an instruction fine-tuned version of Mistral 7B for chat.',
+    keywords: ['@task:text-generation', '@framework:huggingface', '@capability:inference'],
+    createdAt: day('2024-06-11'),
+    document: hubDocument({
+      name: 'huggingface-llm-mistral-7b-instruct',
+      image: tgiImage,
+      artifactPath: 'mistralai/Mistral-7B-Instruct-v0.1',
+      defaultInstance: 'ml.g5.2xlarge',
+      instances: ['ml.g5.2xlarge', 'ml.g5.4xlarge', 'ml.g5.12xlarge', 'ml.p4d.24xlarge'],
+      license: 'Apache 2.0',
+      minMemoryMb: 16384,
+      accelerators: 1,
+      env: tgiEnv(4095, 4096, 1),
+    }),
+  },
+  {
+    name: 'meta-textgeneration-llama-3-8b-instruct',
+    version: '2.6.0',
+    displayName: 'Meta Llama 3 8B Instruct',
+    description: 'Llama 3 8B instruction-tuned model optimised for dialogue use cases.',
+    keywords: ['@task:text-generation', '@framework:djl', '@capability:inference', '@gated'],
+    createdAt: day('2024-04-18'),
+    document: hubDocument({
+      name: 'meta-textgeneration-llama-3-8b-instruct',
+      image: lmiImage,
+      artifactPath: 'meta-llama/Meta-Llama-3-8B-Instruct',
+      defaultInstance: 'ml.g5.2xlarge',
+      instances: ['ml.g5.2xlarge', 'ml.g5.4xlarge', 'ml.g5.12xlarge', 'ml.p4d.24xlarge'],
+      license: 'Llama 3 Community License',
+      gated: true,
+      minMemoryMb: 16384,
+      accelerators: 1,
+      env: { SAGEMAKER_PROGRAM: 'inference.py', OPTION_MAX_ROLLING_BATCH_SIZE: '64', OPTION_TENSOR_PARALLEL_DEGREE: '1' },
+    }),
+  },
+  {
+    name: 'meta-textgeneration-llama-3-70b-instruct',
+    version: '2.6.0',
+    displayName: 'Meta Llama 3 70B Instruct',
+    description: 'Llama 3 70B instruction-tuned model optimised for dialogue use cases.',
+    keywords: ['@task:text-generation', '@framework:djl', '@capability:inference', '@gated'],
+    createdAt: day('2024-04-18'),
+    document: hubDocument({
+      name: 'meta-textgeneration-llama-3-70b-instruct',
+      image: lmiImage,
+      artifactPath: 'meta-llama/Meta-Llama-3-70B-Instruct',
+      defaultInstance: 'ml.p4d.24xlarge',
+      instances: ['ml.g5.48xlarge', 'ml.p4d.24xlarge'],
+      license: 'Llama 3 Community License',
+      gated: true,
+      minMemoryMb: 393216,
+      accelerators: 8,
+      env: { SAGEMAKER_PROGRAM: 'inference.py', OPTION_MAX_ROLLING_BATCH_SIZE: '64', OPTION_TENSOR_PARALLEL_DEGREE: '8' },
+    }),
+  },
+  {
+    name: 'huggingface-llm-falcon-7b-instruct-bf16',
+    version: '2.4.0',
+    displayName: 'Falcon 7B Instruct BF16',
+    description: 'Falcon-7B-Instruct is a 7B parameter causal decoder fine-tuned on chat and instruct datasets.',
+    keywords: ['@task:text-generation', '@framework:huggingface', '@capability:inference'],
+    createdAt: day('2023-06-08'),
+    document: hubDocument({
+      name: 'huggingface-llm-falcon-7b-instruct-bf16',
+      image: tgiImage,
+      artifactPath: 'tiiuae/falcon-7b-instruct',
+      defaultInstance: 'ml.g5.2xlarge',
+      instances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.g5.4xlarge', 'ml.g5.12xlarge'],
+      license: 'Apache 2.0',
+      minMemoryMb: 16384,
+      accelerators: 1,
+      env: tgiEnv(2047, 2048, 1),
+    }),
+  },
+  {
+    name: 'huggingface-llm-gemma-2b-instruct',
+    version: '1.3.0',
+    displayName: 'Gemma 2B Instruct',
+    description: 'Gemma 2B Instruct is a lightweight instruction-tuned open model from Google.',
+    keywords: ['@task:text-generation', '@framework:huggingface', '@capability:inference', '@gated'],
+    createdAt: day('2024-02-21'),
+    document: hubDocument({
+      name: 'huggingface-llm-gemma-2b-instruct',
+      image: tgiImage,
+      artifactPath: 'google/gemma-2b-it',
+      defaultInstance: 'ml.g5.xlarge',
+      instances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.g5.4xlarge', 'ml.g5.12xlarge'],
+      license: 'Gemma Terms of Use',
+      gated: true,
+      minMemoryMb: 8192,
+      accelerators: 1,
+      env: tgiEnv(8191, 8192, 1),
+    }),
+  },
+  {
+    name: 'huggingface-llm-phi-3-mini-4k-instruct',
+    version: '1.2.0',
+    displayName: 'Phi-3 Mini 4K Instruct',
+    description: 'Phi-3 Mini is a 3.8B parameter lightweight open model from Microsoft with a 4K context.',
+    keywords: ['@task:text-generation', '@framework:huggingface', '@capability:inference'],
+    createdAt: day('2024-05-02'),
+    document: hubDocument({
+      name: 'huggingface-llm-phi-3-mini-4k-instruct',
+      image: tgiImage,
+      artifactPath: 'microsoft/Phi-3-mini-4k-instruct',
+      defaultInstance: 'ml.g5.xlarge',
+      instances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.g5.12xlarge'],
+      license: 'MIT',
+      minMemoryMb: 8192,
+      accelerators: 1,
+      env: tgiEnv(4095, 4096, 1),
+    }),
+  },
+];
+
+// ---------------------------------------------------------------- Account model packages
+
+export interface ModelPackage {
+  /** Versioned packages belong to a group; the one unversioned package exists because
+   * ListModelPackages lists only unversioned packages unless asked otherwise. */
+  group?: string;
+  version?: number;
+  name: string;
+  description: string;
+  approval?: 'Approved' | 'PendingManualApproval' | 'Rejected';
+  createdAt: number;
+  container: (region: string, account: string) => Record<string, unknown>;
+  contentTypes: string[];
+  responseTypes: string[];
+  realtimeInstances: string[];
+  transformInstances: string[];
+}
+
+const artifactBucket = (account: string) => `s3://model-ops-artifacts-${account}`;
+
+export const MODEL_PACKAGES: ModelPackage[] = [
+  {
+    group: 'llm-support-bot',
+    version: 1,
+    name: 'llm-support-bot',
+    description: 'Support assistant fine-tuned from Mistral 7B Instruct on the help-centre corpus.',
+    approval: 'Approved',
+    createdAt: day('2024-07-02'),
+    container: (region, account) => ({
+      Image: tgiImage(region),
+      ModelDataUrl: `${artifactBucket(account)}/llm-support-bot/v1/model.tar.gz`,
+      Framework: 'PYTORCH',
+      FrameworkVersion: '2.1.1',
+      Environment: { HF_MODEL_ID: '/opt/ml/model', SM_NUM_GPUS: '1', MAX_INPUT_LENGTH: '4095', MAX_TOTAL_TOKENS: '4096' },
+    }),
+    contentTypes: ['application/json'],
+    responseTypes: ['application/json'],
+    realtimeInstances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.g5.12xlarge'],
+    transformInstances: ['ml.g5.2xlarge'],
+  },
+  {
+    group: 'llm-support-bot',
+    version: 2,
+    name: 'llm-support-bot',
+    description: 'Support assistant v2: retrained with the Q3 tickets; awaiting evaluation sign-off.',
+    approval: 'PendingManualApproval',
+    createdAt: day('2024-09-15'),
+    container: (region, account) => ({
+      Image: tgiImage(region),
+      ModelDataUrl: `${artifactBucket(account)}/llm-support-bot/v2/model.tar.gz`,
+      Framework: 'PYTORCH',
+      FrameworkVersion: '2.1.1',
+      Environment: { HF_MODEL_ID: '/opt/ml/model', SM_NUM_GPUS: '1', MAX_INPUT_LENGTH: '4095', MAX_TOTAL_TOKENS: '4096' },
+    }),
+    contentTypes: ['application/json'],
+    responseTypes: ['application/json'],
+    realtimeInstances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.g5.12xlarge', 'ml.p4d.24xlarge'],
+    transformInstances: ['ml.g5.2xlarge'],
+  },
+  {
+    group: 'fraud-detector-xgboost',
+    version: 3,
+    name: 'fraud-detector-xgboost',
+    description: 'Card-fraud classifier (XGBoost) scoring CSV feature rows.',
+    approval: 'Approved',
+    createdAt: day('2024-03-20'),
+    container: (region, account) => ({
+      Image: `683313688378.dkr.ecr.${region}.amazonaws.com/sagemaker-xgboost:1.7-1`,
+      ModelDataUrl: `${artifactBucket(account)}/fraud-detector-xgboost/v3/model.tar.gz`,
+      Framework: 'XGBOOST',
+      FrameworkVersion: '1.7-1',
+    }),
+    contentTypes: ['text/csv'],
+    responseTypes: ['text/csv'],
+    realtimeInstances: ['ml.m5.xlarge', 'ml.t2.medium'],
+    transformInstances: ['ml.m5.xlarge'],
+  },
+  {
+    name: 'legacy-sentiment-classifier',
+    description: 'Unversioned sentiment classifier registered before model groups were adopted.',
+    createdAt: day('2023-01-10'),
+    container: (region, account) => ({
+      Image: `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/huggingface-pytorch-inference:2.1.0-transformers4.37.0-cpu-py310-ubuntu22.04`,
+      ModelDataUrl: `${artifactBucket(account)}/legacy-sentiment-classifier/model.tar.gz`,
+      Framework: 'PYTORCH',
+      FrameworkVersion: '2.1.0',
+    }),
+    contentTypes: ['application/json'],
+    responseTypes: ['application/json'],
+    realtimeInstances: ['ml.m5.xlarge', 'ml.t2.medium'],
+    transformInstances: ['ml.m5.xlarge'],
+  },
+];
+
+// ---------------------------------------------------------------- Hosted (OpenAI-compatible) models
+
+export interface HostedModel {
+  id: string;
+  ownedBy: string;
+}
+
+export const HOSTED_MODELS: HostedModel[] = [
+  { id: 'meta/llama-3.1-8b-instruct', ownedBy: 'meta' },
+  { id: 'meta/llama-3.1-70b-instruct', ownedBy: 'meta' },
+  { id: 'mistralai/mixtral-8x7b-instruct-v0.1', ownedBy: 'mistralai' },
+  { id: 'google/gemma-2-9b-it', ownedBy: 'google' },
+  { id: 'nvidia/nemotron-4-340b-instruct', ownedBy: 'nvidia' },
+  { id: 'microsoft/phi-3-mini-128k-instruct', ownedBy: 'microsoft' },
+];
+
+/** The NVIDIA API reports one fixed `created` for every catalogue model. */
+export const HOSTED_MODEL_CREATED = 735790403;

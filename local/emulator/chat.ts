@@ -1,0 +1,111 @@
+/**
+ * The one deterministic "model" behind Converse, InvokeEndpoint and the hosted chat completions.
+ * Its reply quotes back what arrived, so a test can prove which context the platform code sent.
+ */
+import { sleep, type ResolvedOptions } from './shared';
+
+export interface ChatTurn {
+  role: string;
+  text: string;
+}
+
+export interface ChatRequest {
+  model: string;
+  system: string[];
+  /** The conversation without system messages. */
+  turns: ChatTurn[];
+  maxTokens?: number;
+}
+
+export interface ChatResult {
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** 'length' when maxTokens cut the reply short. */
+  stop: 'end' | 'length';
+}
+
+export const CHARS_PER_TOKEN = 4;
+
+export function tokensFor(chars: number): number {
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+}
+
+export function emulateChat(req: ChatRequest): ChatResult {
+  const userTexts = req.turns.filter((t) => t.role === 'user').map((t) => t.text);
+  const last = userTexts.at(-1) ?? '';
+  const earlier = userTexts.slice(0, -1);
+  let text =
+    `Emulated reply from ${req.model}. You said: "${last}". ` +
+    `Context: ${req.turns.length} messages received; earlier user messages: [${earlier.join(' | ')}]; ` +
+    `system: ${req.system.length > 0 ? 'yes' : 'no'}.`;
+
+  let stop: ChatResult['stop'] = 'end';
+  if (req.maxTokens !== undefined && tokensFor(text.length) > req.maxTokens) {
+    text = text.slice(0, req.maxTokens * CHARS_PER_TOKEN);
+    stop = 'length';
+  }
+
+  const inputChars = [...req.system, ...req.turns.map((t) => t.text)].reduce((n, s) => n + s.length, 0);
+  return { text, inputTokens: tokensFor(inputChars), outputTokens: tokensFor(text.length), stop };
+}
+
+/** Waits out the configured model latency and reports it, as the services' latency fields do. */
+export async function modelLatency(opts: ResolvedOptions): Promise<number> {
+  const started = Date.now();
+  await sleep(opts.responseDelayMs);
+  return opts.responseDelayMs > 0 ? opts.responseDelayMs : Date.now() - started;
+}
+
+/** Text of an OpenAI-style message content: a string or an array of typed parts. */
+export function openAiText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === 'object' && typeof part.text === 'string' ? part.text : ''))
+      .filter(Boolean)
+      .join('\n');
+  }
+  return '';
+}
+
+export interface OpenAiMessage {
+  role?: unknown;
+  content?: unknown;
+}
+
+/** Splits an OpenAI messages array into system prompts and conversation turns. */
+export function fromOpenAiMessages(messages: OpenAiMessage[]): { system: string[]; turns: ChatTurn[] } {
+  const system: string[] = [];
+  const turns: ChatTurn[] = [];
+  for (const m of messages) {
+    const role = String(m.role ?? '');
+    const text = openAiText(m.content);
+    if (role === 'system' || role === 'developer') system.push(text);
+    else turns.push({ role, text });
+  }
+  return { system, turns };
+}
+
+/** The OpenAI chat.completion object both InvokeEndpoint and the hosted API answer with. */
+export function openAiCompletion(id: string, model: string, result: ChatResult, created: number) {
+  return {
+    id,
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: result.text },
+        logprobs: null,
+        finish_reason: result.stop === 'length' ? 'length' : 'stop',
+      },
+    ],
+    usage: {
+      prompt_tokens: result.inputTokens,
+      completion_tokens: result.outputTokens,
+      total_tokens: result.inputTokens + result.outputTokens,
+    },
+  };
+}

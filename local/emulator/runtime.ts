@@ -1,0 +1,102 @@
+/**
+ * Amazon SageMaker Runtime InvokeEndpoint (restJson1, POST /endpoints/{name}/invocations). The
+ * "container" behind every endpoint speaks the OpenAI chat-completions shape that TGI and LMI serve.
+ * Every call, faulted or not, is recorded so CloudWatch can report what really happened.
+ */
+import { emulateChat, fromOpenAiMessages, modelLatency, openAiCompletion, type OpenAiMessage } from './chat';
+import { endpointModels, settleEndpoint } from './sagemaker';
+import { EmulatorError, jsonReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
+
+function logsUrl(ctx: Ctx, endpoint: string): string {
+  const { region } = ctx.opts;
+  return (
+    `https://${region}.console.aws.amazon.com/cloudwatch/home?region=${region}` +
+    `#logEventViewer:group=/aws/sagemaker/Endpoints/${endpoint} in account ${ctx.opts.accountId}`
+  );
+}
+
+/** The real ModelError wraps whatever the container answered, with a pointer to its logs. */
+function modelError(ctx: Ctx, endpoint: string, status: number, message: string): EmulatorError {
+  const side = status >= 500 ? 'server' : 'client';
+  return new EmulatorError(
+    424,
+    'ModelError',
+    `Received ${side} error (${status}) from primary with message "${message}". See ${logsUrl(ctx, endpoint)} for more information.`,
+    {
+      extra: {
+        OriginalStatusCode: status,
+        OriginalMessage: message,
+        LogStreamArn: `arn:aws:logs:${ctx.opts.region}:${ctx.opts.accountId}:log-group:/aws/sagemaker/Endpoints/${endpoint}`,
+      },
+    },
+  );
+}
+
+interface InvocationBody {
+  messages?: OpenAiMessage[];
+  max_tokens?: number;
+  max_new_tokens?: number;
+  /** TGI's native shape: one prompt string. */
+  inputs?: string;
+  parameters?: { max_new_tokens?: number };
+}
+
+async function invokeEndpoint(ctx: Ctx, name: string): Promise<Reply> {
+  const ep = settleEndpoint(ctx.state, ctx.opts, name);
+  // Updating endpoints keep serving on their previous config, as in SageMaker.
+  if (!ep || (ep.status !== 'InService' && ep.status !== 'Updating')) {
+    throw new EmulatorError(400, 'ValidationError', `Endpoint ${name} of account ${ctx.opts.accountId} not found.`);
+  }
+  const model = endpointModels(ctx.state, ep.configName)[0] ?? name;
+  const variant = ctx.state.endpointConfigs.get(ep.configName)?.variants[0]?.VariantName ?? 'AllTraffic';
+
+  let body: InvocationBody;
+  try {
+    body = JSON.parse(ctx.body.toString('utf8')) as InvocationBody;
+  } catch {
+    throw modelError(ctx, name, 400, 'Failed to deserialize the JSON body into the target type');
+  }
+
+  await modelLatency(ctx.opts);
+  if (ctx.fail) throw modelError(ctx, name, 500, 'CUDA error: an illegal memory access was encountered');
+
+  const headers = { 'content-type': 'application/json', 'x-amzn-invoked-production-variant': variant };
+  if (typeof body.inputs === 'string') {
+    const result = emulateChat({
+      model,
+      system: [],
+      turns: [{ role: 'user', text: body.inputs }],
+      maxTokens: body.parameters?.max_new_tokens,
+    });
+    return { ...jsonReply([{ generated_text: result.text }]), headers };
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    throw modelError(ctx, name, 422, 'Failed to deserialize the JSON body into the target type: missing field `messages`');
+  }
+
+  const { system, turns } = fromOpenAiMessages(body.messages);
+  const result = emulateChat({ model, system, turns, maxTokens: body.max_tokens ?? body.max_new_tokens });
+  const id = `chatcmpl-${ctx.state.nextId++}`;
+  return { ...jsonReply(openAiCompletion(id, model, result, Math.floor(Date.now() / 1000))), headers };
+}
+
+export const runtime: ServiceDef = {
+  name: 'sagemaker-runtime',
+  errorStyle: { kind: 'restJson', messageKey: 'Message' },
+  internalError: () => new EmulatorError(500, 'InternalFailure', 'An internal error occurred. Please try again.'),
+  throttlingError: () => new EmulatorError(429, 'ThrottlingException', 'Rate exceeded'),
+  route(ctx): Route | undefined {
+    const match = /^\/endpoints\/([^/]+)\/invocations$/.exec(ctx.path);
+    if (ctx.method !== 'POST' || !match) return undefined;
+    const name = decodeURIComponent(match[1] as string);
+    const keys = [name, ...endpointModels(ctx.state, ctx.state.endpoints.get(name)?.configName)];
+    return { op: 'InvokeEndpoint', keys, canFail: true, run: () => invokeEndpoint(ctx, name) };
+  },
+  onComplete(ctx, route, status, elapsedMs) {
+    const name = route.keys[0] as string;
+    const ep = settleEndpoint(ctx.state, ctx.opts, name);
+    // SageMaker only publishes invocation metrics for endpoints that took the request.
+    if (!ep || (ep.status !== 'InService' && ep.status !== 'Updating')) return;
+    ctx.state.invocations.push({ endpoint: name, at: Date.now(), latencyUs: Math.round(elapsedMs * 1000), status });
+  },
+};

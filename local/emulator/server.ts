@@ -1,0 +1,346 @@
+/**
+ * A loopback HTTP server that answers the real AWS SDK v3 clients (endpoint overridden to it) and an
+ * OpenAI-compatible client, so the platform adapters that run in AWS are the code the tests exercise.
+ *
+ * Requests are told apart the way AWS tells them apart: by the SigV4 credential scope's service
+ * name, then by path or X-Amz-Target. Unsigned requests (bearer-token Bedrock, the hosted API) fall
+ * back to the same path and target rules.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
+import { bedrock } from './bedrock';
+import { cloudwatch } from './cloudwatch';
+import { hosted } from './hosted';
+import { pricing } from './pricing';
+import { runtime } from './runtime';
+import { sagemaker, settleEndpoint } from './sagemaker';
+import {
+  ACCOUNT_ID,
+  EmulatorError,
+  FAULT_KINDS,
+  createState,
+  type Ctx,
+  type EmulatorOptions,
+  type EmulatorState,
+  type FaultKind,
+  type FaultRule,
+  type Reply,
+  type ResolvedOptions,
+  type Route,
+  type ServiceDef,
+} from './shared';
+
+export type { EmulatorOptions, EmulatorState, FaultKind, FaultRule, ResolvedOptions } from './shared';
+
+export interface RunningEmulator {
+  url: string;
+  port: number;
+  /** Live state: call counts, faults, SageMaker resources, recorded invocations. */
+  state: EmulatorState;
+  /** Live options: lifecycleDelayMs and responseDelayMs may be changed between requests. */
+  options: ResolvedOptions;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------- dispatch
+
+function signingService(authorization: string | undefined): string | undefined {
+  // AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=..., Signature=...
+  return /Credential=[^/]+\/\d{8}\/[^/]+\/([^/]+)\/aws4_request/.exec(authorization ?? '')?.[1];
+}
+
+function pickService(ctx: Ctx): ServiceDef | undefined {
+  const target = String(ctx.headers['x-amz-target'] ?? '');
+  const isRuntimePath = ctx.path.startsWith('/endpoints/');
+  switch (signingService(ctx.headers.authorization)) {
+    case 'bedrock':
+      return bedrock;
+    case 'sagemaker':
+      return isRuntimePath ? runtime : sagemaker;
+    case 'monitoring':
+      return cloudwatch;
+    case 'pricing':
+      return pricing;
+  }
+  if (/^\/(model|foundation-models)(\/|$)/.test(ctx.path)) return bedrock;
+  if (target.startsWith('SageMaker.')) return sagemaker;
+  if (isRuntimePath) return runtime;
+  if (target.startsWith('GraniteServiceVersion20100801.')) return cloudwatch;
+  if (target.startsWith('AWSPriceListService.')) return pricing;
+  if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return hosted;
+  return undefined;
+}
+
+function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply {
+  const style = service?.errorStyle ?? { kind: 'restJson', messageKey: 'message' };
+  const json = (headers: Record<string, string>, body: unknown): Reply => ({
+    status: err.status,
+    headers,
+    body: Buffer.from(JSON.stringify(body)),
+  });
+  const extra = err.details.extra ?? {};
+  switch (style.kind) {
+    case 'restJson':
+      return json(
+        { 'content-type': 'application/json', 'x-amzn-errortype': `${err.code}${style.errorTypeSuffix ?? ''}` },
+        { __type: err.code, [style.messageKey]: err.message, ...extra },
+      );
+    case 'awsJson':
+      return json(
+        { 'content-type': style.contentType, 'x-amzn-errortype': err.code },
+        { __type: err.code, [style.messageKey]: err.message, ...extra },
+      );
+    case 'queryCompatJson':
+      return json(
+        {
+          'content-type': style.contentType,
+          ...(err.details.queryCode ? { 'x-amzn-query-error': `${err.details.queryCode};${err.details.queryFault ?? 'Sender'}` } : {}),
+        },
+        // Modelled CloudWatch faults carry `Message`, coral's generic ones `message`; both are sent.
+        { __type: err.code.includes('#') ? err.code : `${style.namespace}#${err.code}`, message: err.message, Message: err.message, ...extra },
+      );
+    case 'problem':
+      return json(
+        { 'content-type': 'application/problem+json' },
+        { type: err.details.problemType ?? 'about:blank', status: err.status, title: err.details.title ?? err.code, detail: err.message, ...extra },
+      );
+  }
+}
+
+// ---------------------------------------------------------------- faults
+
+function matchFault(state: EmulatorState, route: Route): FaultKind | undefined {
+  const rule = state.faults.find(
+    (f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)),
+  );
+  if (!rule) return undefined;
+  if (rule.remaining !== null && --rule.remaining <= 0) state.faults = state.faults.filter((f) => f !== rule);
+  return rule.fault;
+}
+
+function headerFault(ctx: Ctx): FaultKind | undefined {
+  const value = ctx.headers['x-emulator-fault'];
+  return typeof value === 'string' && (FAULT_KINDS as readonly string[]).includes(value) ? (value as FaultKind) : undefined;
+}
+
+// ---------------------------------------------------------------- control API (/_emulator)
+
+function isLoopback(req: IncomingMessage): boolean {
+  const address = req.socket.remoteAddress ?? '';
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
+  const ok = (value: unknown, status = 200): Reply => ({
+    status,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(value)),
+  });
+  const fail = (status: number, message: string) => ok({ error: message }, status);
+  if (!isLoopback(req)) return fail(403, 'The control API only answers loopback callers');
+
+  const { state, opts } = ctx;
+  const route = `${ctx.method} ${ctx.path.replace(/\/+$/, '')}`;
+  let body: Record<string, unknown> = {};
+  if (ctx.body.length > 0) {
+    try {
+      body = JSON.parse(ctx.body.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return fail(400, 'The body is not JSON');
+    }
+  }
+
+  const oneFault = /^DELETE \/_emulator\/faults\/(.+)$/.exec(route);
+  if (oneFault) {
+    const before = state.faults.length;
+    state.faults = state.faults.filter((f) => f.id !== decodeURIComponent(oneFault[1] as string));
+    return state.faults.length < before ? ok({ deleted: true }) : fail(404, 'No such fault');
+  }
+
+  switch (route) {
+    case 'POST /_emulator/faults': {
+      const { target, model, fault, count } = body;
+      if (typeof target !== 'string' || !target) return fail(400, 'target must be an operation name or "*"');
+      if (!(FAULT_KINDS as readonly unknown[]).includes(fault)) return fail(400, `fault must be one of ${FAULT_KINDS.join(', ')}`);
+      if (model !== undefined && typeof model !== 'string') return fail(400, 'model must be a string');
+      if (count !== undefined && (!Number.isInteger(count) || (count as number) < 1)) return fail(400, 'count must be a positive integer');
+      const rule: FaultRule = {
+        id: `fault-${state.nextId++}`,
+        target,
+        model: model as string | undefined,
+        fault: fault as FaultKind,
+        remaining: (count as number | undefined) ?? null,
+      };
+      state.faults.push(rule);
+      return ok({ id: rule.id }, 201);
+    }
+    case 'GET /_emulator/faults':
+      return ok({ faults: state.faults });
+    case 'DELETE /_emulator/faults':
+      state.faults = [];
+      return ok({ cleared: true });
+    case 'POST /_emulator/reset':
+      reset();
+      return ok({ reset: true });
+    case 'GET /_emulator/state': {
+      const endpoints = [...state.endpoints.keys()]
+        .map((name) => settleEndpoint(state, opts, name))
+        .filter((ep) => ep !== undefined)
+        .map((ep) => ({ name: ep.name, status: ep.status, configName: ep.configName, failureReason: ep.failureReason }));
+      return ok({
+        calls: state.calls,
+        endpoints,
+        endpointConfigs: [...state.endpointConfigs.keys()],
+        models: [...state.models.keys()],
+        faults: state.faults,
+        invocations: state.invocations.length,
+        options: { lifecycleDelayMs: opts.lifecycleDelayMs, responseDelayMs: opts.responseDelayMs },
+      });
+    }
+    case 'POST /_emulator/config': {
+      for (const key of ['lifecycleDelayMs', 'responseDelayMs'] as const) {
+        const value = body[key];
+        if (value === undefined) continue;
+        if (!Number.isInteger(value) || (value as number) < 0) return fail(400, `${key} must be a non-negative integer`);
+        opts[key] = value as number;
+      }
+      return ok({ lifecycleDelayMs: opts.lifecycleDelayMs, responseDelayMs: opts.responseDelayMs });
+    }
+  }
+  return fail(404, `No control route ${route}`);
+}
+
+// ---------------------------------------------------------------- server
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  res.writeHead(reply.status, {
+    'x-amzn-requestid': randomUUID(),
+    date: new Date().toUTCString(),
+    'content-length': String(reply.body.length),
+    ...reply.headers,
+  });
+  res.end(reply.body);
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  const opts: ResolvedOptions = {
+    port: options.port ?? 0,
+    host: options.host ?? '127.0.0.1',
+    lifecycleDelayMs: options.lifecycleDelayMs ?? 0,
+    responseDelayMs: options.responseDelayMs ?? 0,
+    region: options.region ?? 'us-east-1',
+    hostedApiKey: options.hostedApiKey ?? 'local-hosted-key',
+    accountId: ACCOUNT_ID,
+  };
+  const state = createState();
+  const reset = () => Object.assign(state, createState());
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = Date.now();
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const ctx: Ctx = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: await readBody(req),
+      state,
+      opts,
+      fail: false,
+    };
+
+    if (ctx.path === '/_emulator' || ctx.path.startsWith('/_emulator/')) return send(res, controlApi(ctx, req, reset));
+
+    const service = pickService(ctx);
+    let route: Route | undefined;
+    let reply: Reply;
+    try {
+      route = service?.route(ctx);
+      if (!service || !route) {
+        throw new EmulatorError(404, 'UnknownOperationException', `The emulator does not implement ${ctx.method} ${ctx.path}`);
+      }
+      state.calls[route.op] = (state.calls[route.op] ?? 0) + 1;
+
+      const fault = headerFault(ctx) ?? matchFault(state, route);
+      // Never answered: the socket stays open until the client gives up or close() destroys it.
+      if (fault === 'timeout') return;
+      if (fault === '500' || (fault === 'fail' && !route.canFail)) throw service.internalError();
+      if (fault === '429') throw service.throttlingError();
+      ctx.fail = fault === 'fail';
+
+      reply = await route.run();
+      if (fault === 'malformed') {
+        // A body cut off mid-document: the status says success, the JSON does not parse.
+        reply = { ...reply, body: Buffer.concat([reply.body.subarray(0, Math.floor(reply.body.length / 2)), Buffer.from('\u0000<')]) };
+      }
+    } catch (err) {
+      reply = renderError(
+        service,
+        err instanceof EmulatorError ? err : (service?.internalError() ?? new EmulatorError(500, 'InternalFailure', String(err))),
+      );
+      if (!(err instanceof EmulatorError)) console.error('[emulator] handler failed:', err);
+    }
+    send(res, reply);
+    if (service && route) service.onComplete?.(ctx, route, reply.status, Date.now() - started);
+  }
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    handle(req, res).catch((err: unknown) => {
+      console.error('[emulator] request failed:', err);
+      if (!res.headersSent) send(res, renderError(undefined, new EmulatorError(500, 'InternalFailure', 'Emulator failure')));
+    });
+  };
+  const http1 = createHttp1Server(onRequest);
+  // The compat API gives HTTP/2 requests the HTTP/1 request/response surface the handler uses.
+  const h2c = createHttp2Server();
+  h2c.on('request', (req, res) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+
+  // The Bedrock runtime client talks HTTP/2 (prior knowledge, no TLS) and the others HTTP/1.1, all
+  // to the one endpoint URL, so each connection is routed by its first bytes: the HTTP/2 preface
+  // starts "PRI * HTTP/2.0".
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.once('data', (first: Buffer) => {
+      socket.pause();
+      socket.unshift(first);
+      (first.subarray(0, 3).toString('latin1') === 'PRI' ? h2c : http1).emit('connection', socket);
+      process.nextTick(() => socket.resume());
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  opts.port = port;
+  const hostForUrl = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+
+  return {
+    url: `http://${hostForUrl}:${port}`,
+    port,
+    state,
+    options: opts,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        for (const socket of sockets) socket.destroy();
+      }),
+  };
+}

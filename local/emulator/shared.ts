@@ -1,0 +1,237 @@
+/**
+ * Types and helpers every service module needs. They live apart from server.ts so that the service
+ * modules never import the dispatcher that imports them (an ESM cycle would leave classes in their
+ * temporal dead zone depending on which module a caller happens to load first).
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const ACCOUNT_ID = '123456789012';
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  lifecycleDelayMs?: number;
+  responseDelayMs?: number;
+  region?: string;
+  hostedApiKey?: string;
+}
+
+export interface ResolvedOptions {
+  port: number;
+  host: string;
+  lifecycleDelayMs: number;
+  responseDelayMs: number;
+  region: string;
+  hostedApiKey: string;
+  accountId: string;
+}
+
+export const FAULT_KINDS = ['500', '429', 'timeout', 'malformed', 'fail'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultRule {
+  id: string;
+  target: string;
+  model?: string;
+  fault: FaultKind;
+  /** null = until cleared. */
+  remaining: number | null;
+}
+
+export type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
+
+export interface PendingTransition {
+  kind: 'create' | 'update' | 'delete';
+  startedAt: number;
+  /** The config an update switches to once it completes. */
+  configName?: string;
+  /** Set when a 'fail' fault matched: the transition ends in failure with this reason. */
+  failureReason?: string;
+}
+
+export interface Endpoint {
+  name: string;
+  arn: string;
+  configName: string;
+  status: EndpointStatus;
+  createdAt: number;
+  modifiedAt: number;
+  failureReason?: string;
+  /** True once the endpoint has been InService: decides whether variants are reported. */
+  deployed: boolean;
+  pending?: PendingTransition;
+}
+
+export interface ProductionVariant {
+  VariantName: string;
+  ModelName: string;
+  InitialInstanceCount?: number;
+  InstanceType?: string;
+  InitialVariantWeight?: number;
+  [key: string]: unknown;
+}
+
+export interface EndpointConfig {
+  name: string;
+  arn: string;
+  createdAt: number;
+  variants: ProductionVariant[];
+  input: Record<string, unknown>;
+}
+
+export interface SmModel {
+  name: string;
+  arn: string;
+  createdAt: number;
+  input: Record<string, unknown>;
+}
+
+export interface Invocation {
+  endpoint: string;
+  at: number;
+  latencyUs: number;
+  status: number;
+}
+
+export interface EmulatorState {
+  calls: Record<string, number>;
+  faults: FaultRule[];
+  endpoints: Map<string, Endpoint>;
+  endpointConfigs: Map<string, EndpointConfig>;
+  models: Map<string, SmModel>;
+  invocations: Invocation[];
+  nextId: number;
+}
+
+export function createState(): EmulatorState {
+  return {
+    calls: {},
+    faults: [],
+    endpoints: new Map(),
+    endpointConfigs: new Map(),
+    models: new Map(),
+    invocations: [],
+    nextId: 1,
+  };
+}
+
+export interface Ctx {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+  state: EmulatorState;
+  opts: ResolvedOptions;
+  /** Set when a 'fail' fault matched an operation that gives failing a domain meaning. */
+  fail: boolean;
+}
+
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface Route {
+  op: string;
+  /** What a fault's `model` is matched against: model ids, endpoint names, the models behind them. */
+  keys: string[];
+  run: () => Promise<Reply>;
+  /** The operation has its own meaning for a 'fail' fault; otherwise 'fail' behaves as '500'. */
+  canFail?: boolean;
+}
+
+/**
+ * How a service family spells its errors on the wire. The SDK reads the error name from different
+ * places per protocol, so the emulator must put it exactly where each client looks.
+ */
+export type ErrorStyle =
+  | { kind: 'restJson'; messageKey: 'message' | 'Message'; errorTypeSuffix?: string }
+  | { kind: 'awsJson'; contentType: string; messageKey: 'message' | 'Message' }
+  | { kind: 'queryCompatJson'; contentType: string; namespace: string }
+  | { kind: 'problem' };
+
+export interface ServiceDef {
+  name: string;
+  errorStyle: ErrorStyle;
+  internalError: () => EmulatorError;
+  throttlingError: () => EmulatorError;
+  route: (ctx: Ctx) => Route | undefined;
+  /** Sees every finished request of the service, faulted ones included (for metrics). */
+  onComplete?: (ctx: Ctx, route: Route, status: number, elapsedMs: number) => void;
+}
+
+export interface ErrorDetails {
+  /** Extra members of the error shape (ModelError's OriginalStatusCode and the like). */
+  extra?: Record<string, unknown>;
+  /** awsQuery-compatible services: the legacy error code and whether the caller is to blame. */
+  queryCode?: string;
+  queryFault?: 'Sender' | 'Receiver';
+  /** Problem-details services: the title line. */
+  title?: string;
+  problemType?: string;
+}
+
+export class EmulatorError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: ErrorDetails = {},
+  ) {
+    super(message);
+  }
+}
+
+export function jsonReply(value: unknown, contentType = 'application/json', status = 200): Reply {
+  return { status, headers: { 'content-type': contentType }, body: Buffer.from(JSON.stringify(value)) };
+}
+
+export function parseJson<T>(ctx: Ctx): T {
+  if (ctx.body.length === 0) return {} as T;
+  try {
+    return JSON.parse(ctx.body.toString('utf8')) as T;
+  } catch {
+    throw new EmulatorError(400, 'SerializationException', 'Start of structure or map found where not expected.');
+  }
+}
+
+/** Epoch seconds with milliseconds, the default timestamp format of both JSON protocols. */
+export function epochSeconds(ms: number): number {
+  return ms / 1000;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
+}
+
+/**
+ * Offset-based pagination behind an opaque token, as the services do; a token that does not decode
+ * is refused by the caller-supplied error so each service keeps its own exception name.
+ */
+export function paginate<T>(
+  items: T[],
+  maxResults: number | undefined,
+  defaultMax: number,
+  nextToken: string | undefined,
+  badToken: () => EmulatorError,
+): { page: T[]; nextToken?: string } {
+  let start = 0;
+  if (nextToken) {
+    const decoded = Number(Buffer.from(nextToken, 'base64url').toString('utf8').replace(/^offset:/, ''));
+    if (!Number.isInteger(decoded) || decoded < 0 || decoded > items.length) throw badToken();
+    start = decoded;
+  }
+  const size = maxResults && maxResults > 0 ? maxResults : defaultMax;
+  const end = start + size;
+  return {
+    page: items.slice(start, end),
+    nextToken: end < items.length ? Buffer.from(`offset:${end}`).toString('base64url') : undefined,
+  };
+}
+
+/** Drops undefined members so optional fields are absent rather than null on the wire. */
+export function compact<T extends Record<string, unknown>>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
