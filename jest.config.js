@@ -13,6 +13,9 @@ const common = {
 
 /** @type {import('jest').Config} */
 const config = {
+  // A global option in jest 30 (ignored per project). Generous because the 2-core machines also run
+  // DynamoDB Local, the emulator and serverless-offline; tests that hang still fail.
+  testTimeout: 60_000,
   // One DynamoDB Local, one emulator and (when e2e runs) one serverless-offline per test run.
   globalSetup: '<rootDir>/tests/setup/global-setup.js',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.js',
@@ -26,7 +29,7 @@ const config = {
       setupFiles: ['<rootDir>/tests/setup/table-env.ts'],
       setupFilesAfterEnv: ['<rootDir>/tests/setup/table-lifecycle.ts'],
     },
-    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'], testTimeout: 60_000 },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
   ],
 };
 

@@ -75,7 +75,8 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const endpoint = `http://127.0.0.1:${options.port}`;
   const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
-  const deadline = Date.now() + 30_000;
+  // Generous: on a loaded 2-core machine the JVM can take a while to open its port.
+  const deadline = Date.now() + 90_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
     try {
@@ -84,7 +85,7 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
     } catch {
       if (Date.now() > deadline) {
         child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 90 s:\n${output}`);
       }
       await new Promise((r) => setTimeout(r, 150));
     }

@@ -16,6 +16,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import type { Role } from '../tables/users';
 
 const USAGE = `Usage: npm run user -- <create|list|set-role|deactivate|activate|reset-password> [arguments] [--stage <stage>] [--region <region>]`;
 
@@ -74,7 +75,7 @@ try {
     case 'create': {
       const { username, email, name, role } = values;
       if (!username || !email || !name || !role) fail('create needs --username, --email, --name and --role');
-      if (!users.ROLES.includes(role as users.Role)) fail(`--role must be one of ${users.ROLES.join(', ')}`);
+      if (!users.ROLES.includes(role as Role)) fail(`--role must be one of ${users.ROLES.join(', ')}`);
       const password = values.password ?? generated();
       const user = await service.createUser({
         username,
@@ -82,7 +83,7 @@ try {
         name,
         organization: values.organization,
         cloud_region: values['cloud-region'],
-        role: role as users.Role,
+        role: role as Role,
         password,
       });
       console.log(`✔ Created ${user.role} "${user.username}" (${user.id})`);
@@ -102,7 +103,7 @@ try {
     }
     case 'set-role': {
       const user = await find(args[0]);
-      const role = args[1] as users.Role;
+      const role = args[1] as Role;
       if (!users.ROLES.includes(role)) fail(`The role must be one of ${users.ROLES.join(', ')}`);
       await service.updateUser(user.id, { role });
       console.log(`✔ ${user.username} is now ${role}`);

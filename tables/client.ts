@@ -15,7 +15,8 @@ const base = new DynamoDBClient({
   // DynamoDB Local accepts any credentials; in AWS the function's role is used.
   credentials: config.table.endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1000, requestTimeout: 5000 },
+  // throwOnRequestTimeout: without it the Node handler only warns and the request goes on waiting.
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 5000, throwOnRequestTimeout: true },
 });
 
 const OUTAGE_NAMES = new Set([

@@ -3,6 +3,6 @@ import { createUser } from '../../lib/users/service';
 import { CreateUserBody } from './schemas';
 
 /** POST /api/admin/users (super_admin) */
-export const handler = endpoint({ auth: 'super_admin', body: CreateUserBody }, async ({ body }) =>
+export const handler = endpoint({ auth: 'super_admin', body: CreateUserBody, audit: { action: 'user.create', target: ({ body }) => body.username } }, async ({ body }) =>
   reply(201, { success: true, user: await createUser(body) }),
 );

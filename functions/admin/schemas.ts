@@ -39,3 +39,5 @@ export type UpdateUserBody = Static<typeof UpdateUserBody>;
 
 export const UserPath = Type.Object({ userId: Uuid }, { additionalProperties: false });
 export const ListUsersQuery = Type.Object(Pagination, { additionalProperties: false });
+
+export const ListAuditQuery = Type.Object(Pagination, { additionalProperties: false });

@@ -3,7 +3,7 @@ import { updateUser } from '../../lib/users/service';
 import { UpdateUserBody, UserPath } from './schemas';
 
 /** PATCH /api/admin/users/{userId} (super_admin); is_active false deactivates at once. */
-export const handler = endpoint({ auth: 'super_admin', path: UserPath, body: UpdateUserBody }, async ({ path, body }) => ({
+export const handler = endpoint({ auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } }, async ({ path, body }) => ({
   success: true,
   user: await updateUser(path.userId, body),
 }));

@@ -8,6 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'a
 import { config } from '../config';
 import type { User } from '../../tables/users';
 import { compile } from './validation';
+import { audit, type AuditOptions } from './middlewares/audit';
 import { authenticate, type AuthLevel } from './middlewares/authenticate';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
@@ -55,6 +56,8 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   path?: P;
   /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
   errorShape?: ErrorShape;
+  /** Admin actions name themselves here and are recorded in the audit log with their outcome. */
+  audit?: AuditOptions;
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
   ignoreInput?: boolean;
 }
@@ -63,7 +66,8 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
  * The one middleware stack, in a fixed order. Middy runs `before` top-down and `after`/`onError`
  * bottom-up, so the error responder, registered last, is the first to see an error and turns it into
  * a response; the security headers, CORS and request log registered above it then decorate that
- * response like any other.
+ * response like any other. The audit recorder sits between them for the same reason: it needs the
+ * final status.
  *
  * Authentication runs before the body is parsed and validated on purpose: a caller who is not
  * allowed in learns nothing about the request schema, and no work is done for them.
@@ -87,6 +91,7 @@ export function endpoint<
     .use(httpSecurityHeaders())
     .use(httpCors({ origin: config.http.corsOrigin, headers: 'Authorization,Content-Type', maxAge: 600 }))
     .use(requestLog())
+    .use(options.audit ? [audit(options.audit)] : [])
     .use(authenticate(options.auth, options.errorShape === 'message'))
     .use(jsonBody(config.http.maxBodyBytes, options.ignoreInput))
     .use({

@@ -4,14 +4,29 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** serverless-offline is started only when the e2e project will run (it takes a few seconds). */
+function e2eSelected(globalConfig) {
+  const selected = globalConfig.selectProjects ?? projectsFromArgv();
+  return !selected || selected.includes('e2e');
+}
+
+function projectsFromArgv() {
+  const argv = process.argv;
+  const at = argv.findIndex((a) => a === '--selectProjects' || a.startsWith('--selectProjects='));
+  if (at < 0) return undefined;
+  if (argv[at].includes('=')) return argv[at].split('=')[1].split(',');
+  const names = [];
+  for (let i = at + 1; i < argv.length && !argv[i].startsWith('-'); i++) names.push(argv[i]);
+  return names;
+}
+
 /**
  * Starts tests/setup/test-runtime.ts (DynamoDB Local, emulator, and serverless-offline when the e2e
  * project runs) and hands its endpoints to the test workers through the environment. Plain JS on
  * purpose: jest loads it without any transform.
  */
 export default async function globalSetup(globalConfig) {
-  const projects = globalConfig.selectProjects;
-  const e2e = process.env.SKIP_E2E !== '1' && (!projects || projects.includes('e2e'));
+  const e2e = process.env.SKIP_E2E !== '1' && e2eSelected(globalConfig);
   const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...(e2e ? ['--e2e'] : [])], {
     cwd: root,
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -25,7 +40,12 @@ export default async function globalSetup(globalConfig) {
       const line = buffer.split('\n').find((l) => l.startsWith('READY '));
       if (line) resolve(JSON.parse(line.slice(6)));
     });
-    child.on('exit', (code) => reject(new Error(`The test runtime exited with code ${code} before it was ready:\n${buffer}`)));
+    child.on('exit', (code) => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+      reject(new Error(`The test runtime exited with code ${code} before it was ready:\n${buffer}`));
+    });
   });
   child.stdout.resume();
   Object.assign(process.env, env, { BCRYPT_COST: '4', LOG_LEVEL: 'SILENT' });

@@ -11,6 +11,10 @@ export default async function globalTeardown() {
     }, 10_000);
     child.once('exit', () => {
       clearTimeout(timer);
+      // Sweep the runtime's process group (DynamoDB Local, serverless-offline) whatever happened.
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
       resolve();
     });
     child.kill('SIGTERM');

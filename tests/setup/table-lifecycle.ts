@@ -9,7 +9,7 @@ const client = new DynamoDBClient({
 
 beforeAll(async () => {
   await ensureTable(client, process.env.TABLE_NAME as string);
-});
+}, 60_000);
 
 afterAll(async () => {
   await client.send(new DeleteTableCommand({ TableName: process.env.TABLE_NAME })).catch(() => undefined);

@@ -42,11 +42,12 @@ export function authenticate(level: AuthLevel, validateStyle: boolean): middy.Mi
       const user = await getUserById(claims.userId);
       if (!user) throw refuse('Invalid or expired token');
       if (!user.is_active) throw refuse('Account is deactivated');
+      // Known before the role check, so that a refused attempt is still attributed (audit log).
+      const { password_hash: _omit, ...publicFields } = user;
+      event.user = publicFields;
       if (!ALLOWED[level].includes(user.role)) {
         throw new Forbidden(level === 'super_admin' ? 'Super admin privileges required' : 'Admin privileges required');
       }
-      const { password_hash: _omit, ...publicFields } = user;
-      event.user = publicFields;
     },
   };
 }

@@ -1,0 +1,49 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { putAuditEntry } from '../../../tables/audit';
+import { logger } from '../../observability';
+import type { ApiEvent } from '../endpoint';
+
+export interface AuditOptions {
+  /** What was done, e.g. 'user.update', 'deploy.dedicated', 'credentials.read'. */
+  action: string;
+  /** What it was done to; defaults to the path parameters. */
+  target?: (input: { body: any; path: any; query: any }) => string | undefined;
+}
+
+/**
+ * Records an admin action once its outcome is known: success or the refusal (403s included), with
+ * the caller as the actor. Requests that never authenticated have no actor and are not recorded
+ * (the request log has them). The entry is written before the response leaves, since a Lambda may be
+ * frozen right after; a failed audit write is logged, never turned into a failed request, because
+ * the action itself has already happened.
+ */
+export function audit(options: AuditOptions): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+  const record: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = async (request) => {
+    const { event } = request;
+    if (!event.user) return;
+    const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;
+    const input = { body: event.input?.body ?? {}, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {} };
+    let target: string | undefined;
+    try {
+      target = options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
+    } catch {
+      target = undefined;
+    }
+    const error = request.error as { message?: string } | undefined | null;
+    try {
+      await putAuditEntry({
+        at: new Date().toISOString(),
+        actor: { id: event.user.id, username: event.user.username, role: event.user.role },
+        action: options.action,
+        target: target?.slice(0, 256),
+        outcome: status < 400 ? 'success' : 'failure',
+        status,
+        detail: status >= 400 ? error?.message?.slice(0, 500) : undefined,
+      });
+    } catch (err) {
+      logger.error({ message: 'audit write failed', action: options.action, error: err as Error });
+    }
+  };
+  return { after: record, onError: record };
+}
