@@ -1,5 +1,6 @@
 import { config } from '../config';
 import { TooManyRequests, Unauthorized } from '../http/errors';
+import { MetricUnit, metrics } from '../observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
 import { getUserByLogin, publicUser, recordLogin, type User } from '../../tables/users';
 import { verifyPassword } from './passwords';
@@ -22,6 +23,7 @@ export async function login(loginName: string, password: string, now = Date.now(
   if (failures && failures.count >= loginMaxFailures) {
     const windowEnds = failures.firstFailureAt + loginFailureWindowSeconds;
     if (windowEnds > nowSeconds) {
+      metrics.addMetric('LoginsThrottled', MetricUnit.Count, 1);
       throw new TooManyRequests('Too many failed login attempts; try again later', windowEnds - nowSeconds);
     }
   }
@@ -29,9 +31,11 @@ export async function login(loginName: string, password: string, now = Date.now(
   const passwordOk = await verifyPassword(password, user?.password_hash);
   if (!user || !passwordOk || !user.is_active) {
     await recordFailure(loginName, nowSeconds, loginFailureWindowSeconds);
+    metrics.addMetric('LoginsFailed', MetricUnit.Count, 1);
     throw new Unauthorized(INVALID);
   }
 
+  metrics.addMetric('LoginsSucceeded', MetricUnit.Count, 1);
   const at = new Date(now).toISOString();
   const [token] = await Promise.all([
     issueToken(user, now),

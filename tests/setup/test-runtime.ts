@@ -47,6 +47,7 @@ async function main() {
     EMULATOR_URL: emulator.url,
     UPSTREAM_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
   };
 
   let offline: Offline | undefined;

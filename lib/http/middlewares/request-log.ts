@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { logger } from '../../observability';
+import { flushMetrics, logger } from '../../observability';
 import type { ApiEvent } from '../endpoint';
 
 /**
@@ -24,6 +24,7 @@ export function requestLog(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResul
       status,
       latencyMs: Math.round(performance.now() - (started.get(event) ?? performance.now())),
     });
+    flushMetrics();
   };
   return {
     before: ({ event }) => {
