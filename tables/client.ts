@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../lib/config';
 import { BadRequest, ServiceUnavailable } from '../lib/http/errors';
+import { logger } from '../lib/observability';
 
 /**
  * The one DynamoDB document client, built once per cold start.
@@ -31,8 +32,17 @@ const OUTAGE_NAMES = new Set([
 const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 
 export function isDatabaseOutage(err: unknown): boolean {
-  const e = err as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
-  return OUTAGE_NAMES.has(e?.name ?? '') || OUTAGE_CODES.has(e?.code ?? '') || (e?.$metadata?.httpStatusCode ?? 0) >= 500;
+  const e = err as { name?: string; code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number } };
+  // After its retries the SDK wraps a network failure ("AWS SDK error wrapper for Error: connect
+  // ECONNREFUSED") and drops its code; what remains is metadata without any HTTP status.
+  const noResponse = e?.$metadata !== undefined && e.$metadata.httpStatusCode === undefined;
+  return (
+    noResponse ||
+    OUTAGE_NAMES.has(e?.name ?? '') ||
+    OUTAGE_CODES.has(e?.code ?? '') ||
+    OUTAGE_CODES.has(e?.cause?.code ?? '') ||
+    (e?.$metadata?.httpStatusCode ?? 0) >= 500
+  );
 }
 
 // Outages are translated at the client, so no caller needs to know which errors mean "try later";
@@ -43,6 +53,7 @@ base.middlewareStack.add(
       return await next(args);
     } catch (err) {
       if (isDatabaseOutage(err)) {
+        logger.warn({ message: 'database unavailable', error: err as Error });
         throw new ServiceUnavailable('The database is temporarily unavailable; please retry shortly');
       }
       throw err;

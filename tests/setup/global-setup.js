@@ -48,5 +48,5 @@ export default async function globalSetup(globalConfig) {
     });
   });
   child.stdout.resume();
-  Object.assign(process.env, env, { BCRYPT_COST: '4', LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
+  Object.assign(process.env, env, { BCRYPT_COST: '4', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
 }
