@@ -103,9 +103,12 @@ export function loadConfig(env: Env = process.env) {
     },
 
     upstream: {
-      /** Every platform call has a timeout and bounded retries with backoff. */
-      timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 15_000, 100, 120_000),
-      maxAttempts: int(env, 'UPSTREAM_MAX_ATTEMPTS', 3, 1, 10),
+      /**
+       * Every platform call has a timeout and bounded retries with backoff. The defaults keep the
+       * worst case (2 × 12 s plus backoff) inside API Gateway's and the function's 29 s.
+       */
+      timeoutMs: int(env, 'UPSTREAM_TIMEOUT_MS', 12_000, 100, 120_000),
+      maxAttempts: int(env, 'UPSTREAM_MAX_ATTEMPTS', 2, 1, 10),
     },
 
     catalogue: {

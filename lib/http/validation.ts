@@ -1,7 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
-import { Value } from '@sinclair/typebox/value';
 import { BadRequest } from './errors';
 
 export type Location = 'body' | 'query' | 'path';
@@ -22,7 +21,7 @@ export function compile<T extends TSchema>(schema: T, location: Location): Valid
   return {
     schema,
     parse(value) {
-      const candidate = location === 'body' ? value : Value.Convert(schema, value);
+      const candidate = location === 'body' ? value : convertStrings(schema, value);
       if (check.Check(candidate)) return candidate as Static<T>;
       const first = check.Errors(candidate).First();
       throw new BadRequest(describe(first, location), `Invalid ${location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'request body'}`);
@@ -46,4 +45,26 @@ function describe(error: ReturnType<TypeCheck<TSchema>['Errors']>['First'] exten
       return `Invalid field '${field}': ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}${hint}`;
     }
   }
+}
+
+const INTEGER = /^-?\d{1,15}$/;
+const NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
+
+/**
+ * Converts query and path strings to the types their properties declare, strictly: only a string
+ * that is exactly an integer becomes an integer ("2.5" and "true" stay strings and fail the check
+ * with a 400), only "true" and "false" become booleans. Anything else is left for the check to refuse.
+ */
+function convertStrings(schema: TSchema, value: unknown): unknown {
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
+  if (!properties || value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const [key, raw] of Object.entries(out)) {
+    const type = (properties[key] as { type?: string } | undefined)?.type;
+    if (typeof raw !== 'string') continue;
+    if (type === 'integer' && INTEGER.test(raw)) out[key] = Number(raw);
+    else if (type === 'number' && NUMBER.test(raw)) out[key] = Number(raw);
+    else if (type === 'boolean' && (raw === 'true' || raw === 'false')) out[key] = raw === 'true';
+  }
+  return out;
 }

@@ -213,3 +213,12 @@ describe('credential views', () => {
     expect(c.curlExample).toContain('$HOSTED_API_KEY');
   });
 });
+
+describe('query conversion', () => {
+  test.each(['2.5', 'true', '1e2', ' 3', '0x10'])('a limit of %j is 400, not silently converted', async (limit) => {
+    const { token } = await makeUser('super_admin');
+    const res = await call(listUsers as Handler, { token, query: { limit } });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("'limit'");
+  });
+});
