@@ -49,11 +49,13 @@ function describe(error: ReturnType<TypeCheck<TSchema>['Errors']>['First'] exten
 
 const INTEGER = /^-?\d{1,15}$/;
 const NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
+// The spec's own example is debug=1, so 1 and 0 are booleans too.
+const BOOLEAN = new Set(['true', 'false', '1', '0']);
 
 /**
  * Converts query and path strings to the types their properties declare, strictly: only a string
  * that is exactly an integer becomes an integer ("2.5" and "true" stay strings and fail the check
- * with a 400), only "true" and "false" become booleans. Anything else is left for the check to refuse.
+ * with a 400), only "true", "false", "1" and "0" become booleans. Anything else is left for the check to refuse.
  */
 function convertStrings(schema: TSchema, value: unknown): unknown {
   const properties = (schema as { properties?: Record<string, TSchema> }).properties;
@@ -64,7 +66,7 @@ function convertStrings(schema: TSchema, value: unknown): unknown {
     if (typeof raw !== 'string') continue;
     if (type === 'integer' && INTEGER.test(raw)) out[key] = Number(raw);
     else if (type === 'number' && NUMBER.test(raw)) out[key] = Number(raw);
-    else if (type === 'boolean' && (raw === 'true' || raw === 'false')) out[key] = raw === 'true';
+    else if (type === 'boolean' && BOOLEAN.has(raw)) out[key] = raw === 'true' || raw === '1';
   }
   return out;
 }

@@ -124,6 +124,11 @@ export interface DedicatedDeploySpec {
   modelPackageArn?: string;
   inferenceImage?: string;
   modelDataUrl?: string;
+  /**
+   * Public-hub (JumpStart) models that are gated need their licence accepted explicitly; only a
+   * caller that has shown the licence to the user sets this. Ignored for other models.
+   */
+  acceptEula?: boolean;
 }
 
 export interface EndpointMetrics {

@@ -1,0 +1,31 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** GET /api/models/dedicated (spec 4.2, 8): search, max (default 20, at most 50), source. */
+export const DedicatedModelsQuery = Type.Object(
+  {
+    search: Type.Optional(Type.String({ maxLength: 100, pattern: '^[^\\u0000-\\u001f]*$', description: 'text to find in model names, at most 100 characters' })),
+    // A pattern rather than an integer: query conversion would turn "2.5" into 2 before any check.
+    max: Type.Optional(Type.String({ pattern: '^(?:[1-9]|[1-4][0-9]|50)$', default: '20', description: 'an integer from 1 to 50' })),
+    source: Type.Optional(
+      Type.Union([Type.Literal('public'), Type.Literal('account'), Type.Literal('all')], { default: 'public', description: 'public, account or all' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DedicatedModelsQuery = Static<typeof DedicatedModelsQuery>;
+
+/** GET /api/models/hosted: debug=1 (or true) adds the raw upstream answer. */
+export const HostedModelsQuery = Type.Object(
+  { debug: Type.Optional(Type.Boolean({ description: '1, 0, true or false' })) },
+  { additionalProperties: false },
+);
+
+/**
+ * The model id of a model-info path, as the route delivers it: hosted ids keep their slash (greedy
+ * `{modelId+}`) or arrive with it as %2F. The exact per-platform form is checked once decoded
+ * (lib/catalogue/model-id.ts).
+ */
+export const ModelInfoPath = Type.Object(
+  { modelId: Type.String({ minLength: 1, maxLength: 300, pattern: '^[A-Za-z0-9._:/%-]+$', description: 'a model id' }) },
+  { additionalProperties: false },
+);

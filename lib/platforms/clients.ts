@@ -1,0 +1,70 @@
+/**
+ * How every platform AWS client is built: region, credentials, endpoint override, bounded retries
+ * and per-attempt timeouts. This module imports no SDK client on purpose: each platform module
+ * constructs only the clients it calls, so a function bundles only those.
+ *
+ * - Credentials: SERVICE_CLOUD_ACCESS_KEY_ID + SERVICE_CLOUD_SECRET_ACCESS_KEY when both are set,
+ *   otherwise nothing is passed and the SDK's default chain applies (the Lambda role in AWS).
+ * - Endpoint: SERVICE_CLOUD_ENDPOINT (the local emulator) for every client, else the SDK's own.
+ * - Retries: the SDK's standard mode (exponential backoff with jitter, throttling-aware), bounded by
+ *   UPSTREAM_MAX_ATTEMPTS.
+ * - Timeouts: UPSTREAM_TIMEOUT_MS per attempt. The HTTP/1.1 handler only *warns* when a request
+ *   exceeds requestTimeout unless throwOnRequestTimeout is set, so it is set; the HTTP/2 handler
+ *   (Bedrock runtime) fails a stream that is idle for requestTimeout.
+ */
+import { config } from '../config';
+
+export interface AwsPlatformOptions {
+  region: string;
+  endpoint?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  timeoutMs: number;
+  maxAttempts: number;
+}
+
+/** The options the service runs with, from lib/config. */
+export function awsOptionsFromConfig(): AwsPlatformOptions {
+  const { region, accessKeyId, secretAccessKey, endpoint } = config.cloud;
+  return {
+    region,
+    endpoint,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    timeoutMs: config.upstream.timeoutMs,
+    maxAttempts: config.upstream.maxAttempts,
+  };
+}
+
+export function resolveAwsOptions(overrides: Partial<AwsPlatformOptions> = {}): AwsPlatformOptions {
+  return { ...awsOptionsFromConfig(), ...overrides };
+}
+
+/** Constructor input for an SDK client that speaks HTTP/1.1 (all of them except the Bedrock runtime). */
+export function http1ClientConfig(o: AwsPlatformOptions) {
+  return {
+    region: o.region,
+    endpoint: o.endpoint,
+    credentials: o.credentials,
+    maxAttempts: o.maxAttempts,
+    retryMode: 'standard',
+    requestHandler: {
+      // Connecting gets at most 3 s of the budget: a host that does not accept is not going to.
+      connectionTimeout: Math.min(o.timeoutMs, 3000),
+      requestTimeout: o.timeoutMs,
+      throwOnRequestTimeout: true,
+    },
+  };
+}
+
+/** Constructor input for the Bedrock runtime client, whose default handler is HTTP/2. */
+export function http2ClientConfig(o: AwsPlatformOptions) {
+  return {
+    region: o.region,
+    endpoint: o.endpoint,
+    credentials: o.credentials,
+    maxAttempts: o.maxAttempts,
+    retryMode: 'standard',
+    // One stream per session, as the SDK's own default for this client; requestTimeout fails a
+    // stream that has been idle that long.
+    requestHandler: { requestTimeout: o.timeoutMs, disableConcurrentStreams: true },
+  };
+}

@@ -1,0 +1,269 @@
+/**
+ * The hosted platform: an OpenAI-compatible HTTP API (NVIDIA's API catalogue by default) reached
+ * with plain fetch and a bearer key. No SDK, so the retry and timeout policy the AWS clients get
+ * from the SDK is spelled out here: every attempt has its own AbortSignal timeout, and 429, 5xx,
+ * timeouts and connection failures are retried with exponential backoff and jitter (honouring a
+ * short Retry-After), up to UPSTREAM_MAX_ATTEMPTS attempts.
+ */
+import { config } from '../config';
+import { tokenPricing } from '../catalogue/pricing';
+import { fromStatus, timedOut, unreachable, unreadable } from './errors';
+import { UpstreamError } from '../http/errors';
+import type { ChatReply, ChatRequest, HostedModelEntry, HostedPlatform, ModelInfo } from './types';
+
+const PLATFORM = 'hosted' as const;
+const MAX_BACKOFF_MS = 2000;
+
+export interface HostedOptions {
+  baseUrl: string;
+  apiKey?: string;
+  timeoutMs: number;
+  maxAttempts: number;
+}
+
+export function hostedOptionsFromConfig(): HostedOptions {
+  return {
+    baseUrl: config.hosted.baseUrl,
+    apiKey: config.hosted.apiKey,
+    timeoutMs: config.upstream.timeoutMs,
+    maxAttempts: config.upstream.maxAttempts,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the catalogue says about a model id such as "meta/llama-3.1-8b-instruct"
+// ---------------------------------------------------------------------------------------------
+
+const EMBEDDING = /embed|retriever|rerank|\bbge\b|(^|[/-])e5-/i;
+const ACRONYMS = new Set(['it', 'moe', 'qa', 'vl', 'llm', 'nv', 'sql', 'r', 'hf']);
+
+export function hostedTask(id: string): 'chat' | 'embedding' {
+  return EMBEDDING.test(id) ? 'embedding' : 'chat';
+}
+
+/** The name part of an id: "meta/llama-3.1-8b-instruct" → "llama-3.1-8b-instruct". */
+function localName(id: string): string {
+  return id.includes('/') ? id.slice(id.lastIndexOf('/') + 1) : id;
+}
+
+/** A display name from the id: "llama-3.1-8b-instruct" → "Llama 3.1 8B Instruct". */
+export function hostedModelName(id: string): string {
+  return localName(id)
+    .split(/[-_]+/)
+    .filter(Boolean)
+    .map((word) => {
+      const lower = word.toLowerCase();
+      if (ACRONYMS.has(lower)) return lower.toUpperCase();
+      // Sizes and context lengths: 8b → 8B, 8x7b → 8x7B, 128k → 128K.
+      if (/^\d+(\.\d+)?(x\d+(\.\d+)?)?[bkm]$/i.test(word)) return word.slice(0, -1) + word.slice(-1).toUpperCase();
+      if (/^v\d/i.test(word)) return lower;
+      return word.charAt(0).toUpperCase() + word.slice(1);
+    })
+    .join(' ');
+}
+
+/** Tags: the model family (first word of the name, digits dropped) and what it does. */
+export function hostedTags(id: string): string[] {
+  const name = localName(id).toLowerCase();
+  const family = /^[a-z]+/.exec(name)?.[0];
+  const task = hostedTask(id);
+  const tags = new Set<string>();
+  if (family) tags.add(family);
+  if (task === 'embedding') tags.add('embedding');
+  else tags.add('chat');
+  if (/code|coder/.test(name)) tags.add('code');
+  if (/vision|vl\b|-vl-/.test(name)) tags.add('vision');
+  return [...tags];
+}
+
+export function hostedEntry(id: string): HostedModelEntry {
+  return { id, name: hostedModelName(id), provider: 'hosted', tags: hostedTags(id), task: hostedTask(id) };
+}
+
+/** Publisher of a model: the id's namespace ("meta"), or the `owned_by` the API reports. */
+function publisher(id: string, ownedBy?: string): string {
+  return id.includes('/') ? id.slice(0, id.indexOf('/')) : ownedBy || 'hosted';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The adapter
+// ---------------------------------------------------------------------------------------------
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface OpenAiModelList {
+  data?: { id?: unknown; owned_by?: unknown }[];
+}
+
+interface OpenAiCompletion {
+  model?: string;
+  choices?: { message?: { content?: unknown } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function backoff(attempt: number, retryAfter: string | null): number {
+  const seconds = retryAfter !== null ? Number(retryAfter) : NaN;
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(MAX_BACKOFF_MS, seconds * 1000);
+  const ceiling = Math.min(MAX_BACKOFF_MS, 100 * 2 ** attempt);
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
+
+/** The message of a problem document ({title, detail}) or an OpenAI error ({error: {message}}). */
+function errorText(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { detail?: unknown; title?: unknown; error?: { message?: unknown } | string; message?: unknown };
+    const candidates = [parsed.detail, typeof parsed.error === 'object' ? parsed.error?.message : parsed.error, parsed.message, parsed.title];
+    const text = candidates.find((c) => typeof c === 'string' && c.trim());
+    return typeof text === 'string' ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class OpenAiHostedPlatform implements HostedPlatform {
+  readonly configured: boolean;
+  readonly baseUrl: string;
+  private readonly options: HostedOptions;
+
+  constructor(options: HostedOptions) {
+    this.options = options;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.configured = Boolean(options.apiKey);
+  }
+
+  /** One API call with timeouts and bounded retries; a 2xx body that is not JSON is an unreadable answer. */
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const attempts = Math.max(1, this.options.maxAttempts);
+    let failure: UpstreamError = unreachable(PLATFORM);
+
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      let status: number;
+      let text: string;
+      let retryAfter: string | null = null;
+      try {
+        // One signal per attempt, covering the headers and the body.
+        const response = await fetch(`${this.baseUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.options.timeoutMs),
+        });
+        status = response.status;
+        retryAfter = response.headers.get('retry-after');
+        text = await response.text();
+      } catch (err) {
+        const name = (err as { name?: string }).name;
+        failure = name === 'TimeoutError' || name === 'AbortError' ? timedOut(PLATFORM) : unreachable(PLATFORM);
+        if (attempt < attempts) await sleep(backoff(attempt, null));
+        continue;
+      }
+
+      if (status >= 200 && status < 300) {
+        try {
+          return { status, body: JSON.parse(text) as unknown };
+        } catch {
+          throw unreadable(PLATFORM, status);
+        }
+      }
+      failure = fromStatus(PLATFORM, status, errorText(text));
+      const retryable = status === 429 || status >= 500;
+      if (!retryable) throw failure;
+      if (attempt < attempts) await sleep(backoff(attempt, retryAfter));
+    }
+    throw failure;
+  }
+
+  async listModels(): Promise<{ models: HostedModelEntry[]; raw: unknown }> {
+    const { status, body } = await this.call('GET', '/models');
+    const data = (body as OpenAiModelList | null)?.data;
+    if (!Array.isArray(data)) throw unreadable(PLATFORM, status);
+    const models = data
+      .map((m) => m?.id)
+      .filter((id): id is string => typeof id === 'string' && id.length > 0)
+      .map(hostedEntry);
+    return { models, raw: body };
+  }
+
+  async getModel(modelId: string): Promise<ModelInfo | undefined> {
+    const { models, raw } = await this.listModels();
+    const entry = models.find((m) => m.id === modelId);
+    if (!entry) return undefined;
+    const ownedBy = (raw as OpenAiModelList).data?.find((m) => m.id === modelId)?.owned_by;
+    return this.modelInfo(entry, typeof ownedBy === 'string' ? ownedBy : undefined);
+  }
+
+  /** Model detail (spec 2.6) of a catalogue entry; the API itself has no detail beyond the id. */
+  async modelInfo(entry: HostedModelEntry, ownedBy?: string): Promise<ModelInfo> {
+    const embedding = entry.task === 'embedding';
+    return {
+      modelId: entry.id,
+      modelName: entry.name,
+      providerName: publisher(entry.id, ownedBy),
+      // The platform has no ARNs; the model's own URL on the API identifies it instead.
+      modelArn: `${this.baseUrl}/models/${entry.id}`,
+      inputModalities: ['TEXT'],
+      outputModalities: [embedding ? 'EMBEDDING' : 'TEXT'],
+      responseStreamingSupported: !embedding,
+      customizationsSupported: embedding ? [] : ['SYSTEM_PROMPT'],
+      inferenceTypesSupported: ['ON_DEMAND'],
+      modelLifecycle: { status: 'ACTIVE' },
+      pricing: await tokenPricing(PLATFORM, entry.id),
+    };
+  }
+
+  async checkConnectivity(modelId: string): Promise<{ endpoint: string }> {
+    const path = `/models/${modelId.split('/').map(encodeURIComponent).join('/')}`;
+    try {
+      await this.call('GET', path);
+    } catch (err) {
+      // Say which model the platform does not know rather than only "rejected (status 404)".
+      if (err instanceof UpstreamError && err.upstreamStatus === 404) {
+        throw new UpstreamError(PLATFORM, `The hosted platform does not know the model "${modelId}" (status 404)`, 502, err.details, 404);
+      }
+      throw err;
+    }
+    return { endpoint: `${this.baseUrl}/chat/completions` };
+  }
+
+  async chat(request: ChatRequest): Promise<ChatReply> {
+    if (!this.configured) {
+      throw new UpstreamError(PLATFORM, 'The hosted platform is not configured: HOSTED_API_KEY is not set', 502);
+    }
+    const started = Date.now();
+    const messages = [
+      ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
+      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+    const { status, body } = await this.call('POST', '/chat/completions', {
+      model: request.target,
+      messages,
+      ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+      stream: false,
+    });
+    const completion = body as OpenAiCompletion | null;
+    const content = completion?.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw unreadable(PLATFORM, status);
+    return {
+      content,
+      tokensIn: completion?.usage?.prompt_tokens ?? 0,
+      tokensOut: completion?.usage?.completion_tokens ?? 0,
+      latencyMs: Date.now() - started,
+      modelId: typeof completion?.model === 'string' ? completion.model : request.target,
+    };
+  }
+}
+
+export function createHostedPlatform(overrides: Partial<HostedOptions> = {}): OpenAiHostedPlatform {
+  return new OpenAiHostedPlatform({ ...hostedOptionsFromConfig(), ...overrides });
+}
+
+/** Built once per cold start. */
+export const hosted: HostedPlatform = /* @__PURE__ */ createHostedPlatform();

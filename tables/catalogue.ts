@@ -1,0 +1,89 @@
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { PlatformName } from '../lib/platforms/types';
+import { TABLE, db } from './client';
+
+/**
+ * Cached model catalogues (spec 2.6 list entries), one item per platform and variant.
+ *
+ *   PK CATALOG#<platform>   SK <variant>   entries, complete, count, fetched_at, ttl
+ *
+ * Variants: managed and hosted cache their whole catalogue under `ALL`. Dedicated caches each
+ * source (`public`, `account`) under its name, and searches that could not be answered from those
+ * under `<source>#search#<lower-cased search>`.
+ *
+ * `ttl` (epoch seconds) is when the entry stops being fresh. DynamoDB's TTL deletes it some time
+ * after that, so an expired item may still be read: it is then a stale copy, which the catalogue
+ * serves only when the platform cannot be reached.
+ */
+
+export const WHOLE_CATALOGUE = 'ALL';
+
+export interface CachedCatalogue<T> {
+  platform: PlatformName;
+  variant: string;
+  entries: T[];
+  /** false when the platform had more entries than were fetched (the list was cut at a maximum). */
+  complete: boolean;
+  fetchedAt: string;
+  /** Epoch seconds after which the entry is stale. */
+  expiresAt: number;
+}
+
+const catalogueKey = (platform: PlatformName, variant: string) => ({ PK: `CATALOG#${platform}`, SK: variant });
+
+function fromItem<T>(item: Record<string, unknown>): CachedCatalogue<T> {
+  return {
+    platform: (item.PK as string).slice('CATALOG#'.length) as PlatformName,
+    variant: item.SK as string,
+    entries: Array.isArray(item.entries) ? (item.entries as T[]) : [],
+    complete: item.complete === true,
+    fetchedAt: String(item.fetched_at ?? ''),
+    expiresAt: Number(item.ttl ?? 0),
+  };
+}
+
+export async function getCatalogue<T>(platform: PlatformName, variant: string): Promise<CachedCatalogue<T> | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: catalogueKey(platform, variant) }));
+  return Item ? fromItem<T>(Item) : undefined;
+}
+
+export async function putCatalogue<T>(catalogue: CachedCatalogue<T>): Promise<void> {
+  await db.send(
+    new PutCommand({
+      TableName: TABLE,
+      Item: {
+        ...catalogueKey(catalogue.platform, catalogue.variant),
+        entity: 'catalogue',
+        entries: catalogue.entries,
+        complete: catalogue.complete,
+        count: catalogue.entries.length,
+        fetched_at: catalogue.fetchedAt,
+        ttl: catalogue.expiresAt,
+      },
+    }),
+  );
+}
+
+/** The variants cached for a platform (one small partition: a Query, keys only). */
+export async function listCatalogueVariants(platform: PlatformName): Promise<string[]> {
+  const variants: string[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': catalogueKey(platform, '').PK },
+        ProjectionExpression: 'SK',
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) variants.push(item.SK as string);
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return variants;
+}
+
+export async function deleteCatalogue(platform: PlatformName, variant: string): Promise<void> {
+  await db.send(new DeleteCommand({ TableName: TABLE, Key: catalogueKey(platform, variant) }));
+}
