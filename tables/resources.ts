@@ -1,13 +1,24 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointStatus, PlatformName } from '../lib/platforms/types';
-import { TABLE, db } from './client';
+import { Conflict } from '../lib/http/errors';
+import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
  * Tracked (deployed) resources, spec 2.3.
  *
- *   PK RES#<id>   SK META   the resource
+ *   PK RES#<id>                        SK META     the resource
+ *                                                  GSI1 RESOURCES / <created_at>#<id>        (all, newest first)
+ *                                                  GSI2 RESTYPE#<type> / <created_at>#<id>   (one platform)
+ *   PK RESNAME#<type>#<lower name>     SK UNIQUE   endpoint-name guard, points at the resource
  *
- * (The deployments module adds the name-uniqueness guard and the list indexes.)
+ * The resource and its name guard are written and removed in one transaction, so an endpoint name is
+ * taken at most once per platform even under concurrent deploys. Names compare case-insensitively
+ * because SageMaker lower-cases them in ARNs.
+ *
+ * After creation the item is only ever changed with UpdateItem on named attributes: the chat turn adds
+ * to `chat_count` and `chat_latency_ms_total` on the same item in its own transaction, and a Put here
+ * would wipe those counters.
  */
 
 export type ResourceStatus = EndpointStatus;
@@ -32,7 +43,41 @@ export interface Resource {
   last_updated: string;
 }
 
+/**
+ * A control operation in flight. `requesting`: the status was claimed and the platform call has not
+ * returned yet, so a status read must not overwrite the claim with what the platform still reports.
+ * `requested`: the platform accepted it; from then on the platform's word wins.
+ */
+export interface PendingOperation {
+  action: 'start' | 'restart' | 'delete';
+  phase: 'requesting' | 'requested';
+  at: string;
+  /** The status the claim replaced, restored if the platform refuses the operation. */
+  from: ResourceStatus;
+}
+
+/** Everything the service keeps about a resource; only the `Resource` fields are ever shown as 2.3. */
+export interface TrackedResource extends Resource {
+  failure_reason: string | null;
+  /** dedicated: `reserved` while the deploy holds the name but the platform has not answered yet. */
+  deploy_state: 'reserved' | 'started' | null;
+  endpoint_arn: string | null;
+  model_package_arn: string | null;
+  inference_image: string | null;
+  model_data_url: string | null;
+  execution_role_arn: string | null;
+  operation: PendingOperation | null;
+  /** Set when the platform no longer knows the endpoint although no delete was requested here. */
+  vanished_at: string | null;
+  /** Kept by the chat turns (ADD in their transaction): mean latency = total / count. */
+  chat_count: number;
+  chat_latency_ms_total: number;
+}
+
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
+const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${name.toLowerCase()}`, SK: 'UNIQUE' });
+const ALL_PARTITION = 'RESOURCES';
+const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
 const FIELDS = [
   'id',
@@ -52,11 +97,296 @@ const FIELDS = [
   'last_updated',
 ] as const;
 
+const TRACKED_FIELDS = [
+  ...FIELDS,
+  'failure_reason',
+  'deploy_state',
+  'endpoint_arn',
+  'model_package_arn',
+  'inference_image',
+  'model_data_url',
+  'execution_role_arn',
+  'operation',
+  'vanished_at',
+] as const;
+
 export function resourceFromItem(item: Record<string, unknown>): Resource {
   return Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Resource;
+}
+
+export function trackedFromItem(item: Record<string, unknown>): TrackedResource {
+  const tracked = Object.fromEntries(TRACKED_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as TrackedResource;
+  tracked.chat_count = Number(item.chat_count ?? 0);
+  tracked.chat_latency_ms_total = Number(item.chat_latency_ms_total ?? 0);
+  return tracked;
+}
+
+/** Spec 2.3's fields, in its order: what every response shows of a resource. */
+const SPEC_FIELDS = [
+  'id',
+  'name',
+  'type',
+  'status',
+  'health',
+  'endpoint_url',
+  'region',
+  'instance_type',
+  'instance_count',
+  'model_name',
+  'created_at',
+  'last_updated',
+] as const;
+
+export type PublicResource = Pick<Resource, (typeof SPEC_FIELDS)[number]>;
+
+/** The spec 2.3 fields only (not the chat target, the creator or any bookkeeping). */
+export function publicResource(resource: Resource): PublicResource {
+  return Object.fromEntries(SPEC_FIELDS.map((f) => [f, resource[f] ?? null])) as unknown as PublicResource;
 }
 
 export async function getResource(id: string): Promise<Resource | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: resourceKey(id) }));
   return Item ? resourceFromItem(Item) : undefined;
+}
+
+export async function getTrackedResource(id: string): Promise<TrackedResource | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: resourceKey(id), ConsistentRead: true }));
+  return Item ? trackedFromItem(Item) : undefined;
+}
+
+export class NameTaken extends Conflict {
+  constructor(
+    readonly type: PlatformName,
+    readonly endpointName: string,
+  ) {
+    super(`An endpoint named "${endpointName}" already exists on the ${type} platform`);
+  }
+}
+
+/**
+ * Writes a new resource and takes its name in one transaction: NameTaken (409) when the name is held,
+ * whoever else is writing at the same moment.
+ */
+export async function insertResource(resource: TrackedResource): Promise<void> {
+  const { chat_count: _count, chat_latency_ms_total: _total, ...fields } = resource;
+  const items: TransactItems = [
+    {
+      Put: {
+        TableName: TABLE,
+        Item: {
+          ...resourceKey(resource.id),
+          GSI1PK: ALL_PARTITION,
+          GSI1SK: `${resource.created_at}#${resource.id}`,
+          GSI2PK: typePartition(resource.type),
+          GSI2SK: `${resource.created_at}#${resource.id}`,
+          entity: 'resource',
+          ...fields,
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    {
+      Put: {
+        TableName: TABLE,
+        Item: { ...nameKey(resource.type, resource.name), resourceId: resource.id, created_at: resource.created_at },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+  ];
+  try {
+    await transactWrite(items);
+  } catch (err) {
+    if (cancellationReasons(err)?.[1] === 'ConditionalCheckFailed') throw new NameTaken(resource.type, resource.name);
+    throw err;
+  }
+}
+
+/** The id of the resource holding a name, if any. */
+export async function getNameHolder(type: PlatformName, name: string): Promise<string | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: nameKey(type, name), ConsistentRead: true }));
+  return Item?.resourceId as string | undefined;
+}
+
+/** Frees a guard whose resource no longer exists (a crash between the two would be the only cause). */
+export async function releaseOrphanName(type: PlatformName, name: string, resourceId: string): Promise<void> {
+  await db
+    .send(
+      new DeleteCommand({
+        TableName: TABLE,
+        Key: nameKey(type, name),
+        ConditionExpression: 'resourceId = :id',
+        ExpressionAttributeValues: { ':id': resourceId },
+      }),
+    )
+    .catch((err: { name?: string }) => {
+      if (err?.name !== 'ConditionalCheckFailedException') throw err;
+    });
+}
+
+/**
+ * Removes a resource and frees its name in one transaction. false when the resource was already gone
+ * (another request removed it first).
+ */
+export async function removeResource(resource: Pick<Resource, 'id' | 'type' | 'name'>): Promise<boolean> {
+  const items: TransactItems = [
+    { Delete: { TableName: TABLE, Key: resourceKey(resource.id), ConditionExpression: 'attribute_exists(PK)' } },
+    {
+      Delete: {
+        TableName: TABLE,
+        Key: nameKey(resource.type, resource.name),
+        // The guard may point at another resource only if this one never held it; never free that one.
+        ConditionExpression: 'attribute_not_exists(PK) OR resourceId = :id',
+        ExpressionAttributeValues: { ':id': resource.id },
+      },
+    },
+  ];
+  try {
+    await transactWrite(items);
+    return true;
+  } catch (err) {
+    const reasons = cancellationReasons(err);
+    if (reasons?.[0] === 'ConditionalCheckFailed') return false;
+    if (reasons?.[1] === 'ConditionalCheckFailed') {
+      // The name belongs to someone else: remove only the resource.
+      await db
+        .send(new DeleteCommand({ TableName: TABLE, Key: resourceKey(resource.id), ConditionExpression: 'attribute_exists(PK)' }))
+        .catch((e: { name?: string }) => {
+          if (e?.name !== 'ConditionalCheckFailedException') throw e;
+        });
+      return true;
+    }
+    throw err;
+  }
+}
+
+export type ResourcePatch = Partial<
+  Pick<
+    TrackedResource,
+    | 'status'
+    | 'health'
+    | 'failure_reason'
+    | 'deploy_state'
+    | 'endpoint_arn'
+    | 'instance_type'
+    | 'instance_count'
+    | 'operation'
+    | 'vanished_at'
+    | 'last_updated'
+  >
+>;
+
+export interface PatchCondition {
+  /** Only when the stored status is this one. */
+  status?: ResourceStatus;
+  /**
+   * Only when no control operation is between its claim and the platform's answer, unless that claim
+   * is older than this timestamp (its Lambda died).
+   */
+  noOperationRequestingSince?: string;
+}
+
+const isConditionFailure = (err: unknown) => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
+
+/**
+ * Sets the given attributes (null removes one) when the resource exists and the condition holds.
+ * Returns the item as written, or undefined when the condition failed or the resource is gone.
+ */
+export async function patchResource(id: string, patch: ResourcePatch, condition: PatchCondition = {}): Promise<TrackedResource | undefined> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  const removes: string[] = [];
+  Object.entries(patch).forEach(([field, value], i) => {
+    if (value === undefined) return;
+    names[`#f${i}`] = field;
+    if (value === null) {
+      removes.push(`#f${i}`);
+    } else {
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    }
+  });
+  const conditions = ['attribute_exists(PK)'];
+  if (condition.status) {
+    names['#status'] = 'status';
+    values[':expected'] = condition.status;
+    conditions.push('#status = :expected');
+  }
+  if (condition.noOperationRequestingSince) {
+    names['#op'] = 'operation';
+    values[':requesting'] = 'requesting';
+    values[':stale'] = condition.noOperationRequestingSince;
+    conditions.push('(attribute_not_exists(#op) OR #op.phase <> :requesting OR #op.#at < :stale)');
+    names['#at'] = 'at';
+  }
+  const update = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  if (!update) return getTrackedResource(id);
+  try {
+    const { Attributes } = await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: resourceKey(id),
+        UpdateExpression: update,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: Object.keys(values).length ? values : undefined,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes ? trackedFromItem(Attributes) : undefined;
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
+    throw err;
+  }
+}
+
+export interface ResourceFilter {
+  type?: PlatformName;
+  status?: ResourceStatus;
+  limit: number;
+  cursor?: string;
+}
+
+/** How many index pages one list call reads at most while a status filter skips items. */
+const MAX_PAGES = 10;
+
+/**
+ * Resources newest first: all of them on GSI1, one platform's on GSI2. A status filter is applied to
+ * the index query (no Scan); pages are read on until the limit is filled, and the cursor then points
+ * just after the last resource returned.
+ */
+export async function listResources(filter: ResourceFilter): Promise<{ resources: TrackedResource[]; nextCursor: string | null }> {
+  const index = filter.type ? GSI2 : GSI1;
+  const pkName = filter.type ? 'GSI2PK' : 'GSI1PK';
+  const skName = filter.type ? 'GSI2SK' : 'GSI1SK';
+  const partition = filter.type ? typePartition(filter.type) : ALL_PARTITION;
+  let startKey = decodeCursor(filter.cursor, ['PK', 'SK', pkName, skName], { [pkName]: partition });
+
+  const found: Record<string, unknown>[] = [];
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const { Items = [], LastEvaluatedKey } = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: index,
+        KeyConditionExpression: '#pk = :pk',
+        FilterExpression: filter.status ? '#status = :status' : undefined,
+        ExpressionAttributeNames: { '#pk': pkName, ...(filter.status ? { '#status': 'status' } : {}) },
+        ExpressionAttributeValues: { ':pk': partition, ...(filter.status ? { ':status': filter.status } : {}) },
+        ScanIndexForward: false,
+        Limit: filter.limit - found.length + (filter.status ? filter.limit : 0),
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    found.push(...Items);
+    if (found.length >= filter.limit) {
+      const page = found.slice(0, filter.limit);
+      const last = page.at(-1) as Record<string, unknown>;
+      const more = found.length > filter.limit || LastEvaluatedKey !== undefined;
+      const cursorKey = { PK: last.PK, SK: last.SK, [pkName]: last[pkName], [skName]: last[skName] };
+      return { resources: page.map(trackedFromItem), nextCursor: more ? encodeCursor(cursorKey) : null };
+    }
+    if (!LastEvaluatedKey) return { resources: found.map(trackedFromItem), nextCursor: null };
+    startKey = LastEvaluatedKey;
+  }
+  return { resources: found.map(trackedFromItem), nextCursor: encodeCursor(startKey) };
 }

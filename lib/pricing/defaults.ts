@@ -46,3 +46,9 @@ export const DEFAULT_INSTANCE_PRICES: Record<string, number> = {
   'ml.g5.48xlarge': 20.36,
   'ml.p4d.24xlarge': 37.688,
 };
+
+/** When the shipped table above was taken from the public price pages (its `last_updated`). */
+export const DEFAULT_PRICES_AS_OF = '2024-10-01T00:00:00.000Z';
+
+/** The average month AWS bills with: 730 hours. */
+export const HOURS_PER_MONTH = 730;

@@ -1,21 +1,20 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE, db } from '../../tables/client';
+import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
+
+export { PRICING_PK } from '../../tables/pricing';
 
 /**
  * Price lookups for costs and plans: stored entries (admin upserts and Price List refreshes, in the
- * table under PK PRICING) over the shipped defaults. The table is tiny and changes rarely, so it is
- * read once and kept for a minute per warm container.
- *
- *   PK PRICING   SK TOKEN#<managed|hosted>#<modelId>   input_per_1k, output_per_1k, source, updated_at
- *   PK PRICING   SK INSTANCE#<instanceType>            hourly_usd, source, updated_at
+ * table under PK PRICING, see tables/pricing.ts) over the shipped defaults. The table is tiny and
+ * changes rarely, so it is read once and kept for a minute per warm container; a write in this
+ * container invalidates it at once, other containers see it within the minute.
  */
-export const PRICING_PK = 'PRICING';
 const CACHE_MS = 60_000;
 
 export interface StoredPrices {
-  tokens: Record<string, TokenPrice & { source: string; updated_at: string }>;
-  instances: Record<string, { hourly_usd: number; source: string; updated_at: string }>;
+  /** Keyed `<managed|hosted>#<modelId>`. */
+  tokens: Record<string, TokenPrice & { source: PriceSource; updated_at: string }>;
+  instances: Record<string, { hourly_usd: number; source: PriceSource; updated_at: string }>;
 }
 
 let cache: { at: number; prices: Promise<StoredPrices> } | undefined;
@@ -26,21 +25,18 @@ export function invalidatePriceCache(): void {
 
 async function loadStored(): Promise<StoredPrices> {
   const prices: StoredPrices = { tokens: {}, instances: {} };
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': PRICING_PK }, ExclusiveStartKey }),
-    );
-    for (const item of page.Items ?? []) {
-      const sk = item.SK as string;
-      if (sk.startsWith('TOKEN#')) {
-        prices.tokens[sk.slice(6)] = { input_per_1k: item.input_per_1k, output_per_1k: item.output_per_1k, source: item.source, updated_at: item.updated_at };
-      } else if (sk.startsWith('INSTANCE#')) {
-        prices.instances[sk.slice(9)] = { hourly_usd: item.hourly_usd, source: item.source, updated_at: item.updated_at };
-      }
+  for (const entry of await listPriceEntries()) {
+    if (entry.kind === 'token') {
+      prices.tokens[`${entry.platform}#${entry.modelId}`] = {
+        input_per_1k: entry.input_per_1k,
+        output_per_1k: entry.output_per_1k,
+        source: entry.source,
+        updated_at: entry.updated_at,
+      };
+    } else {
+      prices.instances[entry.instanceType] = { hourly_usd: entry.hourly_usd, source: entry.source, updated_at: entry.updated_at };
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return prices;
 }
 
@@ -75,4 +71,10 @@ export async function getInstancePrice(instanceType: string): Promise<number | u
 /** Cost in USD of a chat turn at the given price, rounded to a millionth of a dollar. */
 export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): number {
   return Math.round(((tokensIn / 1000) * price.input_per_1k + (tokensOut / 1000) * price.output_per_1k) * 1e6) / 1e6;
+}
+
+/** Every instance type with a price (stored or shipped), for messages that list the choices. */
+export async function pricedInstanceTypes(): Promise<string[]> {
+  const stored = (await storedPrices()).instances;
+  return [...new Set([...Object.keys(DEFAULT_INSTANCE_PRICES), ...Object.keys(stored)])].sort();
 }

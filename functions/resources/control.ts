@@ -1,0 +1,14 @@
+import { endpoint } from '../../lib/http/endpoint';
+import { controlResource } from '../../lib/resources/service';
+import { ControlBody, ResourcePath } from './schemas';
+
+/** POST /api/resources/{resourceId}/control (admin, super_admin): start, stop, restart, delete; returns at once. */
+export const handler = endpoint(
+  {
+    auth: 'admin',
+    path: ResourcePath,
+    body: ControlBody,
+    audit: { action: 'resource.control', target: ({ path, body }) => `${path.resourceId} ${body.action}` },
+  },
+  async ({ path, body }) => controlResource(path.resourceId, body.action, body.confirm === true),
+);

@@ -1,0 +1,36 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Pagination, Uuid } from '../../lib/http/schemas';
+
+export const ResourcePath = Type.Object({ resourceId: Uuid }, { additionalProperties: false });
+
+export const ControlBody = Type.Object(
+  {
+    action: Type.Union([Type.Literal('start'), Type.Literal('stop'), Type.Literal('restart'), Type.Literal('delete')], {
+      description: 'start, stop, restart or delete',
+    }),
+    confirm: Type.Optional(Type.Boolean({ description: 'must be true for delete' })),
+  },
+  { additionalProperties: false },
+);
+export type ControlBody = Static<typeof ControlBody>;
+
+export const ListResourcesQuery = Type.Object(
+  {
+    ...Pagination,
+    type: Type.Optional(Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], { description: 'managed, dedicated or hosted' })),
+    status: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal('InService'),
+          Type.Literal('Creating'),
+          Type.Literal('Updating'),
+          Type.Literal('Deleting'),
+          Type.Literal('Failed'),
+          Type.Literal('OutOfService'),
+        ],
+        { description: 'InService, Creating, Updating, Deleting, Failed or OutOfService' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);

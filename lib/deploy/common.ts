@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import type { PlatformName } from '../platforms/types';
+import type { TrackedResource } from '../../tables/resources';
+import type { User } from '../../tables/users';
+
+/** A new tracked resource with every optional attribute empty. */
+export function newResource(
+  fields: Pick<TrackedResource, 'name' | 'status' | 'health' | 'endpoint_url' | 'region' | 'model_name' | 'model_id' | 'endpoint_name'> &
+    Partial<TrackedResource> & { type: PlatformName },
+  user: User,
+  now: Date,
+): TrackedResource {
+  const at = now.toISOString();
+  return {
+    id: randomUUID(),
+    instance_type: null,
+    instance_count: null,
+    created_by: user.id,
+    created_at: at,
+    last_updated: at,
+    failure_reason: null,
+    deploy_state: null,
+    endpoint_arn: null,
+    model_package_arn: null,
+    inference_image: null,
+    model_data_url: null,
+    execution_role_arn: null,
+    operation: null,
+    vanished_at: null,
+    chat_count: 0,
+    chat_latency_ms_total: 0,
+    ...fields,
+  };
+}
+
+export const DRY_RUN_NOTE = 'Dry run: nothing was created. Send the same request with dryRun: false to deploy.';

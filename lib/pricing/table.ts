@@ -1,0 +1,276 @@
+import { config } from '../config';
+import { BadRequest } from '../http/errors';
+import { managed } from '../platforms/managed';
+import type { User } from '../../tables/users';
+import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry } from '../../tables/pricing';
+import { DEFAULT_INSTANCE_PRICES, DEFAULT_PRICES_AS_OF, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, HOURS_PER_MONTH } from './defaults';
+import { getProducts, instancePrices, tokenPricesByModelName } from './price-list';
+import { invalidatePriceCache } from './service';
+
+/**
+ * The price table as the API shows and changes it (GET/POST /api/pricing, POST /api/pricing/update).
+ * Prices in use are the stored entries laid over the shipped defaults; every entry says where it came
+ * from (`default`, `admin`, `aws-price-list`) and when.
+ */
+
+type EntrySource = PriceSource | 'default';
+
+export interface TokenPriceView {
+  modelId: string;
+  per_1k_input_tokens_usd: number;
+  per_1k_output_tokens_usd: number;
+  source: EntrySource;
+  last_updated: string;
+}
+
+export interface InstancePriceView {
+  instanceType: string;
+  hourly_usd: number;
+  daily_usd: number;
+  monthly_estimate_usd: number;
+  source: EntrySource;
+  last_updated: string;
+}
+
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+function instanceView(instanceType: string, hourly: number, source: EntrySource, at: string): InstancePriceView {
+  return { instanceType, hourly_usd: hourly, daily_usd: usd(hourly * 24), monthly_estimate_usd: usd(hourly * HOURS_PER_MONTH), source, last_updated: at };
+}
+
+interface InUse {
+  managed: Map<string, TokenPriceView>;
+  hosted: Map<string, TokenPriceView>;
+  dedicated: Map<string, InstancePriceView>;
+}
+
+function inUse(stored: StoredPriceEntry[]): InUse {
+  const table: InUse = { managed: new Map(), hosted: new Map(), dedicated: new Map() };
+  for (const platform of ['managed', 'hosted'] as const) {
+    for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
+      table[platform].set(modelId, {
+        modelId,
+        per_1k_input_tokens_usd: p.input_per_1k,
+        per_1k_output_tokens_usd: p.output_per_1k,
+        source: 'default',
+        last_updated: DEFAULT_PRICES_AS_OF,
+      });
+    }
+  }
+  for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES)) table.dedicated.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
+  for (const e of stored) {
+    if (e.kind === 'token') {
+      table[e.platform].set(e.modelId, {
+        modelId: e.modelId,
+        per_1k_input_tokens_usd: e.input_per_1k,
+        per_1k_output_tokens_usd: e.output_per_1k,
+        source: e.source,
+        last_updated: e.updated_at,
+      });
+    } else {
+      table.dedicated.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
+    }
+  }
+  return table;
+}
+
+const sorted = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, v]) => v);
+
+/** GET /api/pricing */
+export async function pricingTable() {
+  const table = inUse(await listPriceEntries());
+  const all = [...table.managed.values(), ...table.hosted.values(), ...table.dedicated.values()];
+  const sources: Record<EntrySource, number> = { default: 0, admin: 0, 'aws-price-list': 0 };
+  for (const e of all) sources[e.source]++;
+  const used = (Object.keys(sources) as EntrySource[]).filter((s) => sources[s] > 0);
+  return {
+    success: true,
+    currency: 'USD',
+    /** One word when every entry has the same origin, `mixed` otherwise; `sources` has the counts. */
+    source: used.length === 1 ? used[0] : 'mixed',
+    sources,
+    last_updated: all.reduce((latest, e) => (e.last_updated > latest ? e.last_updated : latest), DEFAULT_PRICES_AS_OF),
+    pricing: {
+      managed: sorted(table.managed),
+      hosted: sorted(table.hosted),
+      dedicated: sorted(table.dedicated),
+    },
+    fallback: {
+      per_1k_input_tokens_usd: FALLBACK_TOKEN_PRICE.input_per_1k,
+      per_1k_output_tokens_usd: FALLBACK_TOKEN_PRICE.output_per_1k,
+      note: 'Used, and flagged as an estimate, for a managed or hosted model without an entry',
+    },
+  };
+}
+
+export interface PriceEntryInput {
+  platform: 'managed' | 'hosted' | 'dedicated';
+  modelId?: string;
+  instanceType?: string;
+  per_1k_input_tokens_usd?: number;
+  per_1k_output_tokens_usd?: number;
+  hourly_usd?: number;
+}
+
+const INSTANCE_TYPE = /^ml\.[a-z0-9]+\.[a-z0-9]+$/;
+
+function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string): StoredPriceEntry {
+  const where = `entries.${i}`;
+  const present = (k: keyof PriceEntryInput) => input[k] !== undefined;
+  if (input.platform === 'dedicated') {
+    const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const).find(present);
+    if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
+    if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
+    if (!INSTANCE_TYPE.test(input.instanceType)) throw new BadRequest(`Invalid field '${where}.instanceType': expected an instance type such as ml.g5.xlarge`);
+    if (input.hourly_usd === undefined) throw new BadRequest(`Missing required field '${where}.hourly_usd'`);
+    return { kind: 'instance', instanceType: input.instanceType, hourly_usd: input.hourly_usd, source: 'admin', updated_at: at, updated_by: by };
+  }
+  const stray = (['instanceType', 'hourly_usd'] as const).find(present);
+  if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': ${input.platform} entries take modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd`);
+  for (const k of ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const) {
+    if (!present(k)) throw new BadRequest(`Missing required field '${where}.${k}'`);
+  }
+  return {
+    kind: 'token',
+    platform: input.platform,
+    modelId: input.modelId as string,
+    input_per_1k: input.per_1k_input_tokens_usd as number,
+    output_per_1k: input.per_1k_output_tokens_usd as number,
+    source: 'admin',
+    updated_at: at,
+    updated_by: by,
+  };
+}
+
+const entryKey = (e: StoredPriceEntry) => (e.kind === 'token' ? `${e.platform}#${e.modelId}` : `dedicated#${e.instanceType}`);
+
+/** POST /api/pricing: all entries are checked first, then written in one go (all or nothing). */
+export async function upsertPrices(entries: PriceEntryInput[], user: User, now = new Date()) {
+  const at = now.toISOString();
+  const stored = entries.map((e, i) => toStoredEntry(e, i, user.id, at));
+  const seen = new Set<string>();
+  for (const e of stored) {
+    const key = entryKey(e);
+    if (seen.has(key)) throw new BadRequest(`Duplicate entry for ${key.replace('#', ' ')}`);
+    seen.add(key);
+  }
+  await putPriceEntries(stored);
+  invalidatePriceCache();
+  return {
+    success: true,
+    message: `${stored.length} price ${stored.length === 1 ? 'entry' : 'entries'} saved`,
+    updated: stored.length,
+    last_updated: at,
+    entries: stored.map((e) =>
+      e.kind === 'token'
+        ? { platform: e.platform, modelId: e.modelId, per_1k_input_tokens_usd: e.input_per_1k, per_1k_output_tokens_usd: e.output_per_1k, source: e.source, last_updated: at }
+        : { platform: 'dedicated', ...instanceView(e.instanceType, e.hourly_usd, e.source, at) },
+    ),
+  };
+}
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return results;
+}
+
+export interface PriceChange {
+  platform: 'managed' | 'dedicated';
+  key: string;
+  field: 'per_1k_input_tokens_usd' | 'per_1k_output_tokens_usd' | 'hourly_usd';
+  old: number | null;
+  new: number;
+}
+
+/**
+ * POST /api/pricing/update: reads the region's SageMaker hosting and Bedrock on-demand token prices
+ * from the AWS Price List API and stores them. Entries an admin set by hand are kept unless
+ * `overrideAdminEntries` (a negotiated price must not silently revert to list price). Hosted prices
+ * are not in the AWS Price List; they stay as they are. Managed models are the ones in the table
+ * (shipped defaults and stored entries); an admin adds a new model with POST /api/pricing.
+ */
+export async function refreshFromPriceList(user: User, options: { overrideAdminEntries?: boolean } = {}, now = new Date()) {
+  const at = now.toISOString();
+  const region = config.cloud.region;
+  const stored = await listPriceEntries();
+  const current = inUse(stored);
+  const storedSource = new Map(stored.map((e) => [entryKey(e), e.source]));
+
+  const [hosting, tokens] = await Promise.all([
+    getProducts('AmazonSageMaker', { regionCode: region, productFamily: 'ML Instance' }).then(instancePrices),
+    getProducts('AmazonBedrock', { regionCode: region }).then(tokenPricesByModelName),
+  ]);
+
+  // Bedrock prices are keyed by display name and the table by model id, so each priced model's name
+  // is looked up (GetFoundationModel). A model gets into the table by an admin entry first.
+  const modelIds = [...current.managed.keys()].sort();
+  const infos = await mapLimit(modelIds, 8, (id) => managed.getModel(id));
+
+  const changes: PriceChange[] = [];
+  const keptAdmin: string[] = [];
+  const notInPriceList: string[] = [];
+  const writes: StoredPriceEntry[] = [];
+  const note = (platform: PriceChange['platform'], key: string, field: PriceChange['field'], old: number | undefined, value: number) => {
+    if (old !== value) changes.push({ platform, key, field, old: old ?? null, new: value });
+  };
+
+  for (const [type, hourly] of [...hosting.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (storedSource.get(`dedicated#${type}`) === 'admin' && !options.overrideAdminEntries) {
+      keptAdmin.push(`dedicated ${type}`);
+      continue;
+    }
+    note('dedicated', type, 'hourly_usd', current.dedicated.get(type)?.hourly_usd, hourly);
+    writes.push({ kind: 'instance', instanceType: type, hourly_usd: hourly, source: 'aws-price-list', updated_at: at, updated_by: user.id });
+  }
+
+  modelIds.forEach((modelId, i) => {
+    const info = infos[i];
+    const listed = info ? tokens.get(info.modelName) : undefined;
+    if (!listed || (listed.input_per_1k === undefined && listed.output_per_1k === undefined)) {
+      notInPriceList.push(`managed ${modelId}`);
+      return;
+    }
+    if (storedSource.get(`managed#${modelId}`) === 'admin' && !options.overrideAdminEntries) {
+      keptAdmin.push(`managed ${modelId}`);
+      return;
+    }
+    const old = current.managed.get(modelId);
+    // A model priced for one direction only (embeddings have no output tokens) keeps the other as it was.
+    const input = listed.input_per_1k ?? old?.per_1k_input_tokens_usd ?? 0;
+    const output = listed.output_per_1k ?? old?.per_1k_output_tokens_usd ?? 0;
+    note('managed', modelId, 'per_1k_input_tokens_usd', old?.per_1k_input_tokens_usd, input);
+    note('managed', modelId, 'per_1k_output_tokens_usd', old?.per_1k_output_tokens_usd, output);
+    writes.push({ kind: 'token', platform: 'managed', modelId, input_per_1k: input, output_per_1k: output, source: 'aws-price-list', updated_at: at, updated_by: user.id });
+  });
+
+  await putPriceEntries(writes);
+  invalidatePriceCache();
+  const changedKeys = new Set(changes.map((c) => `${c.platform}#${c.key}`));
+  return {
+    success: true,
+    message: `Prices refreshed from the AWS Price List API: ${changedKeys.size} changed, ${writes.length - changedKeys.size} unchanged`,
+    source: 'aws-price-list',
+    region,
+    last_updated: at,
+    summary: {
+      checked: writes.length,
+      changed: changedKeys.size,
+      unchanged: writes.length - changedKeys.size,
+      kept_admin_overrides: keptAdmin.length,
+      not_in_price_list: notInPriceList.length,
+    },
+    changes,
+    kept_admin_overrides: keptAdmin,
+    not_in_price_list: notInPriceList,
+    not_covered: 'Hosted model prices are not published in the AWS Price List; set them with POST /api/pricing',
+  };
+}
