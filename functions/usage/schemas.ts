@@ -1,0 +1,10 @@
+import { Type } from '@sinclair/typebox';
+import { Uuid } from '../../lib/http/schemas';
+
+export const UsageQuery = Type.Object(
+  {
+    conversationId: Type.Optional(Uuid),
+    scope: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('all')], { description: "'user' (the caller, default) or 'all' (admins)" })),
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,65 @@
+import { NotFound } from '../http/errors';
+import { conversationFromItem, conversationKey, getItems, threadKey } from '../../tables/conversations';
+import { listLegacyMessages, listThreadMessages } from '../../tables/messages';
+import type { User } from '../../tables/users';
+import { readableConversation } from '../conversations/access';
+import { chatTurn } from './turn';
+import { toApiMessage } from './view';
+
+/** POST /api/chat/thread (spec 4.5): the stored user message and the assistant reply. */
+export async function threadChat(user: User, input: { message: string; conversationId: string; resourceId: string; threadId?: string }) {
+  const turn = await chatTurn({ user, ...input, mode: 'thread' });
+  return {
+    success: true,
+    threadId: turn.threadId as string,
+    messages: [toApiMessage(turn.userMessage), toApiMessage(turn.assistantMessage)],
+  };
+}
+
+/** POST /api/chat (spec 4.5, legacy): one exchange without thread context, counted like any turn. */
+export async function legacyChat(user: User, input: { message: string; conversationId: string; resourceId: string }) {
+  const turn = await chatTurn({ user, ...input, mode: 'legacy' });
+  const reply = turn.assistantMessage;
+  return {
+    success: true,
+    response: reply.content,
+    metadata: {
+      model_response_time: (reply.latency_ms ?? 0) / 1000,
+      tokens_used: reply.tokens_total ?? 0,
+      model_id: reply.model_id ?? '',
+      user_id: user.id,
+      username: user.username,
+    },
+  };
+}
+
+/**
+ * GET /api/chat/thread: the thread's messages, oldest first. The conversation, the thread and the
+ * page are read in parallel; the page is only shown once the caller may see the conversation and the
+ * thread is known to be one of its own.
+ */
+export async function threadMessages(user: User, conversationId: string, threadId: string, limit: number, cursor?: string) {
+  const [items, page] = await Promise.all([
+    getItems([conversationKey(conversationId), threadKey(conversationId, threadId)]),
+    listThreadMessages(threadId, limit, cursor),
+  ]);
+  const conversation = items(conversationKey(conversationId));
+  readableConversation(conversation ? conversationFromItem(conversation) : undefined, user);
+  if (!items(threadKey(conversationId, threadId))) throw new NotFound('Thread not found');
+  return { success: true, threadId, messages: page.messages.map((m) => toApiMessage(m)), nextCursor: page.nextCursor };
+}
+
+/** The marker GET /api/chat/legacy answers with in `source`: these messages are the thread-less store. */
+export const LEGACY_SOURCE = 'legacy';
+
+/** GET /api/chat/legacy: the conversation's thread-less messages, oldest first. */
+export async function legacyMessages(user: User, conversationId: string, limit: number, cursor?: string) {
+  const [items, page] = await Promise.all([getItems([conversationKey(conversationId)]), listLegacyMessages(conversationId, limit, cursor)]);
+  const conversation = items(conversationKey(conversationId));
+  readableConversation(conversation ? conversationFromItem(conversation) : undefined, user);
+  const messages = page.messages.map((m) => {
+    const { role, content, timestamp, metadata, status } = toApiMessage(m);
+    return status ? { role, content, timestamp, metadata, status } : { role, content, timestamp, metadata };
+  });
+  return { success: true, messages, source: LEGACY_SOURCE, count: messages.length, nextCursor: page.nextCursor };
+}

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { config } from '../config';
+import { BadRequest, Conflict, NotFound, ServiceUnavailable } from '../http/errors';
+import { logger } from '../observability';
+import { withStatus, type ChatReply, type EndpointDescription } from '../platforms/types';
+import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
+import { conversationFromItem, conversationKey, getItems, threadKey, threadWrite } from '../../tables/conversations';
+import { messagePut, putMessage, recentThreadMessages, type StoredMessage } from '../../tables/messages';
+import { resourceFromItem, resourceKey, type Resource } from '../../tables/resources';
+import { cancellationReasons, transactWrite, type TransactItems } from '../../tables/transactions';
+import { modelTotalsWrite, resourceChatCountersWrite, usageWrites, type UsageDelta } from '../../tables/usage';
+import type { User } from '../../tables/users';
+import { writableConversation } from '../conversations/access';
+import { buildContext } from './context';
+import { MAX_MESSAGE_CHARS } from './limits';
+import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
+
+/**
+ * One chat turn, thread or legacy, in at most three sequential DynamoDB round trips:
+ *
+ *   1. the caller's user item (the authentication middleware);
+ *   2. in parallel: one BatchGet of the conversation, the resource and the thread, and one strongly
+ *      consistent Query of the thread's newest messages for the context (plus the price table
+ *      when the per-container price cache is cold);
+ *   3. after the model has answered: one transaction with both messages, the thread, every usage
+ *      counter, the model totals and the resource's chat counters.
+ *
+ * Writing nothing before the model answers means a failed model call leaves no half turn and counts
+ * nothing; writing everything in one transaction means a counted turn always has its messages and a
+ * stored turn is always counted. A failed call costs one extra write: the user's message, kept and
+ * marked failed so their text is not lost.
+ */
+
+export { MAX_MESSAGE_CHARS };
+/** Hot counters (the ALL scope, a busy thread) make concurrent turns' transactions conflict; each retry is safe. */
+const TRANSACTION_ATTEMPTS = 25;
+/** How long a turn keeps retrying its transaction through a database outage (the function times out at 29 s). */
+const RECORD_RETRY_BUDGET_MS = 10_000;
+
+export interface TurnRequest {
+  user: User;
+  conversationId: string;
+  resourceId: string;
+  message: string;
+  /** 'thread' with a threadId continues it; without one starts a new thread. 'legacy' has no context. */
+  mode: 'thread' | 'legacy';
+  threadId?: string;
+}
+
+export interface TurnResult {
+  threadId: string | null;
+  userMessage: StoredMessage;
+  assistantMessage: StoredMessage;
+  resource: Resource;
+}
+
+function checkMessage(message: string | undefined): string {
+  if (typeof message !== 'string' || message.trim() === '') throw new BadRequest("Missing required field 'message'");
+  if (message.length > MAX_MESSAGE_CHARS) {
+    throw new BadRequest(`Invalid field 'message': at most ${MAX_MESSAGE_CHARS} characters are allowed`, `Received ${message.length}`);
+  }
+  return message;
+}
+
+function notInService(resource: Resource, live: EndpointDescription | undefined): never {
+  if (!live) throw new NotFound('Resource not found on the platform', `The endpoint '${resource.endpoint_name}' no longer exists; it may have been deleted externally`);
+  throw new Conflict(
+    `Resource '${resource.name}' is not InService (status: ${live.status})`,
+    'Chat is possible once the resource is InService again; poll its status endpoint',
+  );
+}
+
+/**
+ * Refuses a resource that cannot answer now, before any model call. The stored status of a dedicated
+ * resource may be stale (it changes on the platform), so a stored status other than InService is
+ * checked against the platform before refusing.
+ */
+async function ensureInService(resource: Resource): Promise<void> {
+  if (resource.status === 'InService') return;
+  if (resource.type !== 'dedicated') {
+    throw new Conflict(`Resource '${resource.name}' is not InService (status: ${resource.status})`);
+  }
+  const live = await describeEndpoint(resource).catch((err: unknown) => withStatus(err, 500));
+  if (live?.status !== 'InService') notInService(resource, live);
+}
+
+export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
+  const { user, conversationId, resourceId, mode } = request;
+  const content = checkMessage(request.message);
+  const started = new Date();
+  const turnTs = started.toISOString();
+  const turnId = randomUUID();
+  const continuing = mode === 'thread' && request.threadId !== undefined;
+  const threadId = mode === 'thread' ? (request.threadId ?? randomUUID()) : null;
+
+  // Round trip 2: everything the turn needs to know, read at once.
+  const keys = [conversationKey(conversationId), resourceKey(resourceId)];
+  if (continuing) keys.push(threadKey(conversationId, threadId as string));
+  const [items, recent] = await Promise.all([
+    getItems(keys),
+    continuing && config.chat.contextTurns > 0 ? recentThreadMessages(threadId as string, config.chat.contextTurns * 2) : [],
+    // Warms the price cache alongside, so pricing the turn later needs no round trip of its own.
+    storedPrices().catch(() => undefined),
+  ]);
+
+  const conversationItem = items(conversationKey(conversationId));
+  writableConversation(conversationItem ? conversationFromItem(conversationItem) : undefined, user);
+  const resourceItem = items(resourceKey(resourceId));
+  if (!resourceItem) throw new NotFound('Resource not found');
+  const resource = resourceFromItem(resourceItem);
+  // The thread key lies inside the conversation's partition: found means it belongs to it.
+  if (continuing && !items(threadKey(conversationId, threadId as string))) throw new NotFound('Thread not found');
+  await ensureInService(resource);
+
+  const { platform, target } = chatBinding(resource);
+  const usageModelId = resource.model_id || resource.endpoint_name;
+  const price = resource.type === 'dedicated' ? undefined : getTokenPrice(resource.type, resource.model_id);
+  price?.catch(() => undefined); // awaited below; never an unhandled rejection if the model fails first
+
+  const userMessage: StoredMessage = {
+    source: mode,
+    conversation_id: conversationId,
+    thread_id: threadId,
+    turn_id: turnId,
+    seq: 0,
+    turn_ts: turnTs,
+    role: 'user',
+    content,
+    timestamp: turnTs,
+    metadata: { username: user.username, resource_id: resource.id },
+    status: 'ok',
+    user_id: user.id,
+    resource_id: resource.id,
+  };
+
+  let reply: ChatReply;
+  try {
+    const history = mode === 'thread' ? buildContext(recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
+    reply = await platform.chat({
+      target,
+      system: systemPrompt(resource),
+      messages: [...history, { role: 'user', content }],
+      maxTokens: config.chat.maxOutputTokens,
+    });
+  } catch (err) {
+    await keepFailedMessage({ ...userMessage, status: 'failed' }, err);
+    if (resource.type === 'dedicated') {
+      // A dedicated endpoint may have left service since its status was stored: say so (409/404)
+      // rather than reporting a model failure.
+      const live = await describeEndpoint(resource).catch(() => 'unknown' as const);
+      if (live !== 'unknown' && live?.status !== 'InService') notInService(resource, live);
+    }
+    return withStatus(err, 500);
+  }
+
+  const answeredAt = new Date();
+  const tokensIn = Math.max(0, Math.round(reply.tokensIn));
+  const tokensOut = Math.max(0, Math.round(reply.tokensOut));
+  const latencyMs = Math.max(0, Math.round(reply.latencyMs));
+  const modelId = reply.modelId || usageModelId;
+  const assistantMessage: StoredMessage = {
+    ...userMessage,
+    seq: 1,
+    role: 'assistant',
+    content: reply.content,
+    timestamp: answeredAt.toISOString(),
+    metadata: { model_id: modelId, model_response_time: latencyMs / 1000, tokens_used: tokensIn + tokensOut, username: user.username },
+    tokens_in: tokensIn,
+    tokens_out: tokensOut,
+    tokens_total: tokensIn + tokensOut,
+    latency_ms: latencyMs,
+    model_id: modelId,
+  };
+  const delta: UsageDelta = {
+    requests: 1,
+    tokensIn,
+    tokensOut,
+    // Dedicated endpoints are paid by the hour (their status shows it), not per token.
+    costUsd: price ? tokenCost(await price, tokensIn, tokensOut) : 0,
+  };
+
+  // Round trip 3.
+  const items3: TransactItems = [messagePut(userMessage), messagePut(assistantMessage)];
+  if (threadId) {
+    items3.push(threadWrite({ conversationId, threadId, userId: user.id, resourceId, isNew: !continuing, at: assistantMessage.timestamp, addMessages: 2 }));
+  }
+  items3.push(
+    ...usageWrites([{ kind: 'user', id: user.id }, { kind: 'conversation', id: conversationId }, { kind: 'all' }], answeredAt, delta),
+    modelTotalsWrite(resource.type, usageModelId, delta, answeredAt),
+    resourceChatCountersWrite(resource.id, latencyMs),
+  );
+  await recordTurn(items3);
+  return { threadId, userMessage, assistantMessage, resource };
+}
+
+async function keepFailedMessage(message: StoredMessage, cause: unknown): Promise<void> {
+  logger.warn({ message: 'model call failed; keeping the user message as failed', reason: (cause as Error)?.message, turnId: message.turn_id });
+  try {
+    await putMessage(message);
+  } catch (err) {
+    // The model failure is what the caller hears about; losing this write is logged loudly.
+    logger.error({ message: 'could not keep the failed user message', error: err as Error, turnId: message.turn_id });
+  }
+}
+
+/**
+ * Runs the turn's transaction; by then the model has answered (and been paid for), so the turn is
+ * worth a few retries. The transaction is idempotent: item 0, the user message, is a conditional
+ * put of a fresh key, so if a retried attempt finds it already there, an earlier attempt whose
+ * answer was lost (a timeout, an outage error after the commit) did record the whole turn.
+ *
+ *   - TransactionConflict with other turns on the hot counters: retried inside transactWrite.
+ *   - The database briefly unavailable (ServiceUnavailable from the client): retried here, with
+ *     jitter, within a time budget well inside the function's timeout.
+ *   - The resource removed mid-turn (its counters' condition failed): recorded without them.
+ */
+async function recordTurn(items: TransactItems): Promise<void> {
+  const deadline = Date.now() + RECORD_RETRY_BUDGET_MS;
+  let pending = items;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await transactWrite(pending, TRANSACTION_ATTEMPTS);
+      return;
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      if (reasons?.[0] === 'ConditionalCheckFailed') return;
+      const failed = reasons?.filter((r) => r === 'ConditionalCheckFailed').length ?? 0;
+      if (pending === items && failed === 1 && reasons?.[items.length - 1] === 'ConditionalCheckFailed') {
+        pending = items.slice(0, -1);
+        continue;
+      }
+      if (!(err instanceof ServiceUnavailable) || Date.now() >= deadline) throw err;
+      logger.warn({ message: 'turn transaction failed; retrying', attempt });
+      await new Promise((r) => setTimeout(r, 50 + Math.random() * Math.min(2000, 100 * 2 ** attempt)));
+    }
+  }
+}

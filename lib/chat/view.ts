@@ -1,0 +1,36 @@
+import type { StoredMessage } from '../../tables/messages';
+
+/** A chat message as the API shows it (spec 2.4). */
+export interface ApiMessage {
+  role: 'user' | 'assistant';
+  content: string;
+  timestamp: string;
+  metadata: Record<string, unknown>;
+  tokens_in?: number;
+  tokens_out?: number;
+  tokens_total?: number;
+  latency_ms?: number;
+  model_id?: string;
+  /** Only on a user message whose model call failed. */
+  status?: 'failed';
+  /** Only in the conversation-wide listing: where the message lives. */
+  source?: 'thread' | 'legacy';
+  thread_id?: string | null;
+}
+
+export function toApiMessage(m: StoredMessage, options: { origin?: boolean } = {}): ApiMessage {
+  const out: ApiMessage = { role: m.role, content: m.content, timestamp: m.timestamp, metadata: m.metadata ?? {} };
+  if (m.role === 'assistant') {
+    out.tokens_in = m.tokens_in ?? 0;
+    out.tokens_out = m.tokens_out ?? 0;
+    out.tokens_total = m.tokens_total ?? out.tokens_in + out.tokens_out;
+    out.latency_ms = m.latency_ms ?? 0;
+    out.model_id = m.model_id ?? '';
+  }
+  if (m.status === 'failed') out.status = 'failed';
+  if (options.origin) {
+    out.source = m.source;
+    out.thread_id = m.thread_id;
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+import { jest } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { handler as postThread } from '../../functions/chat/thread-post';
+import { handler as getThread } from '../../functions/chat/thread-get';
+import { handler as usageCurrent } from '../../functions/usage/current';
+import { threadWrite } from '../../tables/conversations';
+import { transactWrite } from '../../tables/transactions';
+import { call, type Handler } from '../helpers/invoke';
+import { makeUser } from '../helpers/users';
+import { managedResource, newConversation } from './chat-fixtures';
+
+// DynamoDB Local and the emulator are shared by every file running in parallel; under load a turn can take seconds.
+jest.setTimeout(60_000);
+
+test('50 concurrent turns into one thread leave exactly 100 messages, in a total order, and 50 counted requests', async () => {
+  const owner = await makeUser('user');
+  const resource = await managedResource();
+  const conversationId = await newConversation(owner.token, resource);
+  // An empty thread to start from, so every message in it comes from the 50 concurrent turns.
+  const threadId = randomUUID();
+  await transactWrite([threadWrite({ conversationId, threadId, userId: owner.user.id, resourceId: resource.id, isNew: true, at: new Date().toISOString(), addMessages: 0 })]);
+
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) =>
+      call(postThread as Handler, { method: 'POST', token: owner.token, body: { message: `turn ${i}`, conversationId, resourceId: resource.id, threadId } }),
+    ),
+  );
+  expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
+
+  const thread = await call(getThread as Handler, { token: owner.token, query: { threadId, conversationId, limit: '1000' } });
+  const messages = thread.body.messages as { role: string; content: string; timestamp: string }[];
+  expect(messages).toHaveLength(100);
+  expect(thread.body.nextCursor).toBeNull();
+  // Every turn's user message is followed by its own reply, and every turn is there once.
+  for (let i = 0; i < 100; i += 2) {
+    expect(messages[i]?.role).toBe('user');
+    expect(messages[i + 1]?.role).toBe('assistant');
+    expect(messages[i + 1]?.content).toContain(`You said: "${messages[i]?.content}"`);
+  }
+  const userTexts = messages.filter((m) => m.role === 'user').map((m) => m.content);
+  expect(new Set(userTexts)).toEqual(new Set(Array.from({ length: 50 }, (_, i) => `turn ${i}`)));
+  const userTimes = messages.filter((m) => m.role === 'user').map((m) => m.timestamp);
+  expect([...userTimes].sort()).toEqual(userTimes);
+
+  const usage = await call(usageCurrent as Handler, { token: owner.token, query: { conversationId } });
+  expect(usage.body.mtd.requests).toBe(50);
+  expect(usage.body.last24h.requests).toBe(50);
+  const tokens = results.reduce((n, r) => n + r.body.messages[1].tokens_total, 0);
+  expect(usage.body.mtd.tokens_total).toBe(tokens);
+}, 180_000);
