@@ -1,4 +1,10 @@
-/** A small HTTP client for the e2e suites: every call goes over loopback to serverless-offline. */
+import { validateResponse } from './contract';
+
+/**
+ * A small HTTP client for the e2e suites: every call goes over loopback to serverless-offline, and
+ * every response is checked against the API contract (docs/openapi.yaml, see ./contract.ts): an
+ * undocumented status or a body that does not match its schema fails the calling test.
+ */
 export const BASE = () => process.env.E2E_BASE_URL as string;
 
 export interface HttpResult {
@@ -24,6 +30,8 @@ export async function http(method: string, path: string, options: { token?: stri
   } catch {
     // keep the text
   }
+  // CORS preflights are answered by API Gateway's CORS configuration, not by an operation.
+  if (method.toUpperCase() !== 'OPTIONS') validateResponse(method, path, res.status, parsed);
   return { status: res.status, headers: res.headers, body: parsed, raw };
 }
 

@@ -1,0 +1,196 @@
+/**
+ * Deployment hygiene, read from what would be deployed: `npx serverless package --stage prod` is run
+ * once, offline (no AWS credentials), and the generated CloudFormation template is checked.
+ *
+ * The packaging runs in a temporary copy of the service (sources copied, node_modules linked), so
+ * neither its `.esbuild` work folder nor a concurrent `serverless offline` or `package` in the
+ * checkout can disturb the other. Packaging bundles every function (esbuild, minified, source
+ * maps): about a minute on an idle machine, much longer on a loaded one (PACKAGE_TEST_TIMEOUT_MS).
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TIMEOUT_MS = Number(process.env.PACKAGE_TEST_TIMEOUT_MS ?? 300_000);
+
+/** Spec section 4: every path the spec names, as method and path (path parameters by their spec names). */
+const SPEC_ROUTES = [
+  'POST /api/auth/login',
+  'GET /api/auth/validate',
+  'POST /api/auth/logout',
+  'GET /api/auth/aws-credentials',
+  'GET /api/auth/nvidia-credentials',
+  'GET /api/models/managed',
+  'GET /api/models/dedicated',
+  'GET /api/models/hosted',
+  'GET /api/managed/model-info/{modelId}',
+  'GET /api/hosted/model-info/{modelId}',
+  'POST /api/deploy/managed',
+  'POST /api/deploy/dedicated',
+  'POST /api/deploy/hosted',
+  'GET /api/resources/{resourceId}/status',
+  'POST /api/resources/{resourceId}/control',
+  'POST /api/chat/thread',
+  'GET /api/chat/thread',
+  'POST /api/chat',
+  'GET /api/chat/legacy',
+  'GET /api/usage/current',
+  'POST /api/conversations',
+  'GET /api/conversations',
+  'GET /api/conversations/{id}/messages',
+  'POST /api/admin/sync-models',
+  'GET /api/pricing',
+  'POST /api/pricing',
+  'POST /api/pricing/update',
+];
+
+/**
+ * Specific actions that AWS only authorises on Resource '*' (they support no resource-level
+ * permissions); serverless.yml documents each where it grants it. Nothing else may be granted on '*'.
+ */
+const STAR_RESOURCE_EXCEPTIONS = new Set(['cloudwatch:GetMetricData', 'pricing:GetProducts', 'bedrock:ListFoundationModels', 'sagemaker:ListModelPackages']);
+
+type Json = any;
+const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+
+function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+let template: Json;
+let packagingFailure: string | undefined;
+const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
+
+beforeAll(async () => {
+  const service = join(workDir, 'service');
+  for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'lib', 'tables']) {
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true });
+  }
+  symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
+  const out = join(workDir, 'package');
+  // A clean environment: nothing of the test run's local settings (secrets included) reaches the template.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME ?? workDir,
+    TMPDIR: tmpdir(),
+    SLS_TELEMETRY_DISABLED: '1',
+    SLS_NOTIFICATIONS_MODE: 'off',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+  const { code, output } = await run('npx', ['serverless', 'package', '--stage', 'prod', '--package', out], service, env);
+  const file = join(out, 'cloudformation-template-update-stack.json');
+  if (code !== 0 || !existsSync(file)) {
+    packagingFailure = `npx serverless package --stage prod exited with ${code}:\n${output}`;
+    return;
+  }
+  template = JSON.parse(readFileSync(file, 'utf8'));
+}, TIMEOUT_MS);
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+function resources(type: string): [string, Json][] {
+  return Object.entries<Json>(template.Resources).filter(([, r]) => r.Type === type);
+}
+
+describe('the prod CloudFormation template (npx serverless package --stage prod)', () => {
+  test('is generated offline without AWS credentials', () => {
+    expect(packagingFailure).toBeUndefined();
+    expect(template.Resources).toBeDefined();
+  });
+
+  test('grants no wildcard action, and nothing on Resource * beyond the documented exceptions', () => {
+    expect(packagingFailure).toBeUndefined();
+    const wildcards: string[] = [];
+    const onStar: string[] = [];
+    for (const [name, role] of resources('AWS::IAM::Role')) {
+      for (const policy of asList<Json>(role.Properties.Policies)) {
+        for (const statement of asList<Json>(policy.PolicyDocument.Statement)) {
+          if (statement.Effect !== 'Allow') continue;
+          const actions = asList<string>(statement.Action ?? statement.NotAction);
+          const star = asList<unknown>(statement.Resource).some((r) => r === '*') || statement.NotResource !== undefined;
+          for (const action of actions) {
+            // '*', 'service:*' or any other pattern such as 'sagemaker:Describe*'.
+            if (statement.NotAction !== undefined || action.includes('*')) wildcards.push(`${name}: ${action}${star ? " on '*'" : ''}`);
+            else if (star && !STAR_RESOURCE_EXCEPTIONS.has(action)) onStar.push(`${name}: ${action} on '*'`);
+          }
+        }
+      }
+    }
+    expect(wildcards).toEqual([]);
+    expect(onStar).toEqual([]);
+  });
+
+  test('routes every spec path (section 4) to a Lambda function', () => {
+    expect(packagingFailure).toBeUndefined();
+    const integrations = new Map(resources('AWS::ApiGatewayV2::Integration'));
+    const functions = new Set(resources('AWS::Lambda::Function').map(([name]) => name));
+    const routed = new Map<string, string>();
+    for (const [, route] of resources('AWS::ApiGatewayV2::Route')) {
+      const key = String(route.Properties.RouteKey).replace(/\{([^}+]+)\+\}/g, '{$1}');
+      const integrationRef = JSON.stringify(route.Properties.Target).match(/"Ref":"([^"]+)"/)?.[1];
+      const integration = integrationRef ? integrations.get(integrationRef) : undefined;
+      const fn = integration?.Properties.IntegrationUri?.['Fn::GetAtt']?.[0];
+      if (fn && functions.has(fn)) routed.set(key, fn);
+    }
+    expect(SPEC_ROUTES.filter((r) => !routed.has(r))).toEqual([]);
+    // Unknown paths get the spec's error shape from a function, not API Gateway's own 404.
+    expect(routed.has('$default')).toBe(true);
+  });
+
+  test('keeps the table with point-in-time recovery and deletion protection in prod', () => {
+    expect(packagingFailure).toBeUndefined();
+    const tables = resources('AWS::DynamoDB::Table');
+    expect(tables).toHaveLength(1);
+    const [, table] = tables[0] as [string, Json];
+    expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
+    expect(table.Properties.DeletionProtectionEnabled).toBe(true);
+    expect(table.DeletionPolicy).toBe('Retain');
+  });
+
+  test('runs every function on nodejs22.x on arm64; a function granted anything beyond its logs has a role of its own', () => {
+    expect(packagingFailure).toBeUndefined();
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(SPEC_ROUTES.length);
+    const off = functions
+      .filter(([, f]) => f.Properties.Runtime !== 'nodejs22.x' || JSON.stringify(f.Properties.Architectures) !== '["arm64"]')
+      .map(([name, f]) => `${name}: ${f.Properties.Runtime} ${JSON.stringify(f.Properties.Architectures)}`);
+    expect(off).toEqual([]);
+    // Functions that call nothing (the $default 404, the OpenAPI document) share the provider's
+    // default role, which may only write their logs; every other function has its own role.
+    const users = new Map<string, string[]>();
+    for (const [name, f] of functions) {
+      const role = f.Properties.Role?.['Fn::GetAtt']?.[0] as string;
+      users.set(role, [...(users.get(role) ?? []), name]);
+    }
+    const sharedBeyondLogs: string[] = [];
+    for (const [role, names] of users) {
+      if (names.length < 2) continue;
+      const actions = asList<Json>(template.Resources[role]?.Properties.Policies).flatMap((p: Json) =>
+        asList<Json>(p.PolicyDocument.Statement).flatMap((st: Json) => asList<string>(st.Action)),
+      );
+      const beyondLogs = actions.filter((a: string) => !a.startsWith('logs:'));
+      if (beyondLogs.length > 0) sharedBeyondLogs.push(`${role} (${names.join(', ')}): ${beyondLogs.join(', ')}`);
+    }
+    expect(sharedBeyondLogs).toEqual([]);
+  });
+
+  test('retains every log group for a bounded time and puts no signing secret in any environment', () => {
+    expect(packagingFailure).toBeUndefined();
+    const unbounded = resources('AWS::Logs::LogGroup').filter(([, g]) => !(g.Properties.RetentionInDays > 0));
+    expect(unbounded.map(([name]) => name)).toEqual([]);
+    for (const [, f] of resources('AWS::Lambda::Function')) {
+      expect(f.Properties.Environment?.Variables?.JWT_SECRET ?? '').toBe('');
+    }
+  });
+});
