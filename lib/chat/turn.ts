@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../config';
 import { BadRequest, Conflict, NotFound, ServiceUnavailable } from '../http/errors';
-import { logger } from '../observability';
+import { MetricUnit, dimensionedMetric, logger } from '../observability';
 import { withStatus, type ChatReply, type EndpointDescription } from '../platforms/types';
 import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
 import { conversationFromItem, conversationKey, getItems, threadKey, threadWrite } from '../../tables/conversations';
@@ -190,6 +190,12 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     resourceChatCountersWrite(resource.id, latencyMs),
   );
   await recordTurn(items3);
+  // Counted once the turn is recorded, so the metrics agree with the usage figures.
+  const dimension = { platform: resource.type };
+  dimensionedMetric('ChatTurns', dimension, 1);
+  dimensionedMetric('TokensIn', dimension, tokensIn);
+  dimensionedMetric('TokensOut', dimension, tokensOut);
+  dimensionedMetric('ModelLatency', dimension, latencyMs, MetricUnit.Milliseconds);
   return { threadId, userMessage, assistantMessage, resource };
 }
 

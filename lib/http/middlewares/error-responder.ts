@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { logger } from '../../observability';
-import { HttpError } from '../errors';
+import { dimensionedMetric, logger } from '../../observability';
+import { HttpError, UpstreamError } from '../errors';
 import type { ApiEvent } from '../endpoint';
 
 /**
@@ -27,6 +27,8 @@ export function errorResponder(shape: ErrorShape): middy.MiddlewareObj<ApiEvent,
     onError: (request) => {
       const err = request.error;
       if (err instanceof HttpError) {
+        // Every request a platform failed, by platform, whichever adapter path it came through.
+        if (err instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: err.platform });
         if (err.statusCode >= 500) logger.error({ message: 'request failed', error: err.name, reason: err.message, details: err.details });
         request.response = respond(err.statusCode, errorBody(shape, err.message, err.details), err.headers);
         return;
