@@ -32,7 +32,19 @@ export async function http(method: string, path: string, options: { token?: stri
   }
   // CORS preflights are answered by API Gateway's CORS configuration, not by an operation.
   if (method.toUpperCase() !== 'OPTIONS') validateResponse(method, path, res.status, parsed);
+  assertNoSecrets(method, path, raw);
   return { status: res.status, headers: res.headers, body: parsed, raw };
+}
+
+const BCRYPT_HASH = /\$2[aby]\$\d\d\$/;
+
+/** No response anywhere may carry a password hash or an unmasked secret (issue 8): checked on every e2e response. */
+function assertNoSecrets(method: string, path: string, raw: string): void {
+  const secrets = [process.env.JWT_SECRET, process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY, process.env.SERVICE_CLOUD_ACCESS_KEY_ID, process.env.HOSTED_API_KEY, process.env.E2E_ADMIN_PASSWORD];
+  if (BCRYPT_HASH.test(raw)) throw new Error(`${method} ${path} returned a password hash`);
+  for (const secret of secrets) {
+    if (secret && raw.includes(secret)) throw new Error(`${method} ${path} returned an unmasked secret`);
+  }
 }
 
 export async function loginAsAdmin(): Promise<string> {

@@ -48,3 +48,39 @@ test('50 concurrent turns into one thread leave exactly 100 messages, in a total
   const tokens = results.reduce((n, r) => n + r.body.messages[1].tokens_total, 0);
   expect(usage.body.mtd.tokens_total).toBe(tokens);
 }, 180_000);
+
+test('200 concurrent turns across 10 threads: every thread complete, nothing lost or duplicated, usage exact', async () => {
+  const owner = await makeUser('user');
+  const resource = await managedResource();
+  const conversationId = await newConversation(owner.token, resource);
+  const threadIds = Array.from({ length: 10 }, () => randomUUID());
+  const at = new Date().toISOString();
+  for (const threadId of threadIds) {
+    await transactWrite([threadWrite({ conversationId, threadId, userId: owner.user.id, resourceId: resource.id, isNew: true, at, addMessages: 0 })]);
+  }
+
+  const results = await Promise.all(
+    Array.from({ length: 200 }, (_, i) =>
+      call(postThread as Handler, {
+        method: 'POST',
+        token: owner.token,
+        body: { message: `t${i % 10} turn ${i}`, conversationId, resourceId: resource.id, threadId: threadIds[i % 10] },
+      }),
+    ),
+  );
+  expect(results.filter((r) => r.status !== 200).map((r) => r.raw)).toEqual([]);
+
+  for (const [t, threadId] of threadIds.entries()) {
+    const thread = await call(getThread as Handler, { token: owner.token, query: { threadId, conversationId, limit: '1000' } });
+    const messages = thread.body.messages as { role: string; content: string }[];
+    expect(messages).toHaveLength(40);
+    const expected = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 10 === t).map((i) => `t${t} turn ${i}`);
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).toEqual(expected.sort());
+  }
+
+  const usage = await call(usageCurrent as Handler, { token: owner.token, query: { conversationId } });
+  expect(usage.body.mtd.requests).toBe(200);
+  const tokens = results.reduce((n, r) => n + r.body.messages[1].tokens_total, 0);
+  expect(usage.body.mtd.tokens_total).toBe(tokens);
+  expect(usage.body.last24h.tokens_total).toBe(tokens);
+}, 300_000);
