@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../lib/config';
 import { BadRequest, ServiceUnavailable } from '../lib/http/errors';
 import { logger } from '../lib/observability';
@@ -103,4 +103,26 @@ export function decodeCursor(
     Object.entries(fixed).every(([k, v]) => (key as Record<string, unknown>)[k] === v);
   if (!ok) throw new BadRequest('Invalid cursor', 'Pass the nextCursor value of the previous page unchanged');
   return key as Record<string, unknown>;
+}
+
+/**
+ * One page of a GSI1 partition, in sort-key order (`forward`) or newest first, with the opaque
+ * cursor of the next page: the list access pattern of users, conversations and messages alike.
+ */
+export async function queryIndexPage(
+  partition: string,
+  options: { forward: boolean; limit: number; cursor?: string },
+): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      IndexName: GSI1,
+      KeyConditionExpression: 'GSI1PK = :p',
+      ExpressionAttributeValues: { ':p': partition },
+      ScanIndexForward: options.forward,
+      Limit: options.limit,
+      ExclusiveStartKey: decodeCursor(options.cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: partition }),
+    }),
+  );
+  return { items: Items, nextCursor: encodeCursor(LastEvaluatedKey) };
 }

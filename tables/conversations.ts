@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { TransactItems } from './transactions';
-import { GSI1, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { TABLE, db, queryIndexPage } from './client';
 
 /**
  * Conversations and their threads (spec 2.7, 4.5).
@@ -85,19 +85,8 @@ export async function listConversationsOfUser(
   limit: number,
   cursor?: string,
 ): Promise<{ conversations: Conversation[]; nextCursor: string | null }> {
-  const partition = userConversationsPartition(userId);
-  const { Items = [], LastEvaluatedKey } = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :p',
-      ExpressionAttributeValues: { ':p': partition },
-      ScanIndexForward: false,
-      Limit: limit,
-      ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: partition }),
-    }),
-  );
-  return { conversations: Items.map(conversationFromItem), nextCursor: encodeCursor(LastEvaluatedKey) };
+  const { items, nextCursor } = await queryIndexPage(userConversationsPartition(userId), { forward: false, limit, cursor });
+  return { conversations: items.map(conversationFromItem), nextCursor };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItems } from './transactions';
-import { GSI1, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { GSI1, TABLE, db, decodeCursor, encodeCursor, queryIndexPage } from './client';
 
 /**
  * Chat messages (spec 2.4), thread and legacy.
@@ -150,17 +150,6 @@ export function listLegacyMessages(conversationId: string, limit: number, cursor
 
 /** Every message of a conversation, threads and legacy, oldest first (GSI1). */
 export async function listConversationMessages(conversationId: string, limit: number, cursor?: string): Promise<MessagePage> {
-  const partition = conversationMessagesPartition(conversationId);
-  const { Items = [], LastEvaluatedKey } = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :p',
-      ExpressionAttributeValues: { ':p': partition },
-      ScanIndexForward: true,
-      Limit: limit,
-      ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: partition }),
-    }),
-  );
-  return { messages: Items.map(messageFromItem), nextCursor: encodeCursor(LastEvaluatedKey) };
+  const { items, nextCursor } = await queryIndexPage(conversationMessagesPartition(conversationId), { forward: true, limit, cursor });
+  return { messages: items.map(messageFromItem), nextCursor };
 }

@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Conflict } from '../lib/http/errors';
-import { GSI1, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { TABLE, db, queryIndexPage } from './client';
 import { cancellationReasons } from './transactions';
 
 /**
@@ -135,18 +135,8 @@ export async function getUserByLogin(login: string): Promise<StoredUser | undefi
 }
 
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
-  const { Items = [], LastEvaluatedKey } = await db.send(
-    new QueryCommand({
-      TableName: TABLE,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :p',
-      ExpressionAttributeValues: { ':p': USERS_PARTITION },
-      ScanIndexForward: true,
-      Limit: limit,
-      ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: USERS_PARTITION }),
-    }),
-  );
-  return { users: Items.map((i) => publicUser(fromItem(i))), nextCursor: encodeCursor(LastEvaluatedKey) };
+  const { items, nextCursor } = await queryIndexPage(USERS_PARTITION, { forward: true, limit, cursor });
+  return { users: items.map((i) => publicUser(fromItem(i))), nextCursor };
 }
 
 export async function recordLogin(id: string, at: string): Promise<void> {
