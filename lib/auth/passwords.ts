@@ -7,10 +7,15 @@ export function hashPassword(password: string): Promise<string> {
 
 // A hash of a random string at the configured cost: an unknown user is compared against it, so a
 // login for a name that does not exist takes as long as a wrong password and timing reveals nothing.
-const dummyHash = bcrypt.hashSync(`no-such-user-${Math.random()}`, config.auth.bcryptCost);
+// Made on the first compare, not at import (it cost every user-management cold start ~85 ms), and
+// every compare waits for it, so the first login of a container is equally slow for known and
+// unknown names.
+let dummyHash: Promise<string> | undefined;
 
 /** bcrypt's compare is constant-time in the hash comparison; `undefined` compares against the dummy. */
 export async function verifyPassword(password: string, hash: string | undefined): Promise<boolean> {
-  const matches = await bcrypt.compare(password, hash ?? dummyHash);
+  dummyHash ??= bcrypt.hash(`no-such-user-${Math.random()}`, config.auth.bcryptCost);
+  const dummy = await dummyHash;
+  const matches = await bcrypt.compare(password, hash ?? dummy);
   return matches && hash !== undefined;
 }
