@@ -1,0 +1,222 @@
+/**
+ * Section 3, capacity per request. A middleware on the document client's stack sets
+ * ReturnConsumedCapacity: 'TOTAL' on every command (transactions and batches included) and sums what
+ * comes back; the same calls are also priced from item sizes by DynamoDB's rules, because DynamoDB
+ * Local does return ConsumedCapacity but does not charge transactions double (checked below).
+ *
+ * Rules used for the computed figures (DynamoDB developer guide, "capacity unit consumption"):
+ *   reads:  item size rounded up to 4 KB per item (GetItem, each key of a BatchGetItem; an absent key
+ *           still costs the minimum unit), Query: the summed size of the items read rounded up to 4 KB
+ *           once; strongly consistent 1 unit per 4 KB, eventually consistent (and every GSI query) 0.5.
+ *   writes: item size rounded up to 1 KB (for an update, the item as it is after the write), plus the
+ *           same again for each GSI the item is in (projection ALL); transactional writes 2× on the
+ *           table; a delete or condition check counts 1 unit (its item size is not seen).
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { fmtNum, itemSize, markdownTable, summarize, type CallRecord, type Row, type SectionResult } from './harness';
+import { expectOk, invoke, requests, service, sharedWorld, type HandlerName, type Service } from './service';
+
+const ENDPOINTS: [HandlerName, string, number?][] = [
+  ['validate', 'validate'],
+  ['listManaged', 'model list, managed, cached'],
+  ['resourceStatus', 'resource status, managed'],
+  ['threadPost', 'chat turn, thread, managed'],
+  ['usageCurrent', 'usage read, conversation'],
+  ['conversationsList', 'conversation list (page of 20)'],
+  ['login', 'login'],
+  ['deployManaged', 'deploy managed (real, dryRun false)'],
+  ['conversationsCreate', 'conversation create'],
+  ['threadGet', 'thread read (first page)'],
+];
+
+const GSIS = [
+  ['GSI1PK', 'GSI1SK'],
+  ['GSI2PK', 'GSI2SK'],
+] as const;
+
+const keyOf = (item: Record<string, unknown> | undefined) => `${String(item?.PK)}\u0000${String(item?.SK)}`;
+const readUnits = (bytes: number, strong: boolean) => Math.max(1, Math.ceil(bytes / 4096)) * (strong ? 1 : 0.5);
+const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+const gsiWriteUnits = (item: Record<string, unknown> | undefined, bytes: number) =>
+  GSIS.filter(([pk, sk]) => item?.[pk] !== undefined && item?.[sk] !== undefined).length * writeUnits(bytes);
+
+export interface Computed {
+  rcu: number;
+  wcu: number;
+  approximate: string[];
+}
+
+/** Prices recorded calls from item sizes; updated items are read back (unmetered) for their size. */
+export async function computeCapacity(svc: Service, records: CallRecord[]): Promise<Computed> {
+  const { db, TABLE } = svc.client;
+  const after = new Map<string, Record<string, unknown> | undefined>();
+  const updatedKeys: Record<string, unknown>[] = [];
+  for (const r of records) {
+    if (r.command === 'UpdateItemCommand') updatedKeys.push(r.input.Key);
+    if (r.command === 'TransactWriteItemsCommand') for (const t of r.input.TransactItems ?? []) if (t.Update) updatedKeys.push(t.Update.Key);
+  }
+  svc.meter.paused = true;
+  try {
+    for (const key of updatedKeys) {
+      if (after.has(keyOf(key))) continue;
+      const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }));
+      after.set(keyOf(key), Item);
+    }
+  } finally {
+    svc.meter.paused = false;
+  }
+  const out: Computed = { rcu: 0, wcu: 0, approximate: [] };
+  const put = (item: Record<string, unknown>, factor: number) => {
+    const size = itemSize(item);
+    out.wcu += writeUnits(size) * factor + gsiWriteUnits(item, size);
+  };
+  const update = (key: Record<string, unknown>, factor: number) => {
+    const item = after.get(keyOf(key));
+    if (!item) out.approximate.push('an updated item was gone when read back (counted 1 unit)');
+    const size = itemSize(item);
+    out.wcu += writeUnits(size) * factor + gsiWriteUnits(item, size);
+  };
+  for (const r of records) {
+    const i = r.input;
+    const o = r.output ?? {};
+    switch (r.command) {
+      case 'GetItemCommand':
+        out.rcu += readUnits(itemSize(o.Item), i.ConsistentRead === true);
+        break;
+      case 'BatchGetItemCommand':
+        for (const [table, req] of Object.entries(i.RequestItems ?? {}) as [string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }][]) {
+          const found = new Map(((o.Responses?.[table] ?? []) as Record<string, unknown>[]).map((item) => [keyOf(item), item]));
+          const unprocessed = new Set(((o.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]).map(keyOf));
+          for (const key of req.Keys) {
+            if (unprocessed.has(keyOf(key))) continue;
+            out.rcu += readUnits(itemSize(found.get(keyOf(key))), req.ConsistentRead === true);
+          }
+        }
+        break;
+      case 'QueryCommand': {
+        if (i.ProjectionExpression || i.FilterExpression) out.approximate.push('a Query with a projection or filter (priced from the items returned)');
+        const bytes = ((o.Items ?? []) as Record<string, unknown>[]).reduce((a, item) => a + itemSize(item), 0);
+        out.rcu += readUnits(bytes, !i.IndexName && i.ConsistentRead === true);
+        break;
+      }
+      case 'PutItemCommand':
+        put(i.Item, 1);
+        break;
+      case 'UpdateItemCommand':
+        update(i.Key, 1);
+        break;
+      case 'DeleteItemCommand':
+        out.wcu += 1;
+        out.approximate.push('a delete (counted 1 unit)');
+        break;
+      case 'BatchWriteItemCommand':
+        for (const reqs of Object.values(i.RequestItems ?? {}) as { PutRequest?: { Item: Record<string, unknown> } }[][]) {
+          for (const req of reqs) if (req.PutRequest) put(req.PutRequest.Item, 1);
+          else out.wcu += 1;
+        }
+        break;
+      case 'TransactWriteItemsCommand':
+        for (const t of i.TransactItems ?? []) {
+          if (t.Put) put(t.Put.Item, 2);
+          else if (t.Update) update(t.Update.Key, 2);
+          else out.wcu += 2;
+        }
+        break;
+      default:
+        out.approximate.push(`${r.command} not priced`);
+    }
+  }
+  return out;
+}
+
+interface EndpointCapacity {
+  label: string;
+  calls: number;
+  rounds: number;
+  reportedRcu: number;
+  reportedWcu: number;
+  rcu: number;
+  wcu: number;
+  commands: string;
+  approximate: string[];
+  missing: number;
+}
+
+export async function capacity(options: { repeats: number }): Promise<SectionResult> {
+  const svc = await service();
+  const world = await sharedWorld();
+  const req = requests(world);
+  const results: EndpointCapacity[] = [];
+  for (const [name, label] of ENDPOINTS) {
+    process.stderr.write(`  ${label}…\n`);
+    // One unmeasured call first (first-call caches), then `repeats` measured; the median is reported.
+    expectOk(label, await invoke(svc, name, req[name]()));
+    const per: EndpointCapacity[] = [];
+    for (let k = 0; k < options.repeats; k++) {
+      svc.meter.capacity = true;
+      svc.meter.record = true;
+      let snapshot;
+      try {
+        const { result, meter } = await svc.meter.measure(() => invoke(svc, name, req[name]()));
+        expectOk(label, result);
+        snapshot = meter;
+      } finally {
+        svc.meter.capacity = false;
+        svc.meter.record = false;
+      }
+      const computed = await computeCapacity(svc, snapshot.records);
+      const counts = new Map<string, number>();
+      for (const r of snapshot.records) counts.set(r.command.replace(/Command$/, ''), (counts.get(r.command.replace(/Command$/, '')) ?? 0) + 1);
+      per.push({
+        label,
+        calls: snapshot.calls,
+        rounds: snapshot.rounds,
+        reportedRcu: snapshot.reportedRcu,
+        reportedWcu: snapshot.reportedWcu,
+        rcu: computed.rcu,
+        wcu: computed.wcu,
+        commands: [...counts.entries()].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', '),
+        approximate: computed.approximate,
+        missing: snapshot.missingCapacity,
+      });
+    }
+    const med = (f: (e: EndpointCapacity) => number) => summarize(per.map(f)).median;
+    const last = per.at(-1) as EndpointCapacity;
+    results.push({
+      label,
+      calls: med((e) => e.calls),
+      rounds: med((e) => e.rounds),
+      reportedRcu: med((e) => e.reportedRcu),
+      reportedWcu: med((e) => e.reportedWcu),
+      rcu: med((e) => e.rcu),
+      wcu: med((e) => e.wcu),
+      commands: last.commands,
+      approximate: [...new Set(per.flatMap((e) => e.approximate))],
+      missing: per.reduce((a, e) => a + e.missing, 0),
+    });
+  }
+
+  const localReturns = results.some((r) => r.reportedRcu + r.reportedWcu > 0);
+  const missing = results.reduce((a, r) => a + r.missing, 0);
+  const rows: Row[] = results.map((r) => ({
+    section: '3 capacity',
+    measure: r.label,
+    value: `RCU ${fmtNum(r.rcu)}, WCU ${fmtNum(r.wcu)}, ${r.calls} calls / ${r.rounds} rounds (Local reports RCU ${fmtNum(r.reportedRcu)}, WCU ${fmtNum(r.reportedWcu)})`,
+    status: 'info',
+  }));
+  rows.push({
+    section: '3 capacity',
+    measure: 'DynamoDB Local returns ConsumedCapacity',
+    value: localReturns ? `yes${missing ? ` (missing on ${missing} calls)` : ''}, but not ×2 for transactions: RCU/WCU above are computed from item sizes` : 'no: RCU/WCU computed from item sizes',
+    status: 'info',
+  });
+  const markdown = [
+    `Every command gets \`ReturnConsumedCapacity: 'TOTAL'\` from a middleware on the document client's stack (TransactWriteItems and BatchGetItem included), which sums the ConsumedCapacity returned and counts the calls. DynamoDB Local ${localReturns ? 'does return ConsumedCapacity' : 'does not return ConsumedCapacity'}${localReturns ? ', but it does not apply the transactional 2× (a two-item TransactWriteItems of small items reports 2 units where DynamoDB charges 4) and charges nothing for absent BatchGetItem keys' : ''}; so the **RCU/WCU columns are computed from the item sizes** by DynamoDB's rules (4 KB read units, 1 KB write units, 0.5 for eventually consistent reads and GSI queries, 2× for transactional writes, per-item rounding for GetItem/BatchGetItem, one rounding for a Query, GSI writes for items in an index, an updated item priced at its size after the write, an absent key at the minimum unit), and the DynamoDB Local figures are shown beside them. Each figure is the median of ${options.repeats} calls after one unmeasured call; the chat turn continues a thread that already has history (its context query reads the newest 20 messages).`,
+    '',
+    markdownTable(
+      ['Endpoint', 'RCU', 'WCU', 'Calls', 'Round trips', 'Local RCU / WCU', 'Calls made'],
+      results.map((r) => [r.label, fmtNum(r.rcu), fmtNum(r.wcu), r.calls, r.rounds, `${fmtNum(r.reportedRcu)} / ${fmtNum(r.reportedWcu)}`, r.commands + (r.approximate.length ? ` (approx.: ${r.approximate.join('; ')})` : '')]),
+    ),
+  ].join('\n');
+  return { rows, markdown };
+}

@@ -1,0 +1,227 @@
+/**
+ * `npm run bench`: every section of issue 7, one table on stdout, the figures in docs/benchmarks.md.
+ *
+ *   npm run bench                                  all sections, full counts (load: 20 s per endpoint)
+ *   npm run bench -- --load-seconds 60             the issue's 60-second load run
+ *   npm run bench -- --only cold,warm,capacity,growth,login,load
+ *   npm run bench -- --quick                       smaller counts: a smoke run, not reference figures
+ *
+ * Everything runs on loopback: DynamoDB Local (in memory) and the emulator on free ports, started
+ * once for the in-process sections and reused by serverless-offline for the load section. Every
+ * child is stopped on every exit path (normal end, error, Ctrl-C, SIGTERM, the overall time limit).
+ * Progress goes to stderr; stdout carries only the table.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../local/runtime';
+import { cleanupAll, installExitHandlers, machine, markdownTable, renderTable, type Row, type SectionResult } from './harness';
+
+const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const TITLES: Record<Section, string> = {
+  cold: '1. Cold start',
+  warm: '2. Warm per-request time, in process',
+  capacity: '3. Capacity per request',
+  growth: '4. Growth',
+  login: '5. Login',
+  load: '6. Under load through serverless-offline',
+};
+
+interface Args {
+  only: Section[];
+  quick: boolean;
+  loadSeconds: number;
+  write: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { only: [...SECTIONS], quick: false, loadSeconds: 20, write: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] as string;
+    const value = () => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--quick') args.quick = true;
+    else if (a === '--no-write') args.write = false;
+    else if (a.startsWith('--only')) {
+      const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+      const unknown = list.filter((s) => !(SECTIONS as readonly string[]).includes(s));
+      if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+      args.only = SECTIONS.filter((s) => list.includes(s));
+    } else if (a.startsWith('--load-seconds')) {
+      const n = Number(value());
+      if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error('--load-seconds takes 1 to 600');
+      args.loadSeconds = n;
+    } else if (a === '--help' || a === '-h') {
+      console.log('npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load] [--load-seconds N] [--no-write]');
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  if (args.quick && !argv.some((a) => a.startsWith('--load-seconds'))) args.loadSeconds = 5;
+  return args;
+}
+
+async function runSection(section: Section, args: Args): Promise<SectionResult> {
+  const q = args.quick;
+  switch (section) {
+    case 'cold':
+      return (await import('./cold')).coldStart({ runs: q ? 3 : 10 });
+    case 'warm':
+      return (await import('./warm')).warm({ n: q ? 100 : 1000, chatN: q ? 50 : 1000, chatMinN: q ? 50 : 500, warmup: q ? 10 : 50, budgetMs: q ? 60_000 : 180_000 });
+    case 'capacity':
+      return (await import('./capacity')).capacity({ repeats: 3 });
+    case 'growth':
+      return (await import('./growth')).growth({ small: 100, large: q ? 2000 : 10_000, n: q ? 30 : 200, warmup: q ? 5 : 20 });
+    case 'login':
+      return (await import('./login')).login({ n: q ? 20 : 200, warmup: q ? 2 : 5, validateN: q ? 100 : 1000 });
+    case 'load':
+      return (await import('./load')).load({ quick: q, seconds: args.loadSeconds, warmupRequests: q ? 64 : 96, connections: 32 });
+  }
+}
+
+// ------------------------------------------------------------------------------------ docs
+
+const DOC = join(ROOT, 'docs', 'benchmarks.md');
+const begin = (s: string) => `<!-- bench:${s}:begin -->`;
+const end = (s: string) => `<!-- bench:${s}:end -->`;
+
+function skeleton(): string {
+  return [
+    '# Benchmarks',
+    '',
+    'Figures from `npm run bench` (bench/run.ts, issue 7). The sections between the `bench:` markers are',
+    'rewritten by each run that includes them, each stamped with its date, mode and machine; text outside',
+    'the markers is kept. Benchmarks are programs, not tests: they never gate CI. The chat benchmark of',
+    'issue 5 (formerly bench/chat-turn.ts) is part of this harness: chat turns in section 2, usage read at',
+    '100 vs 10,000 messages in section 4.',
+    '',
+    '```',
+    'npm run bench                          # every section, full counts; load runs 20 s per endpoint',
+    'npm run bench -- --load-seconds 60     # the issue\'s 60-second load run',
+    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load',
+    'npm run bench -- --quick               # smoke run with small counts (figures not for reference)',
+    '```',
+    '',
+    '## Targets at a glance',
+    '',
+    begin('summary'),
+    end('summary'),
+    '',
+    ...SECTIONS.flatMap((s) => [`## ${TITLES[s]}`, '', begin(s), '_Not run yet._', end(s), '']),
+  ].join('\n');
+}
+
+function replaceBlock(doc: string, section: string, content: string): string {
+  const b = begin(section);
+  const e = end(section);
+  const i = doc.indexOf(b);
+  const j = doc.indexOf(e);
+  if (i < 0 || j < i) return `${doc.trimEnd()}\n\n${b}\n${content}\n${e}\n`;
+  return `${doc.slice(0, i + b.length)}\n${content}\n${doc.slice(j)}`;
+}
+
+function block(doc: string, section: string): string | undefined {
+  const i = doc.indexOf(begin(section));
+  const j = doc.indexOf(end(section));
+  return i < 0 || j < i ? undefined : doc.slice(i + begin(section).length, j);
+}
+
+// Each section block carries its rows as JSON in a comment, so the summary can be rebuilt from every
+// section's latest run even when this run did only some of them.
+const ROWS = /<!-- rows (.*?) -->/s;
+const RUN = /<!-- run (.*?) -->/;
+
+function writeDoc(results: Partial<Record<Section, SectionResult>>, errors: Partial<Record<Section, string>>, rowsBySection: Partial<Record<Section, Row[]>>, args: Args): void {
+  const m = machine();
+  const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+  const mode = args.quick ? 'quick' : 'full';
+  const stamp = `_Run ${when}, ${args.quick ? '**quick (smoke) mode: small counts, not reference figures**' : 'full mode'}; ${m.cpu} × ${m.cores}, ${m.memory} RAM, Node ${m.node}, ${m.os}._`;
+  let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : skeleton();
+  for (const s of args.only) {
+    const body = results[s]?.markdown ?? `**The section failed:** \`${(errors[s] ?? 'unknown error').replace(/`/g, "'")}\``;
+    const rows = (rowsBySection[s] ?? []).map((r) => ({ ...r, value: r.value.replace(/-->/g, '->') }));
+    doc = replaceBlock(doc, s, `<!-- run ${when} ${mode} -->\n<!-- rows ${JSON.stringify(rows)} -->\n${stamp}\n\n${body}`);
+  }
+  const summaryRows: (string | number)[][] = [];
+  for (const s of SECTIONS) {
+    const content = block(doc, s);
+    if (!content) continue;
+    let rows: Row[] = [];
+    try {
+      rows = JSON.parse(ROWS.exec(content)?.[1] ?? '[]') as Row[];
+    } catch {
+      rows = [];
+    }
+    const run = RUN.exec(content)?.[1] ?? '';
+    for (const r of rows) {
+      if (r.detail || (r.status !== 'met' && r.status !== 'not met')) continue;
+      summaryRows.push([r.section, r.measure, r.value, r.target ?? '', r.status === 'met' ? 'yes' : '**no**', run]);
+    }
+  }
+  const summary = summaryRows.length
+    ? markdownTable(['Section', 'Measure', 'Value', 'Target', 'Met', 'Run'], summaryRows)
+    : '_No targets measured yet._';
+  doc = replaceBlock(doc, 'summary', `Every row with a target, from each section's latest run (the "Run" column: date and mode; quick runs are smoke runs).\n\n${summary}`);
+  writeFileSync(DOC, doc);
+}
+
+// ------------------------------------------------------------------------------------ main
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  // Generous but bounded: the slowest parts are the cold-start imports and serverless-offline's start.
+  const limitMs = (args.quick ? 20 : 60) * 60_000 + args.loadSeconds * 4 * 1000;
+  installExitHandlers(limitMs);
+  const m = machine();
+  process.stderr.write(`bench: ${args.only.join(', ')}${args.quick ? ' (quick)' : ''} on ${m.cpu} × ${m.cores}, ${m.memory}, Node ${m.node}\n`);
+
+  const results: Partial<Record<Section, SectionResult>> = {};
+  const errors: Partial<Record<Section, string>> = {};
+  const rows: Row[] = [];
+  const rowsBySection: Partial<Record<Section, Row[]>> = {};
+  try {
+    if (args.only.some((s) => s !== 'cold')) {
+      process.stderr.write('starting DynamoDB Local and the emulator…\n');
+      await (await import('./harness')).startLocalRuntime();
+    }
+    for (const section of args.only) {
+      const started = performance.now();
+      process.stderr.write(`\n[${TITLES[section]}]\n`);
+      try {
+        const result = await runSection(section, args);
+        results[section] = result;
+        rowsBySection[section] = result.rows;
+        rows.push(...result.rows);
+      } catch (err) {
+        const message = (err as Error).message ?? String(err);
+        errors[section] = message;
+        const failed: Row = { section: TITLES[section].replace(/^(\d)\. .*/, '$1 ') + section, measure: 'FAILED', value: message.split('\n')[0]!.slice(0, 160), status: 'not met' };
+        rowsBySection[section] = [failed];
+        rows.push(failed);
+        console.error(err);
+      }
+      process.stderr.write(`  (${((performance.now() - started) / 1000).toFixed(0)} s)\n`);
+    }
+  } finally {
+    await cleanupAll();
+  }
+
+  console.log(`\n${renderTable(rows)}\n`);
+  if (args.write) {
+    writeDoc(results, errors, rowsBySection, args);
+    process.stderr.write(`figures written to ${DOC}\n`);
+  }
+  return Object.keys(errors).length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    console.error(err);
+    await cleanupAll();
+    process.exit(1);
+  },
+);
