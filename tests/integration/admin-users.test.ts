@@ -1,3 +1,4 @@
+import { SignJWT } from 'jose';
 import { handler as createUser } from '../../functions/admin/create-user';
 import { handler as listUsers } from '../../functions/admin/list-users';
 import { handler as getUser } from '../../functions/admin/get-user';
@@ -220,5 +221,22 @@ describe('query conversion', () => {
     const res = await call(listUsers as Handler, { token, query: { limit } });
     expect(res.status).toBe(400);
     expect(res.body.error).toContain("'limit'");
+  });
+});
+
+describe('tokens re-signed with changed claims', () => {
+  const resign = (claims: Record<string, unknown>) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('24h').sign(new TextEncoder().encode(process.env.JWT_SECRET));
+
+  test('a validly signed token claiming super_admin for a user grants nothing: the stored role decides', async () => {
+    const { user } = await makeUser('user');
+    const forged = await resign({ userId: user.id, username: user.username, role: 'super_admin' });
+    expect((await call(awsCredentials as Handler, { token: forged })).status).toBe(403);
+    expect((await call(listUsers as Handler, { token: forged })).status).toBe(403);
+  });
+
+  test('a validly signed token naming a user id that does not exist is 401', async () => {
+    const forged = await resign({ userId: '11111111-2222-4333-8444-555555555555', username: 'ghost', role: 'super_admin' });
+    expect((await call(awsCredentials as Handler, { token: forged })).status).toBe(401);
   });
 });
