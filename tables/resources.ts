@@ -79,7 +79,8 @@ const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${
 const ALL_PARTITION = 'RESOURCES';
 const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
-const FIELDS = [
+/** Spec 2.3's fields, in its order: what every response shows of a resource. */
+const SPEC_FIELDS = [
   'id',
   'name',
   'type',
@@ -90,12 +91,12 @@ const FIELDS = [
   'instance_type',
   'instance_count',
   'model_name',
-  'model_id',
-  'endpoint_name',
-  'created_by',
   'created_at',
   'last_updated',
 ] as const;
+
+/** The spec's fields plus what chat needs to reach the model and who created the resource. */
+const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by'] as const;
 
 const TRACKED_FIELDS = [
   ...FIELDS,
@@ -121,21 +122,6 @@ export function trackedFromItem(item: Record<string, unknown>): TrackedResource 
   return tracked;
 }
 
-/** Spec 2.3's fields, in its order: what every response shows of a resource. */
-const SPEC_FIELDS = [
-  'id',
-  'name',
-  'type',
-  'status',
-  'health',
-  'endpoint_url',
-  'region',
-  'instance_type',
-  'instance_count',
-  'model_name',
-  'created_at',
-  'last_updated',
-] as const;
 
 export type PublicResource = Pick<Resource, (typeof SPEC_FIELDS)[number]>;
 
