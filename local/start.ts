@@ -12,8 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ROOT, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
+import { ROOT, emulatedServiceEnv, localDynamoClient, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
 import { ensureTable } from '../tables/definition';
 
 const DATA = join(ROOT, '.data');
@@ -81,26 +80,21 @@ async function main() {
     });
     children.push({ stop: () => emulator.close() });
 
+    // Anything set in the environment (a real hosted key, other VPC ids) wins over the emulated wiring.
+    const emulated = emulatedServiceEnv({ dynamoEndpoint: dynamo.endpoint, emulatorUrl: emulator.url, tag: 'local', hostedApiKey: 'local-hosted-key' });
     const env: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      SERVICE_CLOUD_ENDPOINT: emulator.url,
+      EMULATOR_URL: emulator.url,
       STAGE: 'local',
       TABLE_NAME: TABLE,
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
-      AWS_REGION: 'us-east-1',
       JWT_SECRET: jwtSecret,
       POWERTOOLS_DEV: 'true',
-      SERVICE_CLOUD_ENDPOINT: emulator.url,
-      SERVICE_CLOUD_ACCESS_KEY_ID: process.env.SERVICE_CLOUD_ACCESS_KEY_ID ?? 'AKIALOCALEMULATOR0001',
-      SERVICE_CLOUD_SECRET_ACCESS_KEY: process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY ?? 'local-emulator-secret-access-key-0001',
-      DEDICATED_EXECUTION_ROLE_ARN: process.env.DEDICATED_EXECUTION_ROLE_ARN ?? 'arn:aws:iam::123456789012:role/model-ops-local-sagemaker',
-      DEDICATED_SUBNET_IDS: process.env.DEDICATED_SUBNET_IDS ?? 'subnet-0local0000000001,subnet-0local0000000002',
-      DEDICATED_SECURITY_GROUP_IDS: process.env.DEDICATED_SECURITY_GROUP_IDS ?? 'sg-0local000000000001',
-      HOSTED_API_KEY: process.env.HOSTED_API_KEY ?? 'local-hosted-key',
-      HOSTED_BASE_URL: process.env.HOSTED_BASE_URL ?? `${emulator.url}/v1`,
     };
     Object.assign(process.env, env);
 
-    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    const table = await ensureTable(client, TABLE);
+    const table = await ensureTable(localDynamoClient(dynamo.endpoint), TABLE);
     console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}`);
 
     const { seedSuperAdmin } = await import('./seed');

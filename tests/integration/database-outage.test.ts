@@ -7,8 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { freePort, startDynamo, type Dynamo } from '../../local/runtime';
+import { freePort, localDynamoClient, startDynamo, type Dynamo } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { call, type Handler } from '../helpers/invoke';
 
@@ -19,7 +18,7 @@ const dbPath = mkdtempSync(join(tmpdir(), 'outage-'));
 beforeAll(async () => {
   port = await freePort();
   dynamo = await startDynamo({ port, dbPath });
-  const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'l', secretAccessKey: 'l' } });
+  const client = localDynamoClient(dynamo.endpoint);
   await ensureTable(client, process.env.TABLE_NAME as string);
   client.destroy();
   // Modules read the endpoint at import: point them at this file's DynamoDB first.

@@ -9,7 +9,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { localDynamoClient } from '../../local/runtime';
 import type { CallOptions, CallResult, Handler } from '../helpers/invoke';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -479,11 +480,7 @@ export function errorProblems(res: CallResult): string[] {
 
 let client: DynamoDBClient | undefined;
 export async function tableItems(): Promise<string[]> {
-  client ??= new DynamoDBClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  client ??= localDynamoClient(process.env.DYNAMODB_ENDPOINT as string);
   const keys: string[] = [];
   let start: Record<string, any> | undefined;
   do {

@@ -1,11 +1,8 @@
-import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { localDynamoClient } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 
-const client = new DynamoDBClient({
-  endpoint: process.env.DYNAMODB_ENDPOINT,
-  region: 'us-east-1',
-  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-});
+const client = localDynamoClient(process.env.DYNAMODB_ENDPOINT as string);
 
 beforeAll(async () => {
   await ensureTable(client, process.env.TABLE_NAME as string);

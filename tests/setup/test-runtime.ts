@@ -5,8 +5,7 @@
  * `READY {json}` line and runs until its stdin closes or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { freePort, startDynamo, startOffline, type Offline } from '../../local/runtime';
+import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 
@@ -32,29 +31,18 @@ async function main() {
   stops.push(() => emulator.close());
 
   const env: Record<string, string> = {
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    AWS_REGION: 'us-east-1',
+    ...emulatedServiceEnv({ dynamoEndpoint: dynamo.endpoint, emulatorUrl: emulator.url, tag: 'test', hostedApiKey: 'test-hosted-key' }),
     JWT_SECRET: randomBytes(48).toString('hex'),
-    SERVICE_CLOUD_ENDPOINT: emulator.url,
-    SERVICE_CLOUD_REGION: 'us-east-1',
-    SERVICE_CLOUD_ACCESS_KEY_ID: 'AKIATESTEMULATOR0001',
-    SERVICE_CLOUD_SECRET_ACCESS_KEY: 'test-emulator-secret-access-key-0001',
-    DEDICATED_EXECUTION_ROLE_ARN: 'arn:aws:iam::123456789012:role/model-ops-test-sagemaker',
-    DEDICATED_SUBNET_IDS: 'subnet-0test00000000001,subnet-0test00000000002',
-    DEDICATED_SECURITY_GROUP_IDS: 'sg-0test000000000001',
-    HOSTED_API_KEY: 'test-hosted-key',
-    HOSTED_BASE_URL: `${emulator.url}/v1`,
-    EMULATOR_URL: emulator.url,
     UPSTREAM_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'SILENT',
-  POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'true',
   };
+
 
   let offline: Offline | undefined;
   if (withOffline) {
     const table = 'model-ops-e2e';
-    const client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    await ensureTable(client, table);
+    await ensureTable(localDynamoClient(dynamo.endpoint), table);
     const adminPassword = randomBytes(12).toString('base64url');
     Object.assign(process.env, env, { TABLE_NAME: table, ADMIN_USERNAME: 'e2e-admin', ADMIN_EMAIL: 'e2e-admin@example.com', ADMIN_PASSWORD: adminPassword, BCRYPT_COST: '10' });
     const { seedSuperAdmin } = await import('../../local/seed');
