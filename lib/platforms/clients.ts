@@ -38,14 +38,15 @@ export function resolveAwsOptions(overrides: Partial<AwsPlatformOptions> = {}): 
   return { ...awsOptionsFromConfig(), ...overrides };
 }
 
+/** What every platform client takes alike; only the request handler differs by HTTP version. */
+function baseClientConfig(o: AwsPlatformOptions) {
+  return { region: o.region, endpoint: o.endpoint, credentials: o.credentials, maxAttempts: o.maxAttempts, retryMode: 'standard' };
+}
+
 /** Constructor input for an SDK client that speaks HTTP/1.1 (all of them except the Bedrock runtime). */
 export function http1ClientConfig(o: AwsPlatformOptions) {
   return {
-    region: o.region,
-    endpoint: o.endpoint,
-    credentials: o.credentials,
-    maxAttempts: o.maxAttempts,
-    retryMode: 'standard',
+    ...baseClientConfig(o),
     requestHandler: {
       // Connecting gets at most 3 s of the budget: a host that does not accept is not going to.
       connectionTimeout: Math.min(o.timeoutMs, 3000),
@@ -58,11 +59,7 @@ export function http1ClientConfig(o: AwsPlatformOptions) {
 /** Constructor input for the Bedrock runtime client, whose default handler is HTTP/2. */
 export function http2ClientConfig(o: AwsPlatformOptions) {
   return {
-    region: o.region,
-    endpoint: o.endpoint,
-    credentials: o.credentials,
-    maxAttempts: o.maxAttempts,
-    retryMode: 'standard',
+    ...baseClientConfig(o),
     // One stream per session, as the SDK's own default for this client; requestTimeout fails a
     // stream that has been idle that long.
     requestHandler: { requestTimeout: o.timeoutMs, disableConcurrentStreams: true },

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { InvalidToken, verifyToken } from '../../auth/tokens';
-import { getUserById, type Role } from '../../../tables/users';
+import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../errors';
 import type { ApiEvent } from '../endpoint';
 
@@ -43,8 +43,7 @@ export function authenticate(level: AuthLevel, validateStyle: boolean): middy.Mi
       if (!user) throw refuse('Invalid or expired token');
       if (!user.is_active) throw refuse('Account is deactivated');
       // Known before the role check, so that a refused attempt is still attributed (audit log).
-      const { password_hash: _omit, ...publicFields } = user;
-      event.user = publicFields;
+      event.user = publicUser(user);
       if (!ALLOWED[level].includes(user.role)) {
         throw new Forbidden(level === 'super_admin' ? 'Super admin privileges required' : 'Admin privileges required');
       }
