@@ -1,4 +1,5 @@
-import { chatPlatform, dedicated, systemPromptFor } from '../platforms/index';
+import { dedicated } from '../platforms/dedicated';
+import { chatPlatform, systemPromptFor } from '../platforms/index';
 import type { ChatCapable, EndpointDescription } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 

@@ -5,13 +5,14 @@ import { dedicated } from '../platforms/dedicated';
 import type { DedicatedDeploySpec, DedicatedModelEntry } from '../platforms/types';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';
 import { healthOf, specStatus } from '../resources/lifecycle';
+import { syncDedicated } from '../resources/sync';
 import { patchResource, removeResource, type TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import type { DeployDedicatedBody } from '../../functions/deploy/schemas';
 import { DRY_RUN_NOTE, newResource } from './common';
 import { hourlyEstimate } from './estimate';
 import { checkEndpointName } from './names';
-import { registerResource } from './register';
+import { registerResource, type HolderGone } from './register';
 
 interface Checked {
   spec: DedicatedDeploySpec;
@@ -147,7 +148,7 @@ export async function deployDedicated(input: DeployDedicatedBody, user: User, no
     user,
     now,
   );
-  await registerResource(resource);
+  await registerResource(resource, endpointGone);
 
   let arn: string;
   try {
@@ -178,6 +179,17 @@ export async function deployDedicated(input: DeployDedicatedBody, user: User, no
     region: resource.region,
   };
 }
+
+/**
+ * A dedicated name stands while its endpoint exists: one DescribeEndpoint, only when the name is held.
+ * A `deleted` holder has already left tracking; a vanished endpoint's marker record gives way.
+ */
+const endpointGone: HolderGone = async (holder) => {
+  const synced = await syncDedicated(holder);
+  if (synced.kind !== 'gone') return false;
+  if (synced.reason === 'vanished') await removeResource(holder);
+  return true;
+};
 
 async function deployFailed(resource: TrackedResource, err: unknown): Promise<never> {
   const name = resource.endpoint_name;

@@ -1,5 +1,14 @@
-import { getNameHolder, getTrackedResource, insertResource, NameTaken, releaseOrphanName, removeResource, type TrackedResource } from '../../tables/resources';
-import { syncDedicated } from '../resources/sync';
+import { getNameHolder, getTrackedResource, insertResource, NameTaken, releaseOrphanName, type TrackedResource } from '../../tables/resources';
+
+/**
+ * Whether the resource holding a name no longer stands for a live one, so that its name may be
+ * reclaimed (dedicated: its endpoint is gone; lib/deploy/dedicated.ts). Managed and hosted names
+ * stand until their resource is deleted, so their deploys pass none. Kept out of this module so that
+ * the managed and hosted deploys do not bundle the SageMaker client.
+ */
+export type HolderGone = (holder: TrackedResource) => Promise<boolean>;
+
+const namesStand: HolderGone = async () => false;
 
 /**
  * Registers a new resource under its name (one transaction with the name guard, see
@@ -9,10 +18,10 @@ import { syncDedicated } from '../resources/sync';
  * dedicated endpoint has finished deleting or was deleted behind the service's back, no longer stands
  * for a live endpoint, so it is released and the registration tried again.
  */
-export async function registerResource(resource: TrackedResource): Promise<void> {
+export async function registerResource(resource: TrackedResource, holderGone: HolderGone = namesStand): Promise<void> {
   // A cheap read first: a name that is plainly taken is refused without a transaction, which keeps a
   // burst of deploys of one name from queueing on the guard item. The transaction stays the guarantee.
-  if ((await getNameHolder(resource.type, resource.name)) && !(await reclaimName(resource))) {
+  if ((await getNameHolder(resource.type, resource.name)) && !(await reclaimName(resource, holderGone))) {
     throw new NameTaken(resource.type, resource.name);
   }
   try {
@@ -22,12 +31,12 @@ export async function registerResource(resource: TrackedResource): Promise<void>
     // A transaction that timed out on the client may have been applied all the same, and the SDK's
     // retry then finds the name taken - by this very resource.
     if ((await getNameHolder(resource.type, resource.name)) === resource.id) return;
-    if (!(await reclaimName(resource))) throw err;
+    if (!(await reclaimName(resource, holderGone))) throw err;
     await insertResource(resource);
   }
 }
 
-async function reclaimName(resource: TrackedResource): Promise<boolean> {
+async function reclaimName(resource: TrackedResource, holderGone: HolderGone): Promise<boolean> {
   const holderId = await getNameHolder(resource.type, resource.name);
   if (!holderId) return true;
   const holder = await getTrackedResource(holderId);
@@ -35,12 +44,5 @@ async function reclaimName(resource: TrackedResource): Promise<boolean> {
     await releaseOrphanName(resource.type, resource.name, holderId);
     return true;
   }
-  // Managed and hosted names stand until their resource is deleted; a dedicated name stands while
-  // its endpoint exists (one DescribeEndpoint, only on a conflict).
-  if (holder.type !== 'dedicated') return false;
-  const synced = await syncDedicated(holder);
-  if (synced.kind !== 'gone') return false;
-  // `deleted` has already left tracking; a vanished endpoint's marker record gives way to the new one.
-  if (synced.reason === 'vanished') await removeResource(holder);
-  return true;
+  return holderGone(holder);
 }

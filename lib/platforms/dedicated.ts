@@ -1,14 +1,14 @@
 /**
- * The dedicated platform: Amazon SageMaker (catalogue: the public model hub and the account's model
- * registry; deployment: model, endpoint configuration, endpoint), SageMaker runtime (chat) and
- * CloudWatch (endpoint metrics).
+ * The dedicated platform's control side: Amazon SageMaker (catalogue: the public model hub and the
+ * account's model registry; deployment: model, endpoint configuration, endpoint; endpoint state).
+ * Chat (SageMaker runtime) is dedicated-chat.ts and metrics (CloudWatch) dedicated-metrics.ts, so
+ * that this module bundles the SageMaker client alone.
  *
  * Resources this service creates are named `<endpointName>-<6 hex>` (model and endpoint
  * configuration alike: they are different resource types) and tagged `managed-by: model-ops`, so an
  * operator can tell them apart from anything else in the account.
  */
 import { randomBytes } from 'node:crypto';
-import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
 import {
   CreateEndpointCommand,
   CreateEndpointConfigCommand,
@@ -32,26 +32,22 @@ import {
   type ModelPackageSummary,
   type Tag,
 } from '@aws-sdk/client-sagemaker';
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { BadRequest, UpstreamError } from '../http/errors';
 import { logger } from '../observability';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable } from './errors';
-import type {
-  ChatReply,
-  ChatRequest,
-  DedicatedDeploySpec,
-  DedicatedModelEntry,
-  DedicatedPlatform,
-  DedicatedSource,
-  EndpointDescription,
-  EndpointMetrics,
-  EndpointStatus,
+import {
+  VARIANT_NAME,
+  type DedicatedDeploySpec,
+  type DedicatedModelEntry,
+  type DedicatedPlatform,
+  type DedicatedSource,
+  type EndpointDescription,
+  type EndpointStatus,
 } from './types';
 
 const PLATFORM = 'dedicated' as const;
 export const PUBLIC_HUB = 'SageMakerPublicHub';
-export const VARIANT_NAME = 'AllTraffic';
 export const MANAGED_BY_TAG: Tag = { Key: 'managed-by', Value: 'model-ops' };
 /** Describe calls run this many at a time: enough to be quick, few enough not to be throttled. */
 const DESCRIBE_CONCURRENCY = 6;
@@ -191,25 +187,6 @@ function description(out: DescribeEndpointCommandOutput, instanceType?: string, 
   };
 }
 
-/** Mean of a result's values, or the sum; 0 when CloudWatch has no datapoints. */
-function aggregate(result: MetricDataResult | undefined, how: 'sum' | 'mean'): number {
-  const values = (result?.Values ?? []).filter((v) => Number.isFinite(v));
-  if (values.length === 0) return 0;
-  const sum = values.reduce((a, b) => a + b, 0);
-  return how === 'sum' ? sum : sum / values.length;
-}
-
-const round2 = (n: number) => Math.round(n * 100) / 100;
-
-/** Whatever the container answered: the OpenAI chat shape (TGI Messages API, LMI) or TGI's native one. */
-interface InvocationAnswer {
-  model?: unknown;
-  choices?: { message?: { content?: unknown } }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-}
-
-const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
-
 // ---------------------------------------------------------------------------------------------
 // The adapter
 // ---------------------------------------------------------------------------------------------
@@ -217,17 +194,12 @@ const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4))
 export class SageMakerDedicatedPlatform implements DedicatedPlatform {
   readonly region: string;
   private readonly sagemaker: SageMakerClient;
-  private readonly runtime: SageMakerRuntimeClient;
-  private readonly cloudwatch: CloudWatchClient;
   private readonly runtimeBase: string;
   private readonly variants = new Map<string, Promise<{ instanceType?: string; instanceCount?: number }>>();
 
   constructor(options: AwsPlatformOptions) {
     this.region = options.region;
-    const clientConfig = http1ClientConfig(options);
-    this.sagemaker = new SageMakerClient(clientConfig);
-    this.runtime = new SageMakerRuntimeClient(clientConfig);
-    this.cloudwatch = new CloudWatchClient(clientConfig);
+    this.sagemaker = new SageMakerClient(http1ClientConfig(options));
     this.runtimeBase = options.endpoint ?? `https://runtime.sagemaker.${options.region}.amazonaws.com`;
   }
 
@@ -559,118 +531,12 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     }
   }
 
-  // ------------------------------------------------------------------------------- metrics
-
-  async metrics(endpointName: string, windowMinutes = 15): Promise<EndpointMetrics> {
-    const minutes = Math.max(1, Math.floor(windowMinutes));
-    const end = new Date();
-    const start = new Date(end.getTime() - minutes * 60_000);
-    const endpointDims = [{ Name: 'EndpointName', Value: endpointName }];
-    const variantDims = [...endpointDims, { Name: 'VariantName', Value: VARIANT_NAME }];
-    const query = (Id: string, Namespace: string, MetricName: string, Stat: string): MetricDataQuery => ({
-      Id,
-      MetricStat: { Metric: { Namespace, MetricName, Dimensions: variantDims }, Period: 60, Stat },
-      ReturnData: true,
-    });
-    const queries = [
-      query('latency', 'AWS/SageMaker', 'ModelLatency', 'Average'),
-      query('invocations', 'AWS/SageMaker', 'Invocations', 'Sum'),
-      query('errors4xx', 'AWS/SageMaker', 'Invocation4XXErrors', 'Sum'),
-      query('errors5xx', 'AWS/SageMaker', 'Invocation5XXErrors', 'Sum'),
-      query('cpu', '/aws/sagemaker/Endpoints', 'CPUUtilization', 'Average'),
-      query('memory', '/aws/sagemaker/Endpoints', 'MemoryUtilization', 'Average'),
-    ];
-
-    const results = new Map<string, MetricDataResult>();
-    let NextToken: string | undefined;
-    do {
-      const page = await guard(PLATFORM, () =>
-        this.cloudwatch.send(new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', NextToken })),
-      );
-      for (const r of page.MetricDataResults ?? []) {
-        if (!r.Id) continue;
-        const seen = results.get(r.Id);
-        results.set(r.Id, seen ? { ...seen, Values: [...(seen.Values ?? []), ...(r.Values ?? [])] } : r);
-      }
-      NextToken = page.NextToken;
-    } while (NextToken);
-
-    const invocations = aggregate(results.get('invocations'), 'sum');
-    const errors = aggregate(results.get('errors4xx'), 'sum') + aggregate(results.get('errors5xx'), 'sum');
-    return {
-      // ModelLatency is reported in microseconds.
-      response_time_ms: round2(aggregate(results.get('latency'), 'mean') / 1000),
-      throughput_per_minute: round2(invocations / minutes),
-      error_rate_percent: invocations > 0 ? round2(Math.min(100, (errors / invocations) * 100)) : 0,
-      cpu_utilization: round2(aggregate(results.get('cpu'), 'mean')),
-      memory_utilization: round2(aggregate(results.get('memory'), 'mean')),
-    };
-  }
-
-  // ------------------------------------------------------------------------------- chat
-
   endpointUrl(endpointName: string): string {
     return `${this.runtimeBase}/endpoints/${encodeURIComponent(endpointName)}/invocations`;
   }
 
-  async chat(request: ChatRequest): Promise<ChatReply> {
-    const started = Date.now();
-    const messages = [
-      ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
-      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-    ];
-    const payload = { messages, ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}) };
-    let body: Uint8Array | undefined;
-    let status: number | undefined;
-    try {
-      const out = await this.runtime.send(
-        new InvokeEndpointCommand({
-          EndpointName: request.target,
-          ContentType: 'application/json',
-          Accept: 'application/json',
-          Body: new TextEncoder().encode(JSON.stringify(payload)),
-        }),
-      );
-      body = out.Body;
-      status = out.$metadata.httpStatusCode;
-    } catch (err) {
-      // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
-      if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
-        throw new UpstreamError(PLATFORM, `The dedicated endpoint "${request.target}" is not available (not found, or not InService)`, 502, undefined, 400);
-      }
-      throw toUpstreamError(PLATFORM, err);
-    }
-
-    let answer: unknown;
-    try {
-      answer = JSON.parse(new TextDecoder().decode(body));
-    } catch {
-      throw unreadable(PLATFORM, status);
-    }
-    const latencyMs = Date.now() - started;
-    const promptText = messages.map((m) => m.content).join('\n');
-
-    // TGI's native answer: [{ generated_text }].
-    if (Array.isArray(answer) && typeof answer[0]?.generated_text === 'string') {
-      const content = answer[0].generated_text as string;
-      return { content, tokensIn: estimateTokens(promptText), tokensOut: estimateTokens(content), latencyMs, modelId: request.target };
-    }
-    const completion = answer as InvocationAnswer | null;
-    const content = completion?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw unreadable(PLATFORM, status);
-    return {
-      content,
-      tokensIn: completion?.usage?.prompt_tokens ?? estimateTokens(promptText),
-      tokensOut: completion?.usage?.completion_tokens ?? estimateTokens(content),
-      latencyMs,
-      modelId: typeof completion?.model === 'string' ? completion.model : request.target,
-    };
-  }
-
   destroy(): void {
     this.sagemaker.destroy();
-    this.runtime.destroy();
-    this.cloudwatch.destroy();
   }
 }
 

@@ -1,17 +1,15 @@
 /**
- * The three platforms, built once per cold start, and the chat dispatcher.
+ * The chat side of the three platforms, and the dispatcher by resource type.
  *
- * Bundle hygiene: each platform lives in its own module with only its own SDK clients, and each
- * instance is created by a call marked pure, so esbuild drops the modules (and their SDK clients)
- * that a function never touches even when it imports from here. A function that needs exactly one
- * platform may as well import it from its module ('lib/platforms/managed' and so on).
+ * Bundle hygiene: each SDK client lives in its own module (see types.ts) and each instance is created
+ * by a call marked pure, so esbuild drops the modules (and their SDK clients) that a function never
+ * touches. Control-plane code imports the module it needs ('lib/platforms/dedicated' and so on).
  */
-import { dedicated } from './dedicated';
+import { dedicatedChat } from './dedicated-chat';
 import { hosted } from './hosted';
-import { managed } from './managed';
+import { managedChat } from './managed-chat';
 import type { ChatCapable, PlatformName } from './types';
 
-export { managed, dedicated, hosted };
 export { systemPromptFor } from './prompts';
 export * from './types';
 
@@ -19,9 +17,9 @@ export * from './types';
 export function chatPlatform(type: PlatformName): ChatCapable {
   switch (type) {
     case 'managed':
-      return managed;
+      return managedChat;
     case 'dedicated':
-      return dedicated;
+      return dedicatedChat;
     case 'hosted':
       return hosted;
   }

@@ -1,40 +1,24 @@
 /**
- * The managed platform: Amazon Bedrock (control plane for the catalogue, runtime Converse for chat).
- * Only Bedrock clients are imported here, so a function that uses this module alone bundles nothing
- * of SageMaker or CloudWatch.
+ * The managed platform's control side: Amazon Bedrock's catalogue (ListFoundationModels,
+ * GetFoundationModel). Chat (Bedrock runtime Converse) is managed-chat.ts, so that this module bundles
+ * the Bedrock control client alone.
  */
 import { BedrockClient, GetFoundationModelCommand, ListFoundationModelsCommand, type FoundationModelDetails } from '@aws-sdk/client-bedrock';
-import { BedrockRuntimeClient, ConverseCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
 import { tokenPricing } from '../catalogue/pricing';
-import { http1ClientConfig, http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorName, guard, toUpstreamError, unreadable } from './errors';
-import type { ChatReply, ChatRequest, ChatTurn, ManagedModelEntry, ManagedPlatform, ModelInfo } from './types';
+import type { ManagedModelEntry, ManagedPlatform, ModelInfo } from './types';
 
 const PLATFORM = 'managed' as const;
-
-/** Bedrock wants user and assistant strictly alternating, starting with the user, and no empty text. */
-export function toConverseMessages(turns: ChatTurn[]): Message[] {
-  const merged: { role: ChatTurn['role']; texts: string[] }[] = [];
-  for (const turn of turns) {
-    if (!turn.content.trim()) continue;
-    if (merged.length === 0 && turn.role !== 'user') continue;
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.texts.push(turn.content);
-    else merged.push({ role: turn.role, texts: [turn.content] });
-  }
-  return merged.map((m) => ({ role: m.role, content: [{ text: m.texts.join('\n\n') }] }));
-}
 
 export class BedrockManagedPlatform implements ManagedPlatform {
   readonly region: string;
   private readonly control: BedrockClient;
-  private readonly runtime: BedrockRuntimeClient;
   private readonly runtimeBase: string;
 
   constructor(options: AwsPlatformOptions) {
     this.region = options.region;
     this.control = new BedrockClient(http1ClientConfig(options));
-    this.runtime = new BedrockRuntimeClient(http2ClientConfig(options));
     this.runtimeBase = options.endpoint ?? `https://bedrock-runtime.${options.region}.amazonaws.com`;
   }
 
@@ -84,34 +68,9 @@ export class BedrockManagedPlatform implements ManagedPlatform {
     return `${this.runtimeBase}/model/${encodeURIComponent(modelId).replaceAll('%3A', ':')}/converse`;
   }
 
-  async chat(request: ChatRequest): Promise<ChatReply> {
-    const started = Date.now();
-    const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
-    const out = await guard(PLATFORM, () =>
-      this.runtime.send(
-        new ConverseCommand({
-          modelId: request.target,
-          system,
-          messages: toConverseMessages(request.messages),
-          inferenceConfig: request.maxTokens ? { maxTokens: request.maxTokens } : undefined,
-        }),
-      ),
-    );
-    const blocks = out.output?.message?.content;
-    if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
-    return {
-      content: blocks.map((b) => b.text ?? '').join(''),
-      tokensIn: out.usage?.inputTokens ?? 0,
-      tokensOut: out.usage?.outputTokens ?? 0,
-      latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
-      modelId: request.target,
-    };
-  }
-
-  /** Closes the clients' sockets (tests; a Lambda container just freezes). */
+  /** Closes the client's sockets (tests; a Lambda container just freezes). */
   destroy(): void {
     this.control.destroy();
-    this.runtime.destroy();
   }
 }
 

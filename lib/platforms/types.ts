@@ -1,7 +1,13 @@
 /**
- * The one view the rest of the service has of the three model platforms. Implementations live in
- * managed.ts (Bedrock + Bedrock runtime), dedicated.ts (SageMaker + SageMaker runtime + CloudWatch)
- * and hosted.ts (OpenAI-compatible HTTP API); lib/platforms/index.ts hands them out.
+ * The one view the rest of the service has of the three model platforms. Implementations, one SDK
+ * client per module so that a function bundles only the clients it calls:
+ *
+ * - managed: managed.ts (Bedrock: catalogue), managed-chat.ts (Bedrock runtime: Converse);
+ * - dedicated: dedicated.ts (SageMaker: catalogue, deployment, endpoint state), dedicated-chat.ts
+ *   (SageMaker runtime: InvokeEndpoint), dedicated-metrics.ts (CloudWatch);
+ * - hosted: hosted.ts (OpenAI-compatible HTTP API, fetch only).
+ *
+ * lib/platforms/index.ts hands out the chat side of all three.
  *
  * Every failure of a platform call surfaces as an UpstreamError (lib/http/errors) whose message names
  * the platform and says what happened (throttled, timed out, refused credentials, failed); the domain
@@ -152,10 +158,13 @@ export function withStatus(err: unknown, statusCode: number): never {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The three platforms (implemented in managed.ts, dedicated.ts, hosted.ts; exported by index.ts)
+// The three platforms' control sides (chat is ChatCapable above)
 // ---------------------------------------------------------------------------------------------
 
-export interface ManagedPlatform extends ChatCapable {
+/** The production variant name of every endpoint this service creates. */
+export const VARIANT_NAME = 'AllTraffic';
+
+export interface ManagedPlatform {
   readonly region: string;
   listModels(): Promise<ManagedModelEntry[]>;
   /** undefined when the platform does not know the model (ResourceNotFoundException). */
@@ -166,7 +175,7 @@ export interface ManagedPlatform extends ChatCapable {
 
 export type DedicatedSource = 'public' | 'account' | 'all';
 
-export interface DedicatedPlatform extends ChatCapable {
+export interface DedicatedPlatform {
   readonly region: string;
   listModels(options: { search?: string; max: number; source: DedicatedSource }): Promise<DedicatedModelEntry[]>;
   /** The catalogue entry of a model package ARN (account or public hub); undefined when unknown. */
@@ -182,10 +191,13 @@ export interface DedicatedPlatform extends ChatCapable {
   restart(endpointName: string): Promise<EndpointDescription>;
   /** DeleteEndpoint (then its configuration and model): Deleting, then gone. */
   delete(endpointName: string): Promise<void>;
-  /** CloudWatch figures over the last `windowMinutes` (default 15). */
-  metrics(endpointName: string, windowMinutes?: number): Promise<EndpointMetrics>;
   /** The InvokeEndpoint URL of an endpoint. */
   endpointUrl(endpointName: string): string;
+}
+
+export interface DedicatedMetrics {
+  /** CloudWatch figures over the last `windowMinutes` (default 15). */
+  metrics(endpointName: string, windowMinutes?: number): Promise<EndpointMetrics>;
 }
 
 export interface HostedPlatform extends ChatCapable {

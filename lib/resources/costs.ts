@@ -1,7 +1,7 @@
 import { logger } from '../observability';
 import { HOURS_PER_MONTH } from '../pricing/defaults';
 import { getInstancePrice, getTokenPrice } from '../pricing/service';
-import { dedicated } from '../platforms/dedicated';
+import { dedicatedMetrics } from '../platforms/dedicated-metrics';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 
@@ -57,7 +57,7 @@ const ZERO_METRICS: EndpointMetrics = { response_time_ms: 0, throughput_per_minu
 export async function metricsOf(r: TrackedResource): Promise<{ metrics: Partial<EndpointMetrics>; warning?: string }> {
   if (r.type !== 'dedicated') return { metrics: { response_time_ms: meanChatLatency(r) } };
   try {
-    const m = await dedicated.metrics(r.endpoint_name, 15);
+    const m = await dedicatedMetrics.metrics(r.endpoint_name, 15);
     return {
       metrics: {
         response_time_ms: m.response_time_ms,

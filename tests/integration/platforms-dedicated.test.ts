@@ -1,5 +1,6 @@
 /**
- * The dedicated adapter (SageMaker, SageMaker runtime, CloudWatch) through the real SDK clients.
+ * The dedicated adapters (SageMaker; SageMaker runtime in dedicated-chat; CloudWatch in
+ * dedicated-metrics) through the real SDK clients.
  * Catalogue reads use the shared test emulator; deployments use a private emulator in this process,
  * so the tests can read back exactly what the adapter created (tags, containers, variants) and can
  * inject faults without any other test file seeing them.
@@ -8,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { BadRequest, UpstreamError } from '../../lib/http/errors';
 import { createDedicatedPlatform, dedicated, type SageMakerDedicatedPlatform } from '../../lib/platforms/dedicated';
+import { createDedicatedChat, type SageMakerEndpointChat } from '../../lib/platforms/dedicated-chat';
+import { createDedicatedMetrics, type CloudWatchEndpointMetrics } from '../../lib/platforms/dedicated-metrics';
 import type { DedicatedDeploySpec } from '../../lib/platforms/types';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';
@@ -104,6 +107,8 @@ describe('dedicated catalogue against the shared emulator', () => {
 describe('dedicated deployments, control, metrics and chat (private emulator)', () => {
   let emulator: RunningEmulator;
   let platform: SageMakerDedicatedPlatform;
+  let chat: SageMakerEndpointChat;
+  let metrics: CloudWatchEndpointMetrics;
   const name = () => `plat-${randomUUID().slice(0, 8)}`;
   const spec = (endpointName: string, extra: Partial<DedicatedDeploySpec> = {}): DedicatedDeploySpec => ({
     endpointName,
@@ -122,10 +127,14 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0 });
     platform = createDedicatedPlatform({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
+    chat = createDedicatedChat({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
+    metrics = createDedicatedMetrics({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
   });
   afterEach(() => control(emulator.url, 'DELETE', '/faults'));
   afterAll(async () => {
     platform.destroy();
+    chat.destroy();
+    metrics.destroy();
     await emulator.close();
   });
 
@@ -281,7 +290,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
     });
 
     test('chat invokes the endpoint with an OpenAI-style body and reads the completion and usage', async () => {
-      const reply = await platform.chat({ target: ep, system: 'Be brief.', messages: [{ role: 'user', content: 'hello endpoint' }], maxTokens: 100 });
+      const reply = await chat.chat({ target: ep, system: 'Be brief.', messages: [{ role: 'user', content: 'hello endpoint' }], maxTokens: 100 });
       expect(reply.content).toContain('You said: "hello endpoint"');
       expect(reply.content).toContain('system: yes');
       expect(reply.tokensIn).toBeGreaterThan(0);
@@ -290,7 +299,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
     });
 
     test('chat on an endpoint that does not exist says it is not available', async () => {
-      const err = await rejection(platform.chat({ target: 'no-such-endpoint', messages: [{ role: 'user', content: 'x' }] }));
+      const err = await rejection(chat.chat({ target: 'no-such-endpoint', messages: [{ role: 'user', content: 'x' }] }));
       expect(err).toMatchObject({ statusCode: 502, message: 'The dedicated endpoint "no-such-endpoint" is not available (not found, or not InService)' });
     });
 
@@ -301,18 +310,18 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
       ['timeout', 504, 'The dedicated platform did not answer in time'],
     ])('an InvokeEndpoint %s fault is %s "%s"', async (fault, status, message) => {
       await injectFault(emulator.url, { target: 'InvokeEndpoint', model: ep, fault });
-      const err = await rejection(platform.chat({ target: ep, messages: [{ role: 'user', content: 'x' }] }));
+      const err = await rejection(chat.chat({ target: ep, messages: [{ role: 'user', content: 'x' }] }));
       expect(err).toMatchObject({ statusCode: status, message });
     });
 
     test('metrics read invocations, latency, errors and utilisation from CloudWatch', async () => {
       const metricsEp = name();
       await platform.deploy(spec(metricsEp));
-      for (let i = 0; i < 3; i++) await platform.chat({ target: metricsEp, messages: [{ role: 'user', content: `m${i}` }] });
+      for (let i = 0; i < 3; i++) await chat.chat({ target: metricsEp, messages: [{ role: 'user', content: `m${i}` }] });
       await injectFault(emulator.url, { target: 'InvokeEndpoint', model: metricsEp, fault: 'fail', count: 1 });
-      await rejection(platform.chat({ target: metricsEp, messages: [{ role: 'user', content: 'boom' }] }));
+      await rejection(chat.chat({ target: metricsEp, messages: [{ role: 'user', content: 'boom' }] }));
 
-      const m = await platform.metrics(metricsEp, 15);
+      const m = await metrics.metrics(metricsEp, 15);
       expect(Object.keys(m).sort()).toEqual(['cpu_utilization', 'error_rate_percent', 'memory_utilization', 'response_time_ms', 'throughput_per_minute']);
       expect(m.throughput_per_minute).toBeCloseTo(4 / 15, 2);
       expect(m.error_rate_percent).toBe(25);
@@ -322,7 +331,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
     });
 
     test('metrics of an endpoint with no datapoints are zeros', async () => {
-      expect(await platform.metrics('nothing-published', 15)).toEqual({
+      expect(await metrics.metrics('nothing-published', 15)).toEqual({
         response_time_ms: 0,
         throughput_per_minute: 0,
         error_rate_percent: 0,
@@ -333,7 +342,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
 
     test('a CloudWatch failure is an UpstreamError naming the platform', async () => {
       await injectFault(emulator.url, { target: 'GetMetricData', model: ep, fault: '500' });
-      expect(await rejection(platform.metrics(ep))).toMatchObject({ statusCode: 502, message: 'The dedicated platform failed (status 500)' });
+      expect(await rejection(metrics.metrics(ep))).toMatchObject({ statusCode: 502, message: 'The dedicated platform failed (status 500)' });
     });
   });
 

@@ -1,11 +1,12 @@
 /**
- * The managed adapter (Bedrock + Bedrock runtime) through the real SDK clients: the shared test
+ * The managed adapters (Bedrock in managed.ts, Bedrock runtime in managed-chat.ts) through the real SDK clients: the shared test
  * emulator for the happy paths, a private emulator for faults (managed model ids are shared by every
  * test file, so a fault on the shared one could hit another file's call).
  */
 import { jest } from '@jest/globals';
 import { UpstreamError } from '../../lib/http/errors';
 import { createManagedPlatform, managed, type BedrockManagedPlatform } from '../../lib/platforms/managed';
+import { createManagedChat, managedChat, type BedrockConverseChat } from '../../lib/platforms/managed-chat';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';
 
@@ -63,7 +64,7 @@ describe('managed adapter against the shared emulator', () => {
   });
 
   test('chat sends the system prompt and the whole conversation through Converse and reports its usage and latency', async () => {
-    const reply = await managed.chat({
+    const reply = await managedChat.chat({
       target: TITAN,
       system: 'Be brief.',
       messages: [
@@ -83,12 +84,12 @@ describe('managed adapter against the shared emulator', () => {
   });
 
   test('chat passes maxTokens as inferenceConfig.maxTokens', async () => {
-    const reply = await managed.chat({ target: TITAN, messages: [{ role: 'user', content: 'hello there' }], maxTokens: 3 });
+    const reply = await managedChat.chat({ target: TITAN, messages: [{ role: 'user', content: 'hello there' }], maxTokens: 3 });
     expect(reply.tokensOut).toBeLessThanOrEqual(3);
   });
 
   test('chat with an unknown model is an UpstreamError naming the platform', async () => {
-    const err = await rejection(managed.chat({ target: 'acme.none-v1:0', messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await rejection(managedChat.chat({ target: 'acme.none-v1:0', messages: [{ role: 'user', content: 'hi' }] }));
     expect(err).toBeInstanceOf(UpstreamError);
     expect(err.message).toBe('The managed platform rejected the request (status 404)');
   });
@@ -97,10 +98,12 @@ describe('managed adapter against the shared emulator', () => {
 describe('managed adapter faults (private emulator)', () => {
   let emulator: RunningEmulator;
   let platform: BedrockManagedPlatform;
+  let chat: BedrockConverseChat;
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0 });
     platform = createManagedPlatform({ endpoint: emulator.url, timeoutMs: 300, maxAttempts: 3 });
+    chat = createManagedChat({ endpoint: emulator.url, timeoutMs: 300, maxAttempts: 3 });
   });
   afterEach(async () => {
     await control(emulator.url, 'DELETE', '/faults');
@@ -108,6 +111,7 @@ describe('managed adapter faults (private emulator)', () => {
   });
   afterAll(async () => {
     platform.destroy();
+    chat.destroy();
     await emulator.close();
   });
 
@@ -153,19 +157,19 @@ describe('managed adapter faults (private emulator)', () => {
 
   test('a model failure in Converse reports the model status', async () => {
     await injectFault(emulator.url, { target: 'Converse', model: TITAN, fault: 'fail' });
-    const err = await rejection(platform.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await rejection(chat.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
     expect(err).toMatchObject({ statusCode: 502, message: 'The model on the managed platform failed (status 500)' });
   });
 
   test('Converse timing out over HTTP/2 is a 504', async () => {
     await injectFault(emulator.url, { target: 'Converse', model: TITAN, fault: 'timeout' });
-    const err = await rejection(platform.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await rejection(chat.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
     expect(err).toMatchObject({ statusCode: 504, message: 'The managed platform did not answer in time' });
   });
 
   test.each(['429', 'malformed'])('Converse fault %s is an UpstreamError naming the platform', async (fault) => {
     await injectFault(emulator.url, { target: 'Converse', model: TITAN, fault });
-    const err = await rejection(platform.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
+    const err = await rejection(chat.chat({ target: TITAN, messages: [{ role: 'user', content: 'hi' }] }));
     expect(err).toBeInstanceOf(UpstreamError);
     expect(err.message).toMatch(/^The managed platform /);
   });

@@ -3,7 +3,7 @@ import { modelIdFromPath } from '../../lib/catalogue/model-id';
 import { usd } from '../../lib/catalogue/pricing';
 import { suffixedName } from '../../lib/platforms/dedicated';
 import { hostedEntry, hostedModelName, hostedTags, hostedTask } from '../../lib/platforms/hosted';
-import { toConverseMessages } from '../../lib/platforms/managed';
+import { toConverseMessages } from '../../lib/platforms/managed-chat';
 import { systemPromptFor } from '../../lib/platforms/prompts';
 import { BadRequest } from '../../lib/http/errors';
 

@@ -1,0 +1,94 @@
+/**
+ * Chat with a dedicated endpoint: SageMaker runtime InvokeEndpoint with the OpenAI chat payload that
+ * TGI's Messages API and LMI containers accept. Its own module, so that only the chat functions
+ * bundle the SageMaker runtime client.
+ */
+import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
+import { UpstreamError } from '../http/errors';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
+import { errorMessage, errorName, toUpstreamError, unreadable } from './errors';
+import type { ChatCapable, ChatReply, ChatRequest } from './types';
+
+const PLATFORM = 'dedicated' as const;
+
+/** Whatever the container answered: the OpenAI chat shape (TGI Messages API, LMI) or TGI's native one. */
+interface InvocationAnswer {
+  model?: unknown;
+  choices?: { message?: { content?: unknown } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+}
+
+const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+export class SageMakerEndpointChat implements ChatCapable {
+  private readonly runtime: SageMakerRuntimeClient;
+
+  constructor(options: AwsPlatformOptions) {
+    this.runtime = new SageMakerRuntimeClient(http1ClientConfig(options));
+  }
+
+  async chat(request: ChatRequest): Promise<ChatReply> {
+    const started = Date.now();
+    const messages = [
+      ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
+      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+    const payload = { messages, ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}) };
+    let body: Uint8Array | undefined;
+    let status: number | undefined;
+    try {
+      const out = await this.runtime.send(
+        new InvokeEndpointCommand({
+          EndpointName: request.target,
+          ContentType: 'application/json',
+          Accept: 'application/json',
+          Body: new TextEncoder().encode(JSON.stringify(payload)),
+        }),
+      );
+      body = out.Body;
+      status = out.$metadata.httpStatusCode;
+    } catch (err) {
+      // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
+      if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
+        throw new UpstreamError(PLATFORM, `The dedicated endpoint "${request.target}" is not available (not found, or not InService)`, 502, undefined, 400);
+      }
+      throw toUpstreamError(PLATFORM, err);
+    }
+
+    let answer: unknown;
+    try {
+      answer = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      throw unreadable(PLATFORM, status);
+    }
+    const latencyMs = Date.now() - started;
+    const promptText = messages.map((m) => m.content).join('\n');
+
+    // TGI's native answer: [{ generated_text }].
+    if (Array.isArray(answer) && typeof answer[0]?.generated_text === 'string') {
+      const content = answer[0].generated_text as string;
+      return { content, tokensIn: estimateTokens(promptText), tokensOut: estimateTokens(content), latencyMs, modelId: request.target };
+    }
+    const completion = answer as InvocationAnswer | null;
+    const content = completion?.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw unreadable(PLATFORM, status);
+    return {
+      content,
+      tokensIn: completion?.usage?.prompt_tokens ?? estimateTokens(promptText),
+      tokensOut: completion?.usage?.completion_tokens ?? estimateTokens(content),
+      latencyMs,
+      modelId: typeof completion?.model === 'string' ? completion.model : request.target,
+    };
+  }
+
+  destroy(): void {
+    this.runtime.destroy();
+  }
+}
+
+export function createDedicatedChat(overrides: Partial<AwsPlatformOptions> = {}): SageMakerEndpointChat {
+  return new SageMakerEndpointChat(resolveAwsOptions(overrides));
+}
+
+/** Built once per cold start. */
+export const dedicatedChat: ChatCapable = /* @__PURE__ */ createDedicatedChat();

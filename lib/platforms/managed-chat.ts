@@ -1,0 +1,67 @@
+/**
+ * Chat with a managed model: Bedrock runtime Converse. Its own module, so that only the chat
+ * functions bundle the Bedrock runtime client (and the catalogue functions only the control client).
+ */
+import { BedrockRuntimeClient, ConverseCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
+import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
+import { guard, unreadable } from './errors';
+import type { ChatCapable, ChatReply, ChatRequest, ChatTurn } from './types';
+
+const PLATFORM = 'managed' as const;
+
+/** Bedrock wants user and assistant strictly alternating, starting with the user, and no empty text. */
+export function toConverseMessages(turns: ChatTurn[]): Message[] {
+  const merged: { role: ChatTurn['role']; texts: string[] }[] = [];
+  for (const turn of turns) {
+    if (!turn.content.trim()) continue;
+    if (merged.length === 0 && turn.role !== 'user') continue;
+    const last = merged.at(-1);
+    if (last && last.role === turn.role) last.texts.push(turn.content);
+    else merged.push({ role: turn.role, texts: [turn.content] });
+  }
+  return merged.map((m) => ({ role: m.role, content: [{ text: m.texts.join('\n\n') }] }));
+}
+
+export class BedrockConverseChat implements ChatCapable {
+  private readonly runtime: BedrockRuntimeClient;
+
+  constructor(options: AwsPlatformOptions) {
+    this.runtime = new BedrockRuntimeClient(http2ClientConfig(options));
+  }
+
+  async chat(request: ChatRequest): Promise<ChatReply> {
+    const started = Date.now();
+    const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
+    const out = await guard(PLATFORM, () =>
+      this.runtime.send(
+        new ConverseCommand({
+          modelId: request.target,
+          system,
+          messages: toConverseMessages(request.messages),
+          inferenceConfig: request.maxTokens ? { maxTokens: request.maxTokens } : undefined,
+        }),
+      ),
+    );
+    const blocks = out.output?.message?.content;
+    if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    return {
+      content: blocks.map((b) => b.text ?? '').join(''),
+      tokensIn: out.usage?.inputTokens ?? 0,
+      tokensOut: out.usage?.outputTokens ?? 0,
+      latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
+      modelId: request.target,
+    };
+  }
+
+  /** Closes the client's sessions (tests; a Lambda container just freezes). */
+  destroy(): void {
+    this.runtime.destroy();
+  }
+}
+
+export function createManagedChat(overrides: Partial<AwsPlatformOptions> = {}): BedrockConverseChat {
+  return new BedrockConverseChat(resolveAwsOptions(overrides));
+}
+
+/** Built once per cold start. */
+export const managedChat: ChatCapable = /* @__PURE__ */ createManagedChat();
