@@ -12,6 +12,7 @@ import { http1ClientConfig, resolveAwsOptions } from '../platforms/clients';
  */
 export const PRICE_LIST_REGION = 'us-east-1';
 
-export const pricingClient = new PricingClient(
+/** Built once per cold start; marked pure so that the functions that only read the price table drop it. */
+export const pricingClient = /* @__PURE__ */ new PricingClient(
   http1ClientConfig(resolveAwsOptions({ region: config.cloud.endpoint ? config.cloud.region : PRICE_LIST_REGION })),
 );

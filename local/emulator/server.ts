@@ -16,6 +16,7 @@ import { hosted } from './hosted';
 import { pricing } from './pricing';
 import { runtime } from './runtime';
 import { sagemaker, settleEndpoint } from './sagemaker';
+import { ssm } from './ssm';
 import {
   ACCOUNT_ID,
   EmulatorError,
@@ -63,12 +64,15 @@ function pickService(ctx: Ctx): ServiceDef | undefined {
       return cloudwatch;
     case 'pricing':
       return pricing;
+    case 'ssm':
+      return ssm;
   }
   if (/^\/(model|foundation-models)(\/|$)/.test(ctx.path)) return bedrock;
   if (target.startsWith('SageMaker.')) return sagemaker;
   if (isRuntimePath) return runtime;
   if (target.startsWith('GraniteServiceVersion20100801.')) return cloudwatch;
   if (target.startsWith('AWSPriceListService.')) return pricing;
+  if (target.startsWith('AmazonSSM.')) return ssm;
   if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return hosted;
   return undefined;
 }
@@ -241,6 +245,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     responseDelayMs: options.responseDelayMs ?? 0,
     region: options.region ?? 'us-east-1',
     hostedApiKey: options.hostedApiKey ?? 'local-hosted-key',
+    parameters: { ...options.parameters },
     accountId: ACCOUNT_ID,
   };
   const state = createState();

@@ -14,6 +14,8 @@ export interface EmulatorOptions {
   responseDelayMs?: number;
   region?: string;
   hostedApiKey?: string;
+  /** SSM parameters (SecureStrings) that GetParameter answers: name → value. */
+  parameters?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -23,6 +25,7 @@ export interface ResolvedOptions {
   responseDelayMs: number;
   region: string;
   hostedApiKey: string;
+  parameters: Record<string, string>;
   accountId: string;
 }
 
