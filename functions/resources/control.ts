@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { controlResource } from '../../lib/resources/service';
-import { ControlBody, ResourcePath } from './schemas';
+import { ControlBody, ResourcePath } from './checks';
 
 /** POST /api/resources/{resourceId}/control (admin, super_admin): start, stop, restart, delete; returns at once. */
 export const handler = endpoint(

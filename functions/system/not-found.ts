@@ -1,7 +1,7 @@
 import { NotFound } from '../../lib/http/errors';
-import { endpoint } from '../../lib/http/endpoint';
+import { publicEndpoint } from '../../lib/http/public-endpoint';
 
 /** API Gateway's $default route: unknown paths get the spec's error shape instead of the gateway's. */
-export const handler = endpoint({ auth: 'none', ignoreInput: true }, async ({ event }) => {
+export const handler = publicEndpoint({ ignoreInput: true }, async ({ event }) => {
   throw new NotFound('Route not found', `${event.requestContext.http.method} ${event.rawPath}`);
 });

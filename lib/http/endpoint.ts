@@ -1,123 +1,23 @@
-import middy from '@middy/core';
-import httpCors from '@middy/http-cors';
-import httpEventNormalizer from '@middy/http-event-normalizer';
-import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpSecurityHeaders from '@middy/http-security-headers';
-import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
-import { config } from '../config';
-import type { User } from '../../tables/users';
-import { compile } from './validation';
-import { audit, type AuditOptions } from './middlewares/audit';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { EmptyObject } from './checks';
+import { audit } from './middlewares/audit';
 import { authenticate, type AuthLevel } from './middlewares/authenticate';
-import { errorResponder, type ErrorShape } from './middlewares/error-responder';
-import { jsonBody } from './middlewares/json-body';
-import { requestLog } from './middlewares/request-log';
+import { stack, type ApiRequest, type EndpointOptions } from './stack';
 
-export type { AuthLevel } from './middlewares/authenticate';
+export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type EndpointOptions, type Reply } from './stack';
 
-/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
-export interface Reply {
-  readonly [REPLY]: true;
-  statusCode: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-const REPLY = Symbol('reply');
-
-export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
-  return { [REPLY]: true, statusCode, body, headers };
-}
-
-export interface ApiEvent extends APIGatewayProxyEventV2 {
-  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
-  user?: User;
-  /** Set by the input middleware: body, query and path, parsed and validated. */
-  input?: { body: unknown; query: unknown; path: unknown };
-}
-
-export interface ApiRequest<B, Q, P, A extends AuthLevel> {
-  body: B;
-  query: Q;
-  path: P;
-  user: A extends 'none' ? undefined : User;
-  event: ApiEvent;
-  context: Context;
-}
-
-const EmptyObject = Type.Object({}, { additionalProperties: false });
-type EmptyObject = typeof EmptyObject;
-
-export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> {
-  auth: A;
-  /** Body schema; endpoints without one accept no body (or an empty `{}`). */
-  body?: B;
-  query?: Q;
-  path?: P;
-  /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
-  errorShape?: ErrorShape;
-  /** Admin actions name themselves here and are recorded in the audit log with their outcome. */
-  audit?: AuditOptions;
-  /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
-  ignoreInput?: boolean;
-}
+type Empty = NonNullable<(typeof EmptyObject)['schema']>;
 
 /**
- * The one middleware stack, in a fixed order. Middy runs `before` top-down and `after`/`onError`
- * bottom-up, so the error responder, registered last, is the first to see an error and turns it into
- * a response; the security headers, CORS and request log registered above it then decorate that
- * response like any other. The audit recorder sits between them for the same reason: it needs the
- * final status.
- *
- * Authentication runs before the body is parsed and validated on purpose: a caller who is not
- * allowed in learns nothing about the request schema, and no work is done for them.
+ * An API endpoint on the shared stack (lib/http/stack.ts) with its guards: the audit recorder when
+ * the endpoint names an action, and authentication with the role check for `auth` (none, user,
+ * admin, super_admin). Every function of the API is one of these, except the two public ones that
+ * never touch a user (lib/http/public-endpoint.ts).
  */
-export function endpoint<
-  A extends AuthLevel,
-  B extends TSchema = EmptyObject,
-  Q extends TObject = EmptyObject,
-  P extends TObject = EmptyObject,
->(
+export function endpoint<A extends AuthLevel, B extends TSchema = Empty, Q extends TObject = Empty, P extends TObject = Empty>(
   options: EndpointOptions<B, Q, P, A>,
   handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, A>) => Promise<unknown>,
 ) {
-  const body = compile(options.body ?? EmptyObject, 'body');
-  const query = compile(options.query ?? EmptyObject, 'query');
-  const path = compile(options.path ?? EmptyObject, 'path');
-
-  return middy<ApiEvent, APIGatewayProxyResultV2>()
-    .use(httpEventNormalizer())
-    .use(httpHeaderNormalizer())
-    .use(httpSecurityHeaders())
-    .use(httpCors({ origin: config.http.corsOrigin, headers: 'Authorization,Content-Type', maxAge: 600 }))
-    .use(requestLog())
-    .use(options.audit ? [audit(options.audit)] : [])
-    .use(authenticate(options.auth, options.errorShape === 'message'))
-    .use(jsonBody(config.http.maxBodyBytes, options.ignoreInput))
-    .use({
-      before: (request) => {
-        const event = request.event;
-        if (options.ignoreInput) {
-          event.input = { body: {}, query: {}, path: {} };
-          return;
-        }
-        event.input = {
-          body: body.parse(event.input?.body ?? {}),
-          query: query.parse(event.queryStringParameters ?? {}),
-          path: path.parse(event.pathParameters ?? {}),
-        };
-      },
-    })
-    .use(errorResponder(options.errorShape ?? 'standard'))
-    .handler(async (event, context) => {
-      const input = event.input as { body: Static<B>; query: Static<Q>; path: Static<P> };
-      const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
-      const { statusCode, body: payload, headers } =
-        result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
-      return {
-        statusCode,
-        headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
-        body: JSON.stringify(payload),
-      };
-    });
+  const guards = [...(options.audit ? [audit(options.audit)] : []), authenticate(options.auth, options.errorShape === 'message')];
+  return stack(options, guards, handler);
 }

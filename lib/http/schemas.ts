@@ -17,3 +17,6 @@ export const Pagination = {
 };
 
 export const Region = Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]$', maxLength: 32, description: 'an AWS region such as us-east-1' });
+
+/** What endpoints without a body, query or path schema accept: nothing (an empty object). */
+export const EmptyObject = Type.Object({}, { additionalProperties: false });

@@ -1,49 +1,101 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
-import { ValueErrorType } from '@sinclair/typebox/errors';
 import { BadRequest } from './errors';
 
 export type Location = 'body' | 'query' | 'path';
 
+/** One error as the precompiled validators report it (ajv's ErrorObject: the fields used here). */
+export interface CheckError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/**
+ * A request schema precompiled by `npm run checks` (local/checks-build.ts) into the checks.ts beside
+ * its schemas.ts: ajv's standalone validation code, so no schema compiler is bundled or run at cold
+ * start. The TypeBox schema it came from gives the static type.
+ */
+export interface Check<T extends TSchema> {
+  validate: ((data: unknown) => boolean) & { errors?: CheckError[] | null };
+  /** Top-level properties that are not strings: query and path values are converted to these. */
+  types: Readonly<Record<string, string>>;
+  /** Schema path (as in CheckError, without the keyword) → the property's description. */
+  hints: Readonly<Record<string, string>>;
+  /** Type only. */
+  readonly schema?: T;
+}
+
 export interface Validator<T extends TSchema> {
-  schema: T;
   /** Returns the value as the schema's type or throws a 400 that names the offending field. */
   parse(value: unknown): Static<T>;
 }
 
+const DETAILS: Record<Location, string> = { body: 'Invalid request body', query: 'Invalid query parameter', path: 'Invalid path parameter' };
+
 /**
- * Compiles a schema once, at cold start. Query and path values arrive as strings, so they are
- * converted to the schema's types (a `max` of "20" becomes 20) before the check; bodies are JSON and
- * are checked as they are.
+ * Query and path values arrive as strings, so they are converted to the schema's types (a `max` of
+ * "20" becomes 20) before the check; bodies are JSON and are checked as they are.
  */
-export function compile<T extends TSchema>(schema: T, location: Location): Validator<T> {
-  const check: TypeCheck<T> = TypeCompiler.Compile(schema);
+export function validator<T extends TSchema>(check: Check<T>, location: Location): Validator<T> {
   return {
-    schema,
     parse(value) {
-      const candidate = location === 'body' ? value : convertStrings(schema, value);
-      if (check.Check(candidate)) return candidate as Static<T>;
-      const first = check.Errors(candidate).First();
-      throw new BadRequest(describe(first, location), `Invalid ${location === 'path' ? 'path parameter' : location === 'query' ? 'query parameter' : 'request body'}`);
+      const candidate = location === 'body' ? value : convertStrings(check.types, value);
+      if (check.validate(candidate)) return candidate as Static<T>;
+      throw new BadRequest(describe(check, location), DETAILS[location]);
     },
   };
 }
 
-function describe(error: ReturnType<TypeCheck<TSchema>['Errors']>['First'] extends () => infer E ? E : never, location: Location): string {
+const fieldOf = (instancePath: string, property?: unknown) =>
+  [...instancePath.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')), ...(typeof property === 'string' ? [property] : [])].join('.');
+
+function describe(check: Check<TSchema>, location: Location): string {
+  // With allErrors off the validator stops at the first failure; a failed anyOf (a union of
+  // literals) reports its branches first and itself last, so the last error is the one to word.
+  const error = check.validate.errors?.at(-1);
   if (!error) return `Invalid ${location}`;
-  const field = error.path.replace(/^\//, '').replaceAll('/', '.');
-  if (!field) {
-    return location === 'body' ? 'Request body must be a JSON object' : `Invalid ${location}`;
+  switch (error.keyword) {
+    case 'required':
+      return `Missing required field '${fieldOf(error.instancePath, error.params.missingProperty)}'`;
+    case 'additionalProperties':
+      return `Unknown field '${fieldOf(error.instancePath, error.params.additionalProperty)}'`;
   }
-  switch (error.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return `Missing required field '${field}'`;
-    case ValueErrorType.ObjectAdditionalProperties:
-      return `Unknown field '${field}'`;
-    default: {
-      const hint = typeof error.schema.description === 'string' ? ` (${error.schema.description})` : '';
-      return `Invalid field '${field}': ${error.message.charAt(0).toLowerCase()}${error.message.slice(1)}${hint}`;
-    }
+  const field = fieldOf(error.instancePath);
+  if (!field) return location === 'body' ? 'Request body must be a JSON object' : `Invalid ${location}`;
+  const hint = check.hints[error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))];
+  const message = wording(error);
+  return `Invalid field '${field}': ${message}${hint ? ` (${hint})` : ''}`;
+}
+
+/** ajv's own wording, from the error's keyword and params (the generated code carries no messages). */
+function wording({ keyword, params }: CheckError): string {
+  switch (keyword) {
+    case 'type':
+      return `must be ${String(params.type)}`;
+    case 'maxLength':
+      return `must NOT have more than ${String(params.limit)} characters`;
+    case 'minLength':
+      return `must NOT have fewer than ${String(params.limit)} characters`;
+    case 'maxItems':
+      return `must NOT have more than ${String(params.limit)} items`;
+    case 'minItems':
+      return `must NOT have fewer than ${String(params.limit)} items`;
+    case 'maximum':
+    case 'minimum':
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum':
+      return `must be ${String(params.comparison)} ${String(params.limit)}`;
+    case 'pattern':
+      return `must match pattern "${String(params.pattern)}"`;
+    case 'const':
+      return `must be equal to ${JSON.stringify(params.allowedValue)}`;
+    case 'enum':
+    case 'anyOf':
+      return 'must be one of the allowed values';
+    default:
+      return 'is invalid';
   }
 }
 
@@ -57,13 +109,12 @@ const BOOLEAN = new Set(['true', 'false', '1', '0']);
  * that is exactly an integer becomes an integer ("2.5" and "true" stay strings and fail the check
  * with a 400), only "true", "false", "1" and "0" become booleans. Anything else is left for the check to refuse.
  */
-function convertStrings(schema: TSchema, value: unknown): unknown {
-  const properties = (schema as { properties?: Record<string, TSchema> }).properties;
-  if (!properties || value === null || typeof value !== 'object') return value;
+function convertStrings(types: Readonly<Record<string, string>>, value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   for (const [key, raw] of Object.entries(out)) {
-    const type = (properties[key] as { type?: string } | undefined)?.type;
-    if (typeof raw !== 'string') continue;
+    const type = Object.hasOwn(types, key) ? types[key] : undefined;
+    if (typeof raw !== 'string' || !type) continue;
     if (type === 'integer' && INTEGER.test(raw)) out[key] = Number(raw);
     else if (type === 'number' && NUMBER.test(raw)) out[key] = Number(raw);
     else if (type === 'boolean' && BOOLEAN.has(raw)) out[key] = raw === 'true' || raw === '1';

@@ -1,14 +1,12 @@
-import { config } from '../config';
 import { BadRequest } from '../http/errors';
-import { managed } from '../platforms/managed';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_PRICES_AS_OF, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, HOURS_PER_MONTH } from './defaults';
-import { getProducts, instancePrices, tokenPricesByModelName } from './price-list';
 import { invalidatePriceCache } from './service';
 
 /**
- * The price table as the API shows and changes it (GET/POST /api/pricing, POST /api/pricing/update).
+ * The price table as the API shows and changes it (GET/POST /api/pricing; POST /api/pricing/update
+ * is lib/pricing/refresh.ts, so that only that function bundles the Price List and Bedrock clients).
  * Prices in use are the stored entries laid over the shipped defaults; every entry says where it came
  * from (`default`, `admin`, `aws-price-list`) and when.
  */
@@ -38,13 +36,13 @@ function instanceView(instanceType: string, hourly: number, source: EntrySource,
   return { instanceType, hourly_usd: hourly, daily_usd: usd(hourly * 24), monthly_estimate_usd: usd(hourly * HOURS_PER_MONTH), source, last_updated: at };
 }
 
-interface InUse {
+export interface InUse {
   managed: Map<string, TokenPriceView>;
   hosted: Map<string, TokenPriceView>;
   dedicated: Map<string, InstancePriceView>;
 }
 
-function inUse(stored: StoredPriceEntry[]): InUse {
+export function inUse(stored: StoredPriceEntry[]): InUse {
   const table: InUse = { managed: new Map(), hosted: new Map(), dedicated: new Map() };
   for (const platform of ['managed', 'hosted'] as const) {
     for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
@@ -142,7 +140,7 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   };
 }
 
-const entryKey = (e: StoredPriceEntry) => (e.kind === 'token' ? `${e.platform}#${e.modelId}` : `dedicated#${e.instanceType}`);
+export const entryKey = (e: StoredPriceEntry) => (e.kind === 'token' ? `${e.platform}#${e.modelId}` : `dedicated#${e.instanceType}`);
 
 /** POST /api/pricing: all entries are checked first, then written in one go (all or nothing). */
 export async function upsertPrices(entries: PriceEntryInput[], user: User, now = new Date()) {
@@ -166,111 +164,5 @@ export async function upsertPrices(entries: PriceEntryInput[], user: User, now =
         ? { platform: e.platform, modelId: e.modelId, per_1k_input_tokens_usd: e.input_per_1k, per_1k_output_tokens_usd: e.output_per_1k, source: e.source, last_updated: at }
         : { platform: 'dedicated', ...instanceView(e.instanceType, e.hourly_usd, e.source, at) },
     ),
-  };
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i] as T);
-      }
-    }),
-  );
-  return results;
-}
-
-export interface PriceChange {
-  platform: 'managed' | 'dedicated';
-  key: string;
-  field: 'per_1k_input_tokens_usd' | 'per_1k_output_tokens_usd' | 'hourly_usd';
-  old: number | null;
-  new: number;
-}
-
-/**
- * POST /api/pricing/update: reads the region's SageMaker hosting and Bedrock on-demand token prices
- * from the AWS Price List API and stores them. Entries an admin set by hand are kept unless
- * `overrideAdminEntries` (a negotiated price must not silently revert to list price). Hosted prices
- * are not in the AWS Price List; they stay as they are. Managed models are the ones in the table
- * (shipped defaults and stored entries); an admin adds a new model with POST /api/pricing.
- */
-export async function refreshFromPriceList(user: User, options: { overrideAdminEntries?: boolean } = {}, now = new Date()) {
-  const at = now.toISOString();
-  const region = config.cloud.region;
-  const stored = await listPriceEntries();
-  const current = inUse(stored);
-  const storedSource = new Map(stored.map((e) => [entryKey(e), e.source]));
-
-  const [hosting, tokens] = await Promise.all([
-    getProducts('AmazonSageMaker', { regionCode: region, productFamily: 'ML Instance' }).then(instancePrices),
-    getProducts('AmazonBedrock', { regionCode: region }).then(tokenPricesByModelName),
-  ]);
-
-  // Bedrock prices are keyed by display name and the table by model id, so each priced model's name
-  // is looked up (GetFoundationModel). A model gets into the table by an admin entry first.
-  const modelIds = [...current.managed.keys()].sort();
-  const infos = await mapLimit(modelIds, 8, (id) => managed.getModel(id));
-
-  const changes: PriceChange[] = [];
-  const keptAdmin: string[] = [];
-  const notInPriceList: string[] = [];
-  const writes: StoredPriceEntry[] = [];
-  const note = (platform: PriceChange['platform'], key: string, field: PriceChange['field'], old: number | undefined, value: number) => {
-    if (old !== value) changes.push({ platform, key, field, old: old ?? null, new: value });
-  };
-
-  for (const [type, hourly] of [...hosting.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    if (storedSource.get(`dedicated#${type}`) === 'admin' && !options.overrideAdminEntries) {
-      keptAdmin.push(`dedicated ${type}`);
-      continue;
-    }
-    note('dedicated', type, 'hourly_usd', current.dedicated.get(type)?.hourly_usd, hourly);
-    writes.push({ kind: 'instance', instanceType: type, hourly_usd: hourly, source: 'aws-price-list', updated_at: at, updated_by: user.id });
-  }
-
-  modelIds.forEach((modelId, i) => {
-    const info = infos[i];
-    const listed = info ? tokens.get(info.modelName) : undefined;
-    if (!listed || (listed.input_per_1k === undefined && listed.output_per_1k === undefined)) {
-      notInPriceList.push(`managed ${modelId}`);
-      return;
-    }
-    if (storedSource.get(`managed#${modelId}`) === 'admin' && !options.overrideAdminEntries) {
-      keptAdmin.push(`managed ${modelId}`);
-      return;
-    }
-    const old = current.managed.get(modelId);
-    // A model priced for one direction only (embeddings have no output tokens) keeps the other as it was.
-    const input = listed.input_per_1k ?? old?.per_1k_input_tokens_usd ?? 0;
-    const output = listed.output_per_1k ?? old?.per_1k_output_tokens_usd ?? 0;
-    note('managed', modelId, 'per_1k_input_tokens_usd', old?.per_1k_input_tokens_usd, input);
-    note('managed', modelId, 'per_1k_output_tokens_usd', old?.per_1k_output_tokens_usd, output);
-    writes.push({ kind: 'token', platform: 'managed', modelId, input_per_1k: input, output_per_1k: output, source: 'aws-price-list', updated_at: at, updated_by: user.id });
-  });
-
-  await putPriceEntries(writes);
-  invalidatePriceCache();
-  const changedKeys = new Set(changes.map((c) => `${c.platform}#${c.key}`));
-  return {
-    success: true,
-    message: `Prices refreshed from the AWS Price List API: ${changedKeys.size} changed, ${writes.length - changedKeys.size} unchanged`,
-    source: 'aws-price-list',
-    region,
-    last_updated: at,
-    summary: {
-      checked: writes.length,
-      changed: changedKeys.size,
-      unchanged: writes.length - changedKeys.size,
-      kept_admin_overrides: keptAdmin.length,
-      not_in_price_list: notInPriceList.length,
-    },
-    changes,
-    kept_admin_overrides: keptAdmin,
-    not_in_price_list: notInPriceList,
-    not_covered: 'Hosted model prices are not published in the AWS Price List; set them with POST /api/pricing',
   };
 }

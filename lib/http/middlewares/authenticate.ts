@@ -3,7 +3,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { InvalidToken, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../errors';
-import type { ApiEvent } from '../endpoint';
+import type { ApiEvent } from '../stack';
 
 export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
 

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../observability';
 import { HttpError, UpstreamError } from '../errors';
-import type { ApiEvent } from '../endpoint';
+import type { ApiEvent } from '../stack';
 
 /**
  * Spec section 7. `standard`: success, error, details?. `message`: the login and validate variant,

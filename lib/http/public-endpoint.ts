@@ -1,0 +1,18 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { EmptyObject } from './checks';
+import { stack, type ApiRequest, type EndpointOptions } from './stack';
+
+type Empty = NonNullable<(typeof EmptyObject)['schema']>;
+
+/**
+ * An endpoint that needs no caller (login, the OpenAPI document, the 404 route): the same stack as
+ * every endpoint (lib/http/stack.ts: headers, CORS, request log, body limits, validation, error
+ * shapes) without the guards, so the function bundles no token verification, and no table client
+ * unless it reads the table itself.
+ */
+export function publicEndpoint<B extends TSchema = Empty, Q extends TObject = Empty, P extends TObject = Empty>(
+  options: Omit<EndpointOptions<B, Q, P, 'none'>, 'auth' | 'audit'>,
+  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, 'none'>) => Promise<unknown>,
+) {
+  return stack<'none', B, Q, P>({ ...options, auth: 'none' }, [], handler);
+}

@@ -1,0 +1,127 @@
+import middy from '@middy/core';
+import httpCors from '@middy/http-cors';
+import httpEventNormalizer from '@middy/http-event-normalizer';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpSecurityHeaders from '@middy/http-security-headers';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { config } from '../config';
+import type { User } from '../../tables/users';
+import { EmptyObject } from './checks';
+import { validator, type Check } from './validation';
+import type { AuditOptions } from './middlewares/audit';
+import type { AuthLevel } from './middlewares/authenticate';
+import { errorResponder, type ErrorShape } from './middlewares/error-responder';
+import { jsonBody } from './middlewares/json-body';
+import { requestLog } from './middlewares/request-log';
+
+export type { AuthLevel } from './middlewares/authenticate';
+
+type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
+
+/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
+export interface Reply {
+  readonly [REPLY]: true;
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+const REPLY = Symbol('reply');
+
+export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
+  return { [REPLY]: true, statusCode, body, headers };
+}
+
+export interface ApiEvent extends APIGatewayProxyEventV2 {
+  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
+  user?: User;
+  /** Set by the input middleware: body, query and path, parsed and validated. */
+  input?: { body: unknown; query: unknown; path: unknown };
+}
+
+export interface ApiRequest<B, Q, P, A extends AuthLevel> {
+  body: B;
+  query: Q;
+  path: P;
+  user: A extends 'none' ? undefined : User;
+  event: ApiEvent;
+  context: Context;
+}
+
+type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
+
+export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> {
+  auth: A;
+  /** Body check (functions/<area>/checks.ts); endpoints without one accept no body (or an empty `{}`). */
+  body?: Check<B>;
+  query?: Check<Q>;
+  path?: Check<P>;
+  /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
+  errorShape?: ErrorShape;
+  /** Admin actions name themselves here and are recorded in the audit log with their outcome. */
+  audit?: AuditOptions;
+  /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
+  ignoreInput?: boolean;
+}
+
+/**
+ * The one middleware stack, in a fixed order. Middy runs `before` top-down and `after`/`onError`
+ * bottom-up, so the error responder, registered last, is the first to see an error and turns it into
+ * a response; the security headers, CORS and request log registered above it then decorate that
+ * response like any other. The guards (audit recorder, authentication: lib/http/endpoint.ts) sit
+ * between them: the audit recorder needs the final status, and authentication runs before the body
+ * is parsed and validated on purpose: a caller who is not allowed in learns nothing about the request
+ * schema, and no work is done for them.
+ *
+ * The guards are passed in rather than imported here so that a public function (the OpenAPI
+ * document, the 404 route: lib/http/public-endpoint.ts) bundles neither the token code nor the table.
+ */
+export function stack<
+  A extends AuthLevel,
+  B extends TSchema = EmptyObject,
+  Q extends TObject = EmptyObject,
+  P extends TObject = EmptyObject,
+>(
+  options: EndpointOptions<B, Q, P, A>,
+  guards: Guard[],
+  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, A>) => Promise<unknown>,
+) {
+  const body = validator<TSchema>(options.body ?? EmptyObject, 'body');
+  const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
+  const path = validator<TSchema>(options.path ?? EmptyObject, 'path');
+
+  return middy<ApiEvent, APIGatewayProxyResultV2>()
+    .use(httpEventNormalizer())
+    .use(httpHeaderNormalizer())
+    .use(httpSecurityHeaders())
+    .use(httpCors({ origin: config.http.corsOrigin, headers: 'Authorization,Content-Type', maxAge: 600 }))
+    .use(requestLog())
+    .use(guards)
+    .use(jsonBody(config.http.maxBodyBytes, options.ignoreInput))
+    .use({
+      before: (request) => {
+        const event = request.event;
+        if (options.ignoreInput) {
+          event.input = { body: {}, query: {}, path: {} };
+          return;
+        }
+        event.input = {
+          body: body.parse(event.input?.body ?? {}),
+          query: query.parse(event.queryStringParameters ?? {}),
+          path: path.parse(event.pathParameters ?? {}),
+        };
+      },
+    })
+    .use(errorResponder(options.errorShape ?? 'standard'))
+    .handler(async (event, context) => {
+      const input = event.input as { body: Static<B>; query: Static<Q>; path: Static<P> };
+      const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
+      const { statusCode, body: payload, headers } =
+        result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      return {
+        statusCode,
+        headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
+        body: JSON.stringify(payload),
+      };
+    });
+}

@@ -1,0 +1,113 @@
+import { config } from '../config';
+import { managed } from '../platforms/managed';
+import type { User } from '../../tables/users';
+import { listPriceEntries, putPriceEntries, type StoredPriceEntry } from '../../tables/pricing';
+import { getProducts, instancePrices, tokenPricesByModelName } from './price-list';
+import { invalidatePriceCache } from './service';
+import { entryKey, inUse } from './table';
+
+async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await fn(items[i] as T);
+      }
+    }),
+  );
+  return results;
+}
+
+export interface PriceChange {
+  platform: 'managed' | 'dedicated';
+  key: string;
+  field: 'per_1k_input_tokens_usd' | 'per_1k_output_tokens_usd' | 'hourly_usd';
+  old: number | null;
+  new: number;
+}
+
+/**
+ * POST /api/pricing/update: reads the region's SageMaker hosting and Bedrock on-demand token prices
+ * from the AWS Price List API and stores them. Entries an admin set by hand are kept unless
+ * `overrideAdminEntries` (a negotiated price must not silently revert to list price). Hosted prices
+ * are not in the AWS Price List; they stay as they are. Managed models are the ones in the table
+ * (shipped defaults and stored entries); an admin adds a new model with POST /api/pricing.
+ */
+export async function refreshFromPriceList(user: User, options: { overrideAdminEntries?: boolean } = {}, now = new Date()) {
+  const at = now.toISOString();
+  const region = config.cloud.region;
+  const stored = await listPriceEntries();
+  const current = inUse(stored);
+  const storedSource = new Map(stored.map((e) => [entryKey(e), e.source]));
+
+  const [hosting, tokens] = await Promise.all([
+    getProducts('AmazonSageMaker', { regionCode: region, productFamily: 'ML Instance' }).then(instancePrices),
+    getProducts('AmazonBedrock', { regionCode: region }).then(tokenPricesByModelName),
+  ]);
+
+  // Bedrock prices are keyed by display name and the table by model id, so each priced model's name
+  // is looked up (GetFoundationModel). A model gets into the table by an admin entry first.
+  const modelIds = [...current.managed.keys()].sort();
+  const infos = await mapLimit(modelIds, 8, (id) => managed.getModel(id));
+
+  const changes: PriceChange[] = [];
+  const keptAdmin: string[] = [];
+  const notInPriceList: string[] = [];
+  const writes: StoredPriceEntry[] = [];
+  const note = (platform: PriceChange['platform'], key: string, field: PriceChange['field'], old: number | undefined, value: number) => {
+    if (old !== value) changes.push({ platform, key, field, old: old ?? null, new: value });
+  };
+
+  for (const [type, hourly] of [...hosting.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (storedSource.get(`dedicated#${type}`) === 'admin' && !options.overrideAdminEntries) {
+      keptAdmin.push(`dedicated ${type}`);
+      continue;
+    }
+    note('dedicated', type, 'hourly_usd', current.dedicated.get(type)?.hourly_usd, hourly);
+    writes.push({ kind: 'instance', instanceType: type, hourly_usd: hourly, source: 'aws-price-list', updated_at: at, updated_by: user.id });
+  }
+
+  modelIds.forEach((modelId, i) => {
+    const info = infos[i];
+    const listed = info ? tokens.get(info.modelName) : undefined;
+    if (!listed || (listed.input_per_1k === undefined && listed.output_per_1k === undefined)) {
+      notInPriceList.push(`managed ${modelId}`);
+      return;
+    }
+    if (storedSource.get(`managed#${modelId}`) === 'admin' && !options.overrideAdminEntries) {
+      keptAdmin.push(`managed ${modelId}`);
+      return;
+    }
+    const old = current.managed.get(modelId);
+    // A model priced for one direction only (embeddings have no output tokens) keeps the other as it was.
+    const input = listed.input_per_1k ?? old?.per_1k_input_tokens_usd ?? 0;
+    const output = listed.output_per_1k ?? old?.per_1k_output_tokens_usd ?? 0;
+    note('managed', modelId, 'per_1k_input_tokens_usd', old?.per_1k_input_tokens_usd, input);
+    note('managed', modelId, 'per_1k_output_tokens_usd', old?.per_1k_output_tokens_usd, output);
+    writes.push({ kind: 'token', platform: 'managed', modelId, input_per_1k: input, output_per_1k: output, source: 'aws-price-list', updated_at: at, updated_by: user.id });
+  });
+
+  await putPriceEntries(writes);
+  invalidatePriceCache();
+  const changedKeys = new Set(changes.map((c) => `${c.platform}#${c.key}`));
+  return {
+    success: true,
+    message: `Prices refreshed from the AWS Price List API: ${changedKeys.size} changed, ${writes.length - changedKeys.size} unchanged`,
+    source: 'aws-price-list',
+    region,
+    last_updated: at,
+    summary: {
+      checked: writes.length,
+      changed: changedKeys.size,
+      unchanged: writes.length - changedKeys.size,
+      kept_admin_overrides: keptAdmin.length,
+      not_in_price_list: notInPriceList.length,
+    },
+    changes,
+    kept_admin_overrides: keptAdmin,
+    not_in_price_list: notInPriceList,
+    not_covered: 'Hosted model prices are not published in the AWS Price List; set them with POST /api/pricing',
+  };
+}
