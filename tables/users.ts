@@ -2,22 +2,28 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { Conflict } from '../lib/http/errors';
 import { TABLE, db, queryIndexPage } from './client';
-import { cancellationReasons } from './transactions';
+import { cancellationReasons, type TransactItems } from './transactions';
 
 /**
  * Users.
  *
  *   PK USER#<id>               SK PROFILE   the user (GSI1: USERS / <created_at>#<id> lists them)
- *   PK USERNAME#<lowercased>   SK UNIQUE    guards username uniqueness, points at the user
- *   PK EMAIL#<lowercased>      SK UNIQUE    guards e-mail uniqueness, points at the user
+ *   PK USERNAME#<lowercased>   SK UNIQUE    guards username uniqueness: userId, password_hash, is_active
+ *   PK EMAIL#<lowercased>      SK UNIQUE    guards e-mail uniqueness: userId, password_hash, is_active
  *   PK COUNTER                 SK ACTIVE_SUPER_ADMINS   how many active super_admins exist
  *
  * The user and both guards are written in one transaction, so a username or e-mail can never be
  * taken twice, even by concurrent requests. Both are compared case-insensitively. The super_admin
  * counter changes in the same transaction as any role or activation change, with a condition that
  * keeps it at one or more: the last active super_admin cannot be demoted, even by two racing requests.
+ *
+ * The guards carry copies of `password_hash` and `is_active`, so that login reads one item before the
+ * bcrypt compare (`getLoginCandidate`) and reads the user while the hash runs. Username and e-mail
+ * never change, so the guards never move; `updateUser` rewrites both copies in the same transaction
+ * as the user whenever a patch changes the hash or the activation. The user item stays the source of
+ * truth. Guards written before the copies existed hold only `userId`: login falls back to reading the
+ * user for them, and their next password or activation change fills the copies in.
  */
-
 export const ROLES = ['super_admin', 'admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -86,6 +92,26 @@ function superAdminCounterUpdate(delta: number): NonNullable<TransactWriteComman
   };
 }
 
+/** What a name guard holds besides its key: the user it points at and the copies login reads. */
+const guardCopies = (user: Pick<StoredUser, 'id' | 'password_hash' | 'is_active'>) => ({
+  userId: user.id,
+  password_hash: user.password_hash,
+  is_active: user.is_active,
+});
+
+/** Rewrites a guard's copies; conditional on the guard pointing at this user (it never creates one). */
+function guardCopiesUpdate(key: Record<string, string>, user: StoredUser): TransactItems[number] {
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: key,
+      UpdateExpression: 'SET password_hash = :hash, is_active = :active',
+      ConditionExpression: 'userId = :id',
+      ExpressionAttributeValues: { ':hash': user.password_hash, ':active': user.is_active, ':id': user.id },
+    },
+  };
+}
+
 export async function createUser(user: StoredUser): Promise<User> {
   const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
     {
@@ -98,14 +124,14 @@ export async function createUser(user: StoredUser): Promise<User> {
     {
       Put: {
         TableName: TABLE,
-        Item: { ...usernameKey(user.username), userId: user.id },
+        Item: { ...usernameKey(user.username), ...guardCopies(user) },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
     {
       Put: {
         TableName: TABLE,
-        Item: { ...emailKey(user.email), userId: user.id },
+        Item: { ...emailKey(user.email), ...guardCopies(user) },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -128,10 +154,35 @@ export async function getUserById(id: string): Promise<StoredUser | undefined> {
 }
 
 /** Login accepts a username or an e-mail; usernames cannot contain '@', so one lookup suffices. */
+const loginKey = (login: string) => (login.includes('@') ? emailKey(login) : usernameKey(login));
+
 export async function getUserByLogin(login: string): Promise<StoredUser | undefined> {
-  const key = login.includes('@') ? emailKey(login) : usernameKey(login);
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: key }));
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: loginKey(login) }));
   return Item ? getUserById(Item.userId as string) : undefined;
+}
+
+export interface LoginCandidate {
+  userId: string;
+  password_hash: string;
+  is_active: boolean;
+  /** The user item, when it had to be read already (a guard written before the copies existed). */
+  user?: StoredUser;
+}
+
+/**
+ * What login needs before the bcrypt compare, from one GetItem on the name guard (read like the user
+ * item is: eventually consistent). A guard without the copies (written before they existed) costs a
+ * second read, of the user item, as every login did before.
+ */
+export async function getLoginCandidate(login: string): Promise<LoginCandidate | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: loginKey(login) }));
+  if (!Item) return undefined;
+  const userId = Item.userId as string;
+  if (typeof Item.password_hash === 'string' && typeof Item.is_active === 'boolean') {
+    return { userId, password_hash: Item.password_hash, is_active: Item.is_active };
+  }
+  const user = await getUserById(userId);
+  return user ? { userId, password_hash: user.password_hash, is_active: user.is_active, user } : undefined;
 }
 
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
@@ -186,13 +237,22 @@ export async function updateUser(current: StoredUser, patch: UserPatch, at: stri
       },
     },
   ];
-  if (delta !== 0) items.push(superAdminCounterUpdate(delta));
+  // Cancellation reasons are indexed by item position: the user is 0, then the counter (if any),
+  // then the guards (if any).
+  const counterIndex = delta !== 0 ? items.push(superAdminCounterUpdate(delta)) - 1 : -1;
+  const guardsChange = patch.password_hash !== undefined || patch.is_active !== undefined;
+  const firstGuardIndex = items.length;
+  if (guardsChange) items.push(guardCopiesUpdate(usernameKey(current.username), next), guardCopiesUpdate(emailKey(current.email), next));
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
     const reasons = cancellationReasons(err);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw new LastSuperAdminError();
+    if (counterIndex >= 0 && reasons?.[counterIndex] === 'ConditionalCheckFailed') throw new LastSuperAdminError();
     if (reasons?.[0] === 'ConditionalCheckFailed') throw new Conflict('The user was changed by another request; read it again and retry');
+    if (guardsChange && reasons?.slice(firstGuardIndex).includes('ConditionalCheckFailed')) {
+      // Usernames and e-mails never change, so this is a broken invariant, not a client error.
+      throw new Error(`The name guards of user ${current.id} do not point at it; nothing was changed`);
+    }
     throw err;
   }
   return publicUser(next);

@@ -2,7 +2,7 @@ import { config } from '../config';
 import { TooManyRequests, Unauthorized } from '../http/errors';
 import { MetricUnit, metrics } from '../observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
-import { getUserByLogin, publicUser, recordLogin, type User } from '../../tables/users';
+import { getLoginCandidate, getUserById, publicUser, recordLogin, type User } from '../../tables/users';
 import { verifyPassword } from './passwords';
 import { issueToken } from './tokens';
 
@@ -14,12 +14,17 @@ const INVALID = 'Invalid username or password';
  * Unknown users, wrong passwords and deactivated accounts all cost one bcrypt compare and get the
  * same answer, so neither timing nor text tells whether an account exists. Repeated failures for one
  * login name are throttled (429 with Retry-After): the one place where the service limits rates.
+ *
+ * One DynamoDB round before the hash: the name guard (which carries copies of the hash and the
+ * activation, tables/users.ts) alongside the failure window. The user item, needed for the answer
+ * and the token's role, is read while bcrypt runs; it is the source of truth, so a user it shows
+ * deactivated is refused whatever the guard's copy says.
  */
 export async function login(loginName: string, password: string, now = Date.now()): Promise<{ token: string; user: User }> {
   const nowSeconds = Math.floor(now / 1000);
   const { loginMaxFailures, loginFailureWindowSeconds } = config.auth;
 
-  const [failures, user] = await Promise.all([getFailures(loginName), getUserByLogin(loginName)]);
+  const [failures, candidate] = await Promise.all([getFailures(loginName), getLoginCandidate(loginName)]);
   if (failures && failures.count >= loginMaxFailures) {
     const windowEnds = failures.firstFailureAt + loginFailureWindowSeconds;
     if (windowEnds > nowSeconds) {
@@ -28,8 +33,11 @@ export async function login(loginName: string, password: string, now = Date.now(
     }
   }
 
-  const passwordOk = await verifyPassword(password, user?.password_hash);
-  if (!user || !passwordOk || !user.is_active) {
+  const [user, passwordOk] = await Promise.all([
+    candidate ? (candidate.user ?? getUserById(candidate.userId)) : undefined,
+    verifyPassword(password, candidate?.password_hash),
+  ]);
+  if (!candidate || !user || !passwordOk || !candidate.is_active || !user.is_active) {
     await recordFailure(loginName, nowSeconds, loginFailureWindowSeconds);
     metrics.addMetric('LoginsFailed', MetricUnit.Count, 1);
     throw new Unauthorized(INVALID);

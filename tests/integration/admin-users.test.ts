@@ -7,7 +7,7 @@ import { handler as awsCredentials } from '../../functions/auth/aws-credentials'
 import { handler as nvidiaCredentials } from '../../functions/auth/nvidia-credentials';
 import { handler as login } from '../../functions/auth/login';
 import { call, type Handler } from '../helpers/invoke';
-import { makeUser } from '../helpers/users';
+import { PASSWORD, makeUser } from '../helpers/users';
 
 const newUser = (tag: string, extra: Record<string, unknown> = {}) => ({
   username: `new-${tag}`,
@@ -149,9 +149,11 @@ describe('GET and PATCH /api/admin/users/{userId}', () => {
     expect(demote.body.error).toBe('The last active super_admin cannot be demoted or deactivated');
     const deactivate = await call(updateUser as Handler, { method: 'PATCH', token: first.token, pathParameters: { userId: first.user.id }, body: { is_active: false } });
     expect(deactivate.status).toBe(409);
-    // the refused request changed nothing
+    expect(deactivate.body.error).toBe('The last active super_admin cannot be demoted or deactivated');
+    // the refused request changed nothing, the name guards included
     const after = await call(getUser as Handler, { token: first.token, pathParameters: { userId: first.user.id } });
     expect(after.body.user).toMatchObject({ role: 'super_admin', is_active: true });
+    expect((await call(login as Handler, { method: 'POST', body: { username: first.user.username, password: PASSWORD } })).status).toBe(200);
   });
 });
 
