@@ -33,6 +33,10 @@ export function esbuildOptionsFromServerlessYml(): BuildOptions {
   const ext = (custom.outputFileExtension as string | undefined) ?? '.js';
   const exclude = (custom.exclude as string[] | undefined) ?? ['aws-sdk'];
   const options: Record<string, unknown> = Object.fromEntries(Object.entries(custom).filter(([k]) => !PLUGIN_ONLY.includes(k)));
+  // conditions: a Serverless variable that picks the list by TRACING_ENABLED; resolved here as it is
+  // with tracing off (the default), or on when the environment says so.
+  const conditions = (sls.custom as { esbuildConditions?: Record<string, string[]> } | undefined)?.esbuildConditions;
+  if (typeof options.conditions === 'string' && conditions) options.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
   options.external = [...((options.external as string[] | undefined) ?? []), ...(exclude.includes('*') ? [] : exclude)];
   if (ext !== '.js') options.outExtension = { '.js': ext };
   return options as BuildOptions;

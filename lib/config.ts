@@ -123,7 +123,7 @@ export function loadConfig(env: Env = process.env) {
 
     observability: {
       logLevel: str(env, 'LOG_LEVEL', 'INFO').toUpperCase(),
-      tracing: env.TRACING_ENABLED === 'true',
+      // Tracing is chosen when the bundles are built (TRACING_ENABLED, serverless.yml: `#tracing`).
     },
   };
 }

@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../lib/config';
 import { BadRequest, ServiceUnavailable } from '../lib/http/errors';
 import { logger } from '../lib/observability';
+import { traced } from '#tracing';
 
 /**
  * The one DynamoDB document client, built once per cold start.
@@ -12,15 +13,17 @@ import { logger } from '../lib/observability';
  * 3 s connection timeout leaves room for a burst of new connections, which took over 1 s to be
  * accepted under 200 concurrent chat turns.)
  */
-const base = new DynamoDBClient({
-  region: config.table.region,
-  endpoint: config.table.endpoint,
-  // DynamoDB Local accepts any credentials; in AWS the function's role is used.
-  credentials: config.table.endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
-  maxAttempts: 3,
-  // throwOnRequestTimeout: without it the Node handler only warns and the request goes on waiting.
-  requestHandler: { connectionTimeout: 3000, requestTimeout: 5000, throwOnRequestTimeout: true },
-});
+const base = traced(
+  new DynamoDBClient({
+    region: config.table.region,
+    endpoint: config.table.endpoint,
+    // DynamoDB Local accepts any credentials; in AWS the function's role is used.
+    credentials: config.table.endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
+    maxAttempts: 3,
+    // throwOnRequestTimeout: without it the Node handler only warns and the request goes on waiting.
+    requestHandler: { connectionTimeout: 3000, requestTimeout: 5000, throwOnRequestTimeout: true },
+  }),
+);
 
 const OUTAGE_NAMES = new Set([
   'TimeoutError',

@@ -5,6 +5,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import { tracingMiddlewares } from '#tracing';
 import { config } from '../config';
 import type { User } from '../../tables/users';
 import { EmptyObject } from './checks';
@@ -91,6 +92,7 @@ export function stack<
   const path = validator<TSchema>(options.path ?? EmptyObject, 'path');
 
   return middy<ApiEvent, APIGatewayProxyResultV2>()
+    .use(tracingMiddlewares())
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
     .use(httpSecurityHeaders())

@@ -8,6 +8,7 @@ import { UpstreamError } from '../http/errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, toUpstreamError, unreadable } from './errors';
 import type { ChatCapable, ChatReply, ChatRequest } from './types';
+import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
 
@@ -24,7 +25,7 @@ export class SageMakerEndpointChat implements ChatCapable {
   private readonly runtime: SageMakerRuntimeClient;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = new SageMakerRuntimeClient(http1ClientConfig(options));
+    this.runtime = traced(new SageMakerRuntimeClient(http1ClientConfig(options)));
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {

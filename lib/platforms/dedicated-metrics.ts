@@ -7,6 +7,7 @@ import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery, type Metr
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { guard } from './errors';
 import { VARIANT_NAME, type DedicatedMetrics, type EndpointMetrics } from './types';
+import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
 
@@ -24,7 +25,7 @@ export class CloudWatchEndpointMetrics implements DedicatedMetrics {
   private readonly cloudwatch: CloudWatchClient;
 
   constructor(options: AwsPlatformOptions) {
-    this.cloudwatch = new CloudWatchClient(http1ClientConfig(options));
+    this.cloudwatch = traced(new CloudWatchClient(http1ClientConfig(options)));
   }
 
   async metrics(endpointName: string, windowMinutes = 15): Promise<EndpointMetrics> {

@@ -45,6 +45,7 @@ import {
   type EndpointDescription,
   type EndpointStatus,
 } from './types';
+import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
 export const PUBLIC_HUB = 'SageMakerPublicHub';
@@ -199,7 +200,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
 
   constructor(options: AwsPlatformOptions) {
     this.region = options.region;
-    this.sagemaker = new SageMakerClient(http1ClientConfig(options));
+    this.sagemaker = traced(new SageMakerClient(http1ClientConfig(options)));
     this.runtimeBase = options.endpoint ?? `https://runtime.sagemaker.${options.region}.amazonaws.com`;
   }
 

@@ -6,6 +6,7 @@ import { BedrockRuntimeClient, ConverseCommand, type Message, type SystemContent
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { guard, unreadable } from './errors';
 import type { ChatCapable, ChatReply, ChatRequest, ChatTurn } from './types';
+import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
 
@@ -26,7 +27,7 @@ export class BedrockConverseChat implements ChatCapable {
   private readonly runtime: BedrockRuntimeClient;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = new BedrockRuntimeClient(http2ClientConfig(options));
+    this.runtime = traced(new BedrockRuntimeClient(http2ClientConfig(options)));
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {

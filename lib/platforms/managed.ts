@@ -8,6 +8,7 @@ import { tokenPricing } from '../catalogue/pricing';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorName, guard, toUpstreamError, unreadable } from './errors';
 import type { ManagedModelEntry, ManagedPlatform, ModelInfo } from './types';
+import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
 
@@ -18,7 +19,7 @@ export class BedrockManagedPlatform implements ManagedPlatform {
 
   constructor(options: AwsPlatformOptions) {
     this.region = options.region;
-    this.control = new BedrockClient(http1ClientConfig(options));
+    this.control = traced(new BedrockClient(http1ClientConfig(options)));
     this.runtimeBase = options.endpoint ?? `https://bedrock-runtime.${options.region}.amazonaws.com`;
   }
 

@@ -1,6 +1,7 @@
 import { PricingClient } from '@aws-sdk/client-pricing';
 import { config } from '../config';
 import { http1ClientConfig, resolveAwsOptions } from '../platforms/clients';
+import { traced } from '#tracing';
 
 /**
  * The AWS Price List Query API client, built once per cold start the way the platform clients are
@@ -13,6 +14,6 @@ import { http1ClientConfig, resolveAwsOptions } from '../platforms/clients';
 export const PRICE_LIST_REGION = 'us-east-1';
 
 /** Built once per cold start; marked pure so that the functions that only read the price table drop it. */
-export const pricingClient = /* @__PURE__ */ new PricingClient(
-  http1ClientConfig(resolveAwsOptions({ region: config.cloud.endpoint ? config.cloud.region : PRICE_LIST_REGION })),
+export const pricingClient = /* @__PURE__ */ traced(
+  /* @__PURE__ */ new PricingClient(http1ClientConfig(resolveAwsOptions({ region: config.cloud.endpoint ? config.cloud.region : PRICE_LIST_REGION }))),
 );

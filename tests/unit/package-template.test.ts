@@ -1,6 +1,7 @@
 /**
  * Deployment hygiene, read from what would be deployed: `npx serverless package --stage prod` is run
- * once, offline (no AWS credentials), and the generated CloudFormation template is checked.
+ * offline (no AWS credentials), as configured by default and with TRACING_ENABLED=true, and the
+ * generated CloudFormation templates (and a bundle of each) are checked.
  *
  * The packaging runs in a temporary copy of the service (sources copied, node_modules linked), so
  * neither its `.esbuild` work folder nor a concurrent `serverless offline` or `package` in the
@@ -12,6 +13,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import JSZip from 'jszip';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TIMEOUT_MS = Number(process.env.PACKAGE_TEST_TIMEOUT_MS ?? 300_000);
@@ -51,7 +53,15 @@ const SPEC_ROUTES = [
  * Specific actions that AWS only authorises on Resource '*' (they support no resource-level
  * permissions); serverless.yml documents each where it grants it. Nothing else may be granted on '*'.
  */
-const STAR_RESOURCE_EXCEPTIONS = new Set(['cloudwatch:GetMetricData', 'pricing:GetProducts', 'bedrock:ListFoundationModels', 'sagemaker:ListModelPackages']);
+const STAR_RESOURCE_EXCEPTIONS = new Set([
+  'cloudwatch:GetMetricData',
+  'pricing:GetProducts',
+  'bedrock:ListFoundationModels',
+  'sagemaker:ListModelPackages',
+  // Only with TRACING_ENABLED=true.
+  'xray:PutTraceSegments',
+  'xray:PutTelemetryRecords',
+]);
 
 type Json = any;
 const asList = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -70,15 +80,18 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 let template: Json;
 let packagingFailure: string | undefined;
+let traced: { template?: Json; failure?: string; bundle?: string } = {};
+let untracedBundle = '';
 const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 
-beforeAll(async () => {
-  const service = join(workDir, 'service');
+/** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
+async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string }> {
+  const service = join(workDir, name);
   for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'lib', 'tables']) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
-  const out = join(workDir, 'package');
+  const out = join(workDir, `${name}-package`);
   // A clean environment: nothing of the test run's local settings (secrets included) reaches the template.
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -87,14 +100,28 @@ beforeAll(async () => {
     SLS_TELEMETRY_DISABLED: '1',
     SLS_NOTIFICATIONS_MODE: 'off',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    ...extraEnv,
   };
   const { code, output } = await run('npx', ['serverless', 'package', '--stage', 'prod', '--package', out], service, env);
   const file = join(out, 'cloudformation-template-update-stack.json');
-  if (code !== 0 || !existsSync(file)) {
-    packagingFailure = `npx serverless package --stage prod exited with ${code}:\n${output}`;
-    return;
-  }
-  template = JSON.parse(readFileSync(file, 'utf8'));
+  if (code !== 0 || !existsSync(file)) return { failure: `npx serverless package --stage prod exited with ${code}:\n${output}`, out };
+  return { template: JSON.parse(readFileSync(file, 'utf8')), out };
+}
+
+/** The minified handler of one packaged function (the .mjs files inside its zip). */
+async function bundleText(out: string, fn: string): Promise<string> {
+  const zip = await JSZip.loadAsync(readFileSync(join(out, `${fn}.zip`)));
+  const files = Object.values(zip.files).filter((f) => f.name.endsWith('.mjs'));
+  return (await Promise.all(files.map((f) => f.async('string')))).join('\n');
+}
+
+beforeAll(async () => {
+  // The default (tracing off) and TRACING_ENABLED=true, side by side.
+  const [plain, withTracing] = await Promise.all([packageProd('service', {}), packageProd('traced', { TRACING_ENABLED: 'true' })]);
+  template = plain.template;
+  packagingFailure = plain.failure;
+  if (!plain.failure) untracedBundle = await bundleText(plain.out, 'chatThreadPost');
+  traced = { template: withTracing.template, failure: withTracing.failure, bundle: withTracing.failure ? undefined : await bundleText(withTracing.out, 'chatThreadPost') };
 }, TIMEOUT_MS);
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -192,5 +219,31 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     for (const [, f] of resources('AWS::Lambda::Function')) {
       expect(f.Properties.Environment?.Variables?.JWT_SECRET ?? '').toBe('');
     }
+  });
+});
+
+describe('X-Ray tracing is switched by TRACING_ENABLED at package time', () => {
+  const functions = (t: Json) => Object.entries<Json>(t.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+  const roleActions = (t: Json, roleName: string) =>
+    asList<Json>(t.Resources[roleName]?.Properties?.Policies).flatMap((p) => asList<Json>(p.PolicyDocument.Statement).flatMap((st) => asList<string>(st.Action)));
+  const roleOf = (fn: Json) => fn.Properties.Role?.['Fn::GetAtt']?.[0] as string;
+
+  test('off by default: passive tracing, no X-Ray permission, no Tracer in the bundles', () => {
+    expect(packagingFailure).toBeUndefined();
+    for (const [name, fn] of functions(template)) {
+      expect([name, fn.Properties.TracingConfig?.Mode ?? 'PassThrough']).toEqual([name, 'PassThrough']);
+      expect(roleActions(template, roleOf(fn))).not.toContain('xray:PutTraceSegments');
+    }
+    expect(untracedBundle).toContain('handler');
+    expect(untracedBundle).not.toContain('captureAWSv3Client');
+  });
+
+  test('on: active tracing and the right to write segments for every function, Powertools Tracer bundled', () => {
+    expect(traced.failure).toBeUndefined();
+    for (const [name, fn] of functions(traced.template)) {
+      expect([name, fn.Properties.TracingConfig?.Mode]).toEqual([name, 'Active']);
+      expect([name, roleActions(traced.template, roleOf(fn))]).toEqual([name, expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords'])]);
+    }
+    expect(traced.bundle).toContain('captureAWSv3Client');
   });
 });
