@@ -156,11 +156,6 @@ export async function getUserById(id: string): Promise<StoredUser | undefined> {
 /** Login accepts a username or an e-mail; usernames cannot contain '@', so one lookup suffices. */
 const loginKey = (login: string) => (login.includes('@') ? emailKey(login) : usernameKey(login));
 
-export async function getUserByLogin(login: string): Promise<StoredUser | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: loginKey(login) }));
-  return Item ? getUserById(Item.userId as string) : undefined;
-}
-
 export interface LoginCandidate {
   userId: string;
   password_hash: string;
@@ -183,6 +178,17 @@ export async function getLoginCandidate(login: string): Promise<LoginCandidate |
   }
   const user = await getUserById(userId);
   return user ? { userId, password_hash: user.password_hash, is_active: user.is_active, user } : undefined;
+}
+
+/** The user a candidate stands for: the item already read, or one GetItem. */
+export function userOfCandidate(candidate: LoginCandidate): Promise<StoredUser | undefined> {
+  return candidate.user ? Promise.resolve(candidate.user) : getUserById(candidate.userId);
+}
+
+/** The user by username or e-mail: the guard, then the user (the CLI and the seeding). */
+export async function getUserByLogin(login: string): Promise<StoredUser | undefined> {
+  const candidate = await getLoginCandidate(login);
+  return candidate ? userOfCandidate(candidate) : undefined;
 }
 
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {

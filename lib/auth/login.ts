@@ -2,7 +2,7 @@ import { config } from '../config';
 import { TooManyRequests, Unauthorized } from '../http/errors';
 import { MetricUnit, metrics } from '../observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
-import { getLoginCandidate, getUserById, publicUser, recordLogin, type User } from '../../tables/users';
+import { getLoginCandidate, publicUser, recordLogin, userOfCandidate, type User } from '../../tables/users';
 import { verifyPassword } from './passwords';
 import { issueToken } from './tokens';
 
@@ -34,7 +34,7 @@ export async function login(loginName: string, password: string, now = Date.now(
   }
 
   const [user, passwordOk] = await Promise.all([
-    candidate ? (candidate.user ?? getUserById(candidate.userId)) : undefined,
+    candidate ? userOfCandidate(candidate) : undefined,
     verifyPassword(password, candidate?.password_hash),
   ]);
   if (!candidate || !user || !passwordOk || !candidate.is_active || !user.is_active) {

@@ -1,8 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { EmptyObject } from './checks';
-import { stack, type ApiRequest, type EndpointOptions } from './stack';
-
-type Empty = NonNullable<(typeof EmptyObject)['schema']>;
+import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions } from './stack';
 
 /**
  * An endpoint that needs no caller (login, the OpenAPI document, the 404 route): the same stack as

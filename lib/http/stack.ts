@@ -49,7 +49,8 @@ export interface ApiRequest<B, Q, P, A extends AuthLevel> {
   context: Context;
 }
 
-type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
+/** The schema of endpoints without a body, query or path: an empty object. */
+export type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
 
 export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> {
   auth: A;

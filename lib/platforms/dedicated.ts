@@ -32,6 +32,7 @@ import {
   type ModelPackageSummary,
   type Tag,
 } from '@aws-sdk/client-sagemaker';
+import { mapLimit } from '../concurrency';
 import { BadRequest, UpstreamError } from '../http/errors';
 import { logger } from '../observability';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
@@ -59,19 +60,6 @@ const SAGEMAKER_NAME_MAX = 63;
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 const iso = (d: Date | undefined) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : new Date(0).toISOString());
 

@@ -1,3 +1,4 @@
+import { mapLimit } from '../concurrency';
 import { config } from '../config';
 import { managed } from '../platforms/managed';
 import type { User } from '../../tables/users';
@@ -5,20 +6,6 @@ import { listPriceEntries, putPriceEntries, type StoredPriceEntry } from '../../
 import { getProducts, instancePrices, tokenPricesByModelName } from './price-list';
 import { invalidatePriceCache } from './service';
 import { entryKey, inUse } from './table';
-
-async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await fn(items[i] as T);
-      }
-    }),
-  );
-  return results;
-}
 
 export interface PriceChange {
   platform: 'managed' | 'dedicated';
