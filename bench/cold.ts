@@ -169,7 +169,7 @@ export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
   });
 }
 
-/** Environment a bundle needs so that lib/config and lib/auth/secret load (nothing is called). */
+/** Environment a bundle needs so that core/config and lib/auth/secret load (nothing is called). */
 const IMPORT_ENV = {
   PATH: process.env.PATH ?? '/usr/bin:/bin',
   HOME: os.tmpdir(),

@@ -3,7 +3,7 @@
  * the local runtime (DynamoDB Local + emulator + table + environment), clean-up on every exit path,
  * the DynamoDB meter (calls, sequential round trips, consumed capacity), and the result rows.
  *
- * Nothing here imports the service's own modules at load time: lib/config reads the environment once,
+ * Nothing here imports the service's own modules at load time: core/config reads the environment once,
  * at import, so every service module is imported dynamically after `startLocalRuntime` has set it.
  */
 import { randomBytes } from 'node:crypto';

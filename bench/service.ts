@@ -1,7 +1,7 @@
 /**
  * The service, loaded in this process for sections 2-6: handlers, table modules and the test
  * helpers that build API Gateway v2 events, imported only after `startLocalRuntime` has set the
- * environment (lib/config reads it at import). Also the fixtures the sections share: users, a
+ * environment (core/config reads it at import). Also the fixtures the sections share: users, a
  * managed resource, a conversation and a thread with some history, created once.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * First-start seeding: the first super_admin. Imported only after the environment points at the
- * local table (lib/config reads it at import).
+ * local table (core/config reads it at import).
  */
 import { randomBytes } from 'node:crypto';
 import { getUserByLogin } from '../tables/users';

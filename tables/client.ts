@@ -1,9 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../lib/config';
-import { BadRequest, ServiceUnavailable } from '../lib/http/errors';
-import { logger } from '../lib/observability';
+import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { traced } from '#tracing';
+import { config } from '../core/config';
+import { logger } from '../core/observability';
+import { DatabaseUnavailable, InvalidCursor } from './errors';
 
 /**
  * The one DynamoDB document client, built once per cold start.
@@ -59,7 +59,7 @@ base.middlewareStack.add(
     } catch (err) {
       if (isDatabaseOutage(err)) {
         logger.warn({ message: 'database unavailable', error: err as Error });
-        throw new ServiceUnavailable('The database is temporarily unavailable; please retry shortly');
+        throw new DatabaseUnavailable();
       }
       throw err;
     }
@@ -104,7 +104,7 @@ export function decodeCursor(
     Object.keys(key).length === keyAttributes.length &&
     keyAttributes.every((k) => typeof (key as Record<string, unknown>)[k] === 'string') &&
     Object.entries(fixed).every(([k, v]) => (key as Record<string, unknown>)[k] === v);
-  if (!ok) throw new BadRequest('Invalid cursor', 'Pass the nextCursor value of the previous page unchanged');
+  if (!ok) throw new InvalidCursor();
   return key as Record<string, unknown>;
 }
 
@@ -128,4 +128,29 @@ export async function queryIndexPage(
     }),
   );
   return { items: Items, nextCursor: encodeCursor(LastEvaluatedKey) };
+}
+
+export type ItemKey = { PK: string; SK: string };
+export type ItemsByKey = (key: ItemKey) => Record<string, unknown> | undefined;
+
+/**
+ * One BatchGet of items of several entities, keys built by their modules (the conversation, the
+ * resource and the thread of a chat turn; a conversation and its usage buckets): for the access
+ * patterns that span entities. Unprocessed keys
+ * are asked for again, so the answer is complete; in the normal case it is one round trip.
+ */
+export async function getItems(keys: ItemKey[], consistent = true): Promise<ItemsByKey> {
+  const found = new Map<string, Record<string, unknown>>();
+  const id = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
+  const unique = [...new Map(keys.map((k) => [id(k), k])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
+    for (let attempt = 0; pending && pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt) * Math.random()));
+      const out: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: pending, ConsistentRead: consistent } } }));
+      for (const item of out.Responses?.[TABLE] ?? []) found.set(id(item as ItemKey), item);
+      pending = out.UnprocessedKeys?.[TABLE]?.Keys;
+    }
+  }
+  return (key) => found.get(id(key));
 }

@@ -1,6 +1,6 @@
-import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItems } from './transactions';
-import { TABLE, db, queryIndexPage } from './client';
+import { TABLE, db, getItems, queryIndexPage } from './client';
 
 /**
  * Conversations and their threads (spec 2.7, 4.5).
@@ -74,9 +74,24 @@ export async function createConversation(conversation: Conversation): Promise<Co
   return conversation;
 }
 
-export async function getConversation(id: string): Promise<Conversation | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: conversationKey(id) }));
+/** A conversation; `consistent` where the caller must see a conversation created just before. */
+export async function getConversation(id: string, options: { consistent?: boolean } = {}): Promise<Conversation | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: conversationKey(id), ConsistentRead: options.consistent }));
   return Item ? conversationFromItem(Item) : undefined;
+}
+
+/**
+ * A conversation and one of its threads, in one strongly consistent BatchGet. The thread is found only
+ * if it belongs to that conversation (its key lies in the conversation's partition).
+ */
+export async function getConversationWithThread(
+  conversationId: string,
+  threadId: string,
+): Promise<{ conversation: Conversation | undefined; thread: Thread | undefined }> {
+  const items = await getItems([conversationKey(conversationId), threadKey(conversationId, threadId)]);
+  const conversation = items(conversationKey(conversationId));
+  const thread = items(threadKey(conversationId, threadId));
+  return { conversation: conversation ? conversationFromItem(conversation) : undefined, thread: thread ? threadFromItem(thread) : undefined };
 }
 
 /** The user's conversations, newest first. */
@@ -121,28 +136,4 @@ export function threadWrite(input: {
       },
     },
   };
-}
-
-export type ItemKey = { PK: string; SK: string };
-export type ItemsByKey = (key: ItemKey) => Record<string, unknown> | undefined;
-
-/**
- * One BatchGet of items of several entities, keys built by their modules (the conversation, the
- * resource and the thread of a chat turn; a conversation and its usage buckets). Unprocessed keys
- * are asked for again, so the answer is complete; in the normal case it is one round trip.
- */
-export async function getItems(keys: ItemKey[], consistent = true): Promise<ItemsByKey> {
-  const found = new Map<string, Record<string, unknown>>();
-  const id = (k: { PK: unknown; SK: unknown }) => `${String(k.PK)}\u0000${String(k.SK)}`;
-  const unique = [...new Map(keys.map((k) => [id(k), k])).values()];
-  for (let i = 0; i < unique.length; i += 100) {
-    let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
-    for (let attempt = 0; pending && pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt) * Math.random()));
-      const out: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: pending, ConsistentRead: consistent } } }));
-      for (const item of out.Responses?.[TABLE] ?? []) found.set(id(item as ItemKey), item);
-      pending = out.UnprocessedKeys?.[TABLE]?.Keys;
-    }
-  }
-  return (key) => found.get(id(key));
 }

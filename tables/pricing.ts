@@ -9,7 +9,7 @@ import { transactWrite, type TransactItems } from './transactions';
  *   PK PRICING   SK TOKEN#<managed|hosted>#<modelId>   input_per_1k, output_per_1k, source, updated_at
  *   PK PRICING   SK INSTANCE#<instanceType>            hourly_usd, source, updated_at
  */
-export const PRICING_PK = 'PRICING';
+const PRICING_PK = 'PRICING';
 
 /** Where a stored price came from. */
 export type PriceSource = 'admin' | 'aws-price-list';

@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EndpointStatus, PlatformName } from '../lib/platforms/types';
-import { Conflict } from '../lib/http/errors';
+import type { EndpointStatus, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { NameTaken } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -140,7 +140,7 @@ export async function getTrackedResource(id: string): Promise<TrackedResource | 
   return Item ? trackedFromItem(Item) : undefined;
 }
 
-export class NameTaken extends Conflict {
+export class EndpointNameTaken extends NameTaken {
   constructor(
     readonly type: PlatformName,
     readonly endpointName: string,
@@ -150,7 +150,7 @@ export class NameTaken extends Conflict {
 }
 
 /**
- * Writes a new resource and takes its name in one transaction: NameTaken (409) when the name is held,
+ * Writes a new resource and takes its name in one transaction: EndpointNameTaken when the name is held,
  * whoever else is writing at the same moment.
  */
 export async function insertResource(resource: TrackedResource): Promise<void> {
@@ -182,7 +182,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
   try {
     await transactWrite(items);
   } catch (err) {
-    if (cancellationReasons(err)?.[1] === 'ConditionalCheckFailed') throw new NameTaken(resource.type, resource.name);
+    if (cancellationReasons(err)?.[1] === 'ConditionalCheckFailed') throw new EndpointNameTaken(resource.type, resource.name);
     throw err;
   }
 }
@@ -245,7 +245,7 @@ export async function removeResource(resource: Pick<Resource, 'id' | 'type' | 'n
   }
 }
 
-export type ResourcePatch = Partial<
+type ResourcePatch = Partial<
   Pick<
     TrackedResource,
     | 'status'
@@ -261,7 +261,7 @@ export type ResourcePatch = Partial<
   >
 >;
 
-export interface PatchCondition {
+interface PatchCondition {
   /** Only when the stored status is this one. */
   status?: ResourceStatus;
   /**
@@ -275,9 +275,10 @@ const isConditionFailure = (err: unknown) => (err as { name?: string })?.name ==
 
 /**
  * Sets the given attributes (null removes one) when the resource exists and the condition holds.
- * Returns the item as written, or undefined when the condition failed or the resource is gone.
+ * Returns the item as written, or undefined when the condition failed or the resource is gone. The
+ * named patterns below are what the rest of the service uses.
  */
-export async function patchResource(id: string, patch: ResourcePatch, condition: PatchCondition = {}): Promise<TrackedResource | undefined> {
+async function patchResource(id: string, patch: ResourcePatch, condition: PatchCondition = {}): Promise<TrackedResource | undefined> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
@@ -324,6 +325,70 @@ export async function patchResource(id: string, patch: ResourcePatch, condition:
     if (isConditionFailure(err)) return undefined;
     throw err;
   }
+}
+
+/**
+ * Claims a resource for a control operation: from the status read (`from`) to the operation's
+ * transitional status, marked `requesting` until the platform has answered. Of concurrent claims on
+ * one resource exactly one succeeds; a claim still `requesting` blocks others unless it is older than
+ * `staleBefore` (its Lambda died). undefined when the claim lost (or the resource is gone).
+ */
+export function claimOperation(
+  id: string,
+  claim: { from: ResourceStatus; to: ResourceStatus; action: PendingOperation['action']; at: string; staleBefore: string },
+): Promise<TrackedResource | undefined> {
+  return patchResource(
+    id,
+    {
+      status: claim.to,
+      health: 'unknown',
+      operation: { action: claim.action, phase: 'requesting', at: claim.at, from: claim.from },
+      last_updated: claim.at,
+    },
+    { status: claim.from, noOperationRequestingSince: claim.staleBefore },
+  );
+}
+
+/** The platform accepted the claimed operation: from now on its word wins over the claim. */
+export async function confirmOperationRequested(id: string, operation: Omit<PendingOperation, 'phase'>): Promise<void> {
+  await patchResource(id, { operation: { ...operation, phase: 'requested' } });
+}
+
+/**
+ * The platform refused a claimed operation: the resource goes back to what it was before the claim,
+ * unless something else has moved it since (then that stands).
+ */
+export async function releaseClaim(before: Pick<TrackedResource, 'id' | 'status' | 'health'>, claimedStatus: ResourceStatus, at: string): Promise<void> {
+  await patchResource(before.id, { status: before.status, health: before.health, operation: null, last_updated: at }, { status: claimedStatus });
+}
+
+/** What the platform showed of an endpoint, to be stored. */
+export type ObservedState = Partial<Pick<TrackedResource, 'status' | 'health' | 'failure_reason' | 'instance_type' | 'instance_count' | 'vanished_at' | 'operation'>>;
+
+/**
+ * Stores what the platform showed, conditional on the status it was compared with and on no control
+ * claim being in flight: a claim made meanwhile wins. undefined when the condition failed.
+ */
+export function recordObservedState(
+  id: string,
+  observed: ObservedState,
+  guard: { expectedStatus: ResourceStatus; staleBefore: string; at: string },
+): Promise<TrackedResource | undefined> {
+  return patchResource(id, { ...observed, last_updated: guard.at }, { status: guard.expectedStatus, noOperationRequestingSince: guard.staleBefore });
+}
+
+/** The endpoint is gone from the platform although no delete was asked for here: kept, marked. */
+export function markVanished(id: string, reason: string, at: string): Promise<TrackedResource | undefined> {
+  return patchResource(id, { status: 'OutOfService', health: 'unknown', failure_reason: reason, vanished_at: at, operation: null, last_updated: at });
+}
+
+/** The platform has the endpoint: the deploy's reservation becomes a started deploy. */
+export async function markDeployStarted(
+  id: string,
+  endpointArn: string,
+  observed?: Pick<TrackedResource, 'status' | 'health'>,
+): Promise<void> {
+  await patchResource(id, { deploy_state: 'started', endpoint_arn: endpointArn, ...observed });
 }
 
 export interface ResourceFilter {
@@ -375,4 +440,20 @@ export async function listResources(filter: ResourceFilter): Promise<{ resources
     startKey = LastEvaluatedKey;
   }
   return { resources: found.map(trackedFromItem), nextCursor: encodeCursor(startKey) };
+}
+
+/**
+ * The resource's chat counters (the status endpoint reports their mean latency). Conditional on the
+ * resource still existing, so a resource removed mid-turn is not brought back as a stub item.
+ */
+export function resourceChatCountersWrite(resourceId: string, latencyMs: number): TransactItems[number] {
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: resourceKey(resourceId),
+      UpdateExpression: 'ADD chat_count :one, chat_latency_ms_total :lat',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':one': 1, ':lat': Math.max(0, Math.round(latencyMs)) },
+    },
+  };
 }

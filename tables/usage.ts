@@ -1,7 +1,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlatformName } from '../lib/platforms/types';
-import { TABLE, db } from './client';
-import { resourceKey } from './resources';
+import type { PlatformName } from '../core/vocabulary';
+import { TABLE, db, getItems } from './client';
+import { conversationFromItem, conversationKey, type Conversation } from './conversations';
 import type { TransactItems } from './transactions';
 
 /**
@@ -125,26 +125,10 @@ export async function getModelUsageTotals(platform: PlatformName, modelId: strin
   };
 }
 
-/**
- * The resource's chat counters (the status endpoint reports their mean latency). Conditional on the
- * resource still existing, so a resource removed mid-turn is not brought back as a stub item.
- */
-export function resourceChatCountersWrite(resourceId: string, latencyMs: number): TransactItems[number] {
-  return {
-    Update: {
-      TableName: TABLE,
-      Key: resourceKey(resourceId),
-      UpdateExpression: 'ADD chat_count :one, chat_latency_ms_total :lat',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':one': 1, ':lat': Math.max(0, Math.round(latencyMs)) },
-    },
-  };
-}
-
 // ------------------------------------------------------------------------------------- reading
 
 /** The 26 keys usage figures at `now` are computed from: the month bucket and 25 hour buckets. */
-export function usageKeys(scope: UsageScope, now: Date): { PK: string; SK: string }[] {
+function usageKeys(scope: UsageScope, now: Date): { PK: string; SK: string }[] {
   const PK = scopePartition(scope);
   const keys = [{ PK, SK: monthSk(now) }];
   for (let h = 0; h <= 24; h++) keys.push({ PK, SK: hourSk(new Date(now.getTime() - h * HOUR_MS)) });
@@ -162,7 +146,7 @@ function finish(f: UsageFigures): UsageFigures {
  * mtd and last24h from the items read with `usageKeys` (`get` finds an item by key; absent buckets
  * count zero). The oldest hour bucket contributes only its slots from the one holding now - 24 h on.
  */
-export function usageFromItems(
+function usageFromItems(
   scope: UsageScope,
   now: Date,
   get: (key: { PK: string; SK: string }) => Record<string, unknown> | undefined,
@@ -195,4 +179,24 @@ export function usageFromItems(
     for (let slot = firstSlot; slot < 60; slot += SLOT_MINUTES) add(item, (m) => slotAttr(slot, m));
   });
   return { mtd: finish(mtd), last24h: finish(last24h) };
+}
+
+/**
+ * Month-to-date and last-24-hours figures of a scope: one strongly consistent BatchGet of fixed keys
+ * (the month bucket and 25 hour buckets), so the cost does not grow with the history and a turn is
+ * counted as soon as it has been recorded.
+ */
+export async function readUsage(scope: UsageScope, now: Date): Promise<{ mtd: UsageFigures; last24h: UsageFigures }> {
+  return usageFromItems(scope, now, await getItems(usageKeys(scope, now)));
+}
+
+/** A conversation and its usage figures, in the same one BatchGet. */
+export async function readConversationUsage(
+  conversationId: string,
+  now: Date,
+): Promise<{ conversation: Conversation | undefined; usage: { mtd: UsageFigures; last24h: UsageFigures } }> {
+  const scope: UsageScope = { kind: 'conversation', id: conversationId };
+  const items = await getItems([...usageKeys(scope, now), conversationKey(conversationId)]);
+  const conversation = items(conversationKey(conversationId));
+  return { conversation: conversation ? conversationFromItem(conversation) : undefined, usage: usageFromItems(scope, now, items) };
 }

@@ -1,7 +1,8 @@
+import type { Role } from '../core/vocabulary';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { Conflict } from '../lib/http/errors';
 import { TABLE, db, queryIndexPage } from './client';
+import { NameTaken, RuleViolation, StaleWrite } from './errors';
 import { cancellationReasons, type TransactItems } from './transactions';
 
 /**
@@ -24,8 +25,7 @@ import { cancellationReasons, type TransactItems } from './transactions';
  * truth. Guards written before the copies existed hold only `userId`: login falls back to reading the
  * user for them, and their next password or activation change fills the copies in.
  */
-export const ROLES = ['super_admin', 'admin', 'user'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role } from '../core/vocabulary';
 
 export interface User {
   id: string;
@@ -141,8 +141,8 @@ export async function createUser(user: StoredUser): Promise<User> {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
     const reasons = cancellationReasons(err);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw new Conflict('Username is already taken');
-    if (reasons?.[2] === 'ConditionalCheckFailed') throw new Conflict('E-mail is already registered');
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw new NameTaken('Username is already taken');
+    if (reasons?.[2] === 'ConditionalCheckFailed') throw new NameTaken('E-mail is already registered');
     throw err;
   }
   return publicUser(user);
@@ -210,7 +210,7 @@ export async function recordLogin(id: string, at: string): Promise<void> {
 
 export type UserPatch = Partial<Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash'>>;
 
-export class LastSuperAdminError extends Conflict {
+export class LastSuperAdminError extends RuleViolation {
   constructor() {
     super('The last active super_admin cannot be demoted or deactivated');
   }
@@ -254,7 +254,7 @@ export async function updateUser(current: StoredUser, patch: UserPatch, at: stri
   } catch (err) {
     const reasons = cancellationReasons(err);
     if (counterIndex >= 0 && reasons?.[counterIndex] === 'ConditionalCheckFailed') throw new LastSuperAdminError();
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw new Conflict('The user was changed by another request; read it again and retry');
+    if (reasons?.[0] === 'ConditionalCheckFailed') throw new StaleWrite('The user was changed by another request; read it again and retry');
     if (guardsChange && reasons?.slice(firstGuardIndex).includes('ConditionalCheckFailed')) {
       // Usernames and e-mails never change, so this is a broken invariant, not a client error.
       throw new Error(`The name guards of user ${current.id} do not point at it; nothing was changed`);

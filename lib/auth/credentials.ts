@@ -1,4 +1,4 @@
-import { config } from '../config';
+import { config } from '../../core/config';
 
 /**
  * The admin credential views (spec 4.1). Secrets are masked to at most their last four characters,

@@ -1,6 +1,6 @@
-import { config } from '../config';
+import { config } from '../../core/config';
 import { TooManyRequests, Unauthorized } from '../http/errors';
-import { MetricUnit, metrics } from '../observability';
+import { MetricUnit, metrics } from '../../core/observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
 import { getLoginCandidate, publicUser, recordLogin, userOfCandidate, type User } from '../../tables/users';
 import { verifyPassword } from './passwords';

@@ -1,5 +1,5 @@
 import bcrypt from 'bcryptjs';
-import { config } from '../config';
+import { config } from '../../core/config';
 
 export function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, config.auth.bcryptCost);

@@ -11,7 +11,7 @@
  */
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { checkSigningSecret, config, signingSecretSource } from '../config';
+import { checkSigningSecret, config, signingSecretSource } from '../../core/config';
 
 // Evaluated at cold start: a missing or short secret stops the function from starting at all.
 const source = signingSecretSource();

@@ -1,7 +1,6 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { config } from '../config';
-import type { Role } from '../../tables/users';
-import { ROLES } from '../../tables/users';
+import { config } from '../../core/config';
+import { ROLES, type Role } from '../../core/vocabulary';
 import { signingKey } from './secret';
 
 /** Spec 2.2: exactly these claims. */

@@ -11,10 +11,10 @@
  * The cache is an optimisation only: if the table cannot be read or written, the catalogue is
  * fetched live and the failure is logged.
  */
-import { config } from '../config';
-import { logger } from '../observability';
+import { config } from '../../core/config';
+import { logger } from '../../core/observability';
 import type { PlatformName } from '../platforms/types';
-import { getCatalogue, putCatalogue, type CachedCatalogue } from '../../tables/catalogue';
+import { getCatalogue, putCatalogue, type CachedCatalogue, type CatalogueVariant } from '../../tables/catalogue';
 
 /** Where an answer came from: a fresh cached copy, the platform just now, or an expired copy. */
 export type CatalogueOrigin = 'cache' | 'live' | 'stale';
@@ -31,7 +31,7 @@ export interface CatalogueResult<T> extends Fetched<T> {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-async function safeRead<T>(platform: PlatformName, variant: string): Promise<CachedCatalogue<T> | undefined> {
+async function safeRead<T>(platform: PlatformName, variant: CatalogueVariant): Promise<CachedCatalogue<T> | undefined> {
   if (config.catalogue.cacheTtlSeconds <= 0) return undefined;
   try {
     return await getCatalogue<T>(platform, variant);
@@ -41,7 +41,7 @@ async function safeRead<T>(platform: PlatformName, variant: string): Promise<Cac
   }
 }
 
-async function store<T>(platform: PlatformName, variant: string, fetched: Fetched<T>, fetchedAt: string): Promise<void> {
+async function store<T>(platform: PlatformName, variant: CatalogueVariant, fetched: Fetched<T>, fetchedAt: string): Promise<void> {
   if (config.catalogue.cacheTtlSeconds <= 0) return;
   try {
     await putCatalogue({ platform, variant, ...fetched, fetchedAt, expiresAt: nowSeconds() + config.catalogue.cacheTtlSeconds });
@@ -57,7 +57,7 @@ async function store<T>(platform: PlatformName, variant: string, fetched: Fetche
  */
 export async function readThrough<T>(
   platform: PlatformName,
-  variant: string,
+  variant: CatalogueVariant,
   fetchLive: () => Promise<Fetched<T>>,
   options: { live?: boolean } = {},
 ): Promise<CatalogueResult<T>> {
@@ -118,7 +118,7 @@ export function compareCatalogues<T>(before: T[], after: T[], key: (entry: T) =>
 /** Fetches a variant from the platform whatever the cache holds, stores it, and says what changed. */
 export async function refresh<T>(
   platform: PlatformName,
-  variant: string,
+  variant: CatalogueVariant,
   fetchLive: () => Promise<Fetched<T>>,
   key: (entry: T) => string,
 ): Promise<{ entries: T[]; changes: CatalogueChanges }> {

@@ -7,10 +7,10 @@
  * model's own name, without regard to case); otherwise the platform is searched by name
  * (NameContains) and that answer is cached under its own variant.
  */
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
 import { withStatus, type DedicatedModelEntry, type DedicatedSource } from '../platforms/types';
-import { deleteCatalogue, listCatalogueVariants } from '../../tables/catalogue';
+import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogue';
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';
 
 export const DEDICATED_MAX = 50;
@@ -20,7 +20,8 @@ const CACHE_LIMIT = DEDICATED_MAX;
 type Source = Exclude<DedicatedSource, 'all'>;
 const SOURCES: Source[] = ['public', 'account'];
 
-const searchVariant = (source: Source, search: string) => `${source}#search#${search.toLowerCase()}`;
+const sourceVariant = (source: Source): CatalogueVariant => ({ kind: 'source', source });
+const searchVariant = (source: Source, search: string): CatalogueVariant => ({ kind: 'search', source, search });
 
 function fetchSource(source: Source, search?: string) {
   return async () => {
@@ -44,7 +45,7 @@ function matches(entry: DedicatedModelEntry, search: string): boolean {
 }
 
 async function sourceEntries(source: Source, search?: string): Promise<CatalogueResult<DedicatedModelEntry>> {
-  const base = await readThrough('dedicated', source, fetchSource(source));
+  const base = await readThrough('dedicated', sourceVariant(source), fetchSource(source));
   if (!search) return base;
   if (base.complete) return { ...base, entries: base.entries.filter((e) => matches(e, search)) };
   return readThrough('dedicated', searchVariant(source, search), fetchSource(source, search));
@@ -76,10 +77,9 @@ export async function listDedicatedModels(options: { search?: string; max?: numb
 
 /** Refreshes both sources and drops cached searches (they would otherwise outlive the refresh). */
 export async function refreshDedicatedCatalogue(): Promise<CatalogueChanges> {
-  const changes = await Promise.all(SOURCES.map((s) => refresh('dedicated', s, fetchSource(s), (m) => m.modelPackageArn)));
+  const changes = await Promise.all(SOURCES.map((s) => refresh('dedicated', sourceVariant(s), fetchSource(s), (m) => m.modelPackageArn)));
   try {
-    const searches = (await listCatalogueVariants('dedicated')).filter((v) => v.includes('#search#'));
-    await Promise.all(searches.map((v) => deleteCatalogue('dedicated', v)));
+    await dropCachedSearches('dedicated');
   } catch (err) {
     // They expire on their own within the TTL; the refresh itself succeeded.
     logger.warn({ message: 'could not drop cached dedicated searches', error: (err as Error).name });

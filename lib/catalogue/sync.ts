@@ -4,7 +4,7 @@
  * parallel and independently: one failing platform is reported, the others still refresh.
  */
 import { UpstreamError } from '../http/errors';
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { PLATFORMS, type PlatformName } from '../platforms/types';
 import type { CatalogueChanges } from './cache';
 import { refreshDedicatedCatalogue } from './dedicated';

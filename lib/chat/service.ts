@@ -1,7 +1,7 @@
-import { NotFound } from '../http/errors';
-import { conversationFromItem, conversationKey, getItems, threadKey } from '../../tables/conversations';
+import { getConversation, getConversationWithThread } from '../../tables/conversations';
 import { listLegacyMessages, listThreadMessages } from '../../tables/messages';
 import type { User } from '../../tables/users';
+import { NotFound } from '../http/errors';
 import { readableConversation } from '../conversations/access';
 import { chatTurn } from './turn';
 import { toApiMessage } from './view';
@@ -39,13 +39,12 @@ export async function legacyChat(user: User, input: { message: string; conversat
  * thread is known to be one of its own.
  */
 export async function threadMessages(user: User, conversationId: string, threadId: string, limit: number, cursor?: string) {
-  const [items, page] = await Promise.all([
-    getItems([conversationKey(conversationId), threadKey(conversationId, threadId)]),
+  const [{ conversation, thread }, page] = await Promise.all([
+    getConversationWithThread(conversationId, threadId),
     listThreadMessages(threadId, limit, cursor),
   ]);
-  const conversation = items(conversationKey(conversationId));
-  readableConversation(conversation ? conversationFromItem(conversation) : undefined, user);
-  if (!items(threadKey(conversationId, threadId))) throw new NotFound('Thread not found');
+  readableConversation(conversation, user);
+  if (!thread) throw new NotFound('Thread not found');
   return { success: true, threadId, messages: page.messages.map((m) => toApiMessage(m)), nextCursor: page.nextCursor };
 }
 
@@ -54,9 +53,11 @@ export const LEGACY_SOURCE = 'legacy';
 
 /** GET /api/chat/legacy: the conversation's thread-less messages, oldest first. */
 export async function legacyMessages(user: User, conversationId: string, limit: number, cursor?: string) {
-  const [items, page] = await Promise.all([getItems([conversationKey(conversationId)]), listLegacyMessages(conversationId, limit, cursor)]);
-  const conversation = items(conversationKey(conversationId));
-  readableConversation(conversation ? conversationFromItem(conversation) : undefined, user);
+  const [conversation, page] = await Promise.all([
+    getConversation(conversationId, { consistent: true }),
+    listLegacyMessages(conversationId, limit, cursor),
+  ]);
+  readableConversation(conversation, user);
   const messages = page.messages.map((m) => {
     const { role, content, timestamp, metadata, status } = toApiMessage(m);
     return status ? { role, content, timestamp, metadata, status } : { role, content, timestamp, metadata };

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { config } from '../config';
-import { BadRequest, Conflict, NotFound, ServiceUnavailable } from '../http/errors';
-import { MetricUnit, dimensionedMetric, logger } from '../observability';
+import { config } from '../../core/config';
+import { MetricUnit, dimensionedMetric, logger } from '../../core/observability';
+import { putMessage, type StoredMessage } from '../../tables/messages';
+import type { Resource } from '../../tables/resources';
+import { readTurnContext, recordTurn } from '../../tables/turns';
+import type { UsageDelta } from '../../tables/usage';
+import type { User } from '../../tables/users';
+import { BadRequest, Conflict, NotFound } from '../http/errors';
 import { withStatus, type ChatReply, type EndpointDescription } from '../platforms/types';
 import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
-import { conversationFromItem, conversationKey, getItems, threadKey, threadWrite } from '../../tables/conversations';
-import { messagePut, putMessage, recentThreadMessages, type StoredMessage } from '../../tables/messages';
-import { resourceFromItem, resourceKey, type Resource } from '../../tables/resources';
-import { cancellationReasons, transactWrite, type TransactItems } from '../../tables/transactions';
-import { modelTotalsWrite, resourceChatCountersWrite, usageWrites, type UsageDelta } from '../../tables/usage';
-import type { User } from '../../tables/users';
 import { writableConversation } from '../conversations/access';
 import { buildContext } from './context';
 import { MAX_MESSAGE_CHARS } from './limits';
@@ -19,11 +18,10 @@ import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
  * One chat turn, thread or legacy, in at most three sequential DynamoDB round trips:
  *
  *   1. the caller's user item (the authentication middleware);
- *   2. in parallel: one BatchGet of the conversation, the resource and the thread, and one strongly
- *      consistent Query of the thread's newest messages for the context (plus the price table
- *      when the per-container price cache is cold);
- *   3. after the model has answered: one transaction with both messages, the thread, every usage
- *      counter, the model totals and the resource's chat counters.
+ *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
+ *      thread and its newest messages), with the price table alongside when the per-container
+ *      price cache is cold;
+ *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn).
  *
  * Writing nothing before the model answers means a failed model call leaves no half turn and counts
  * nothing; writing everything in one transaction means a counted turn always has its messages and a
@@ -32,10 +30,6 @@ import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
  */
 
 export { MAX_MESSAGE_CHARS };
-/** Hot counters (the ALL scope, a busy thread) make concurrent turns' transactions conflict; each retry is safe. */
-const TRANSACTION_ATTEMPTS = 25;
-/** How long a turn keeps retrying its transaction through a database outage (the function times out at 29 s). */
-const RECORD_RETRY_BUDGET_MS = 10_000;
 
 export interface TurnRequest {
   user: User;
@@ -94,22 +88,22 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   const threadId = mode === 'thread' ? (request.threadId ?? randomUUID()) : null;
 
   // Round trip 2: everything the turn needs to know, read at once.
-  const keys = [conversationKey(conversationId), resourceKey(resourceId)];
-  if (continuing) keys.push(threadKey(conversationId, threadId as string));
-  const [items, recent] = await Promise.all([
-    getItems(keys),
-    continuing && config.chat.contextTurns > 0 ? recentThreadMessages(threadId as string, config.chat.contextTurns * 2) : [],
+  const [context] = await Promise.all([
+    readTurnContext({
+      conversationId,
+      resourceId,
+      threadId: continuing ? (threadId as string) : undefined,
+      recentMessages: config.chat.contextTurns * 2,
+    }),
     // Warms the price cache alongside, so pricing the turn later needs no round trip of its own.
     storedPrices().catch(() => undefined),
   ]);
 
-  const conversationItem = items(conversationKey(conversationId));
-  writableConversation(conversationItem ? conversationFromItem(conversationItem) : undefined, user);
-  const resourceItem = items(resourceKey(resourceId));
-  if (!resourceItem) throw new NotFound('Resource not found');
-  const resource = resourceFromItem(resourceItem);
-  // The thread key lies inside the conversation's partition: found means it belongs to it.
-  if (continuing && !items(threadKey(conversationId, threadId as string))) throw new NotFound('Thread not found');
+  writableConversation(context.conversation, user);
+  const resource = context.resource;
+  if (!resource) throw new NotFound('Resource not found');
+  if (continuing && !context.threadFound) throw new NotFound('Thread not found');
+  const recent = context.recent;
   await ensureInService(resource);
 
   const { platform, target } = chatBinding(resource);
@@ -180,16 +174,18 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   };
 
   // Round trip 3.
-  const items3: TransactItems = [messagePut(userMessage), messagePut(assistantMessage)];
-  if (threadId) {
-    items3.push(threadWrite({ conversationId, threadId, userId: user.id, resourceId, isNew: !continuing, at: assistantMessage.timestamp, addMessages: 2 }));
-  }
-  items3.push(
-    ...usageWrites([{ kind: 'user', id: user.id }, { kind: 'conversation', id: conversationId }, { kind: 'all' }], answeredAt, delta),
-    modelTotalsWrite(resource.type, usageModelId, delta, answeredAt),
-    resourceChatCountersWrite(resource.id, latencyMs),
-  );
-  await recordTurn(items3);
+  await recordTurn({
+    userId: user.id,
+    conversationId,
+    thread: threadId ? { id: threadId, isNew: !continuing } : undefined,
+    resource: { id: resource.id, type: resource.type },
+    usageModelId,
+    userMessage,
+    assistantMessage,
+    latencyMs,
+    delta,
+    answeredAt,
+  });
   // Counted once the turn is recorded, so the metrics agree with the usage figures.
   const dimension = { platform: resource.type };
   dimensionedMetric('ChatTurns', dimension, 1);
@@ -206,38 +202,5 @@ async function keepFailedMessage(message: StoredMessage, cause: unknown): Promis
   } catch (err) {
     // The model failure is what the caller hears about; losing this write is logged loudly.
     logger.error({ message: 'could not keep the failed user message', error: err as Error, turnId: message.turn_id });
-  }
-}
-
-/**
- * Runs the turn's transaction; by then the model has answered (and been paid for), so the turn is
- * worth a few retries. The transaction is idempotent: item 0, the user message, is a conditional
- * put of a fresh key, so if a retried attempt finds it already there, an earlier attempt whose
- * answer was lost (a timeout, an outage error after the commit) did record the whole turn.
- *
- *   - TransactionConflict with other turns on the hot counters: retried inside transactWrite.
- *   - The database briefly unavailable (ServiceUnavailable from the client): retried here, with
- *     jitter, within a time budget well inside the function's timeout.
- *   - The resource removed mid-turn (its counters' condition failed): recorded without them.
- */
-async function recordTurn(items: TransactItems): Promise<void> {
-  const deadline = Date.now() + RECORD_RETRY_BUDGET_MS;
-  let pending = items;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await transactWrite(pending, TRANSACTION_ATTEMPTS);
-      return;
-    } catch (err) {
-      const reasons = cancellationReasons(err);
-      if (reasons?.[0] === 'ConditionalCheckFailed') return;
-      const failed = reasons?.filter((r) => r === 'ConditionalCheckFailed').length ?? 0;
-      if (pending === items && failed === 1 && reasons?.[items.length - 1] === 'ConditionalCheckFailed') {
-        pending = items.slice(0, -1);
-        continue;
-      }
-      if (!(err instanceof ServiceUnavailable) || Date.now() >= deadline) throw err;
-      logger.warn({ message: 'turn transaction failed; retrying', attempt });
-      await new Promise((r) => setTimeout(r, 50 + Math.random() * Math.min(2000, 100 * 2 ** attempt)));
-    }
   }
 }

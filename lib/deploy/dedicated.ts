@@ -1,18 +1,32 @@
-import { config } from '../config';
+import { config } from '../../core/config';
+import { DataError } from '../../tables/errors';
 import { BadRequest, Conflict, HttpError, UpstreamError } from '../http/errors';
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
 import type { DedicatedDeploySpec, DedicatedModelEntry } from '../platforms/types';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';
 import { healthOf, specStatus } from '../resources/lifecycle';
 import { syncDedicated } from '../resources/sync';
-import { patchResource, removeResource, type TrackedResource } from '../../tables/resources';
+import { markDeployStarted, removeResource, type TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
-import type { DeployDedicatedBody } from '../../functions/deploy/schemas';
 import { DRY_RUN_NOTE, newResource } from './common';
 import { hourlyEstimate } from './estimate';
 import { checkEndpointName } from './names';
 import { registerResource, type HolderGone } from './register';
+
+/** POST /api/deploy/dedicated's input, as validated by its schema (functions/deploy/schemas.ts). */
+export interface DedicatedDeployRequest {
+  endpointName: string;
+  instanceType: string;
+  instanceCount?: number;
+  modelPackageArn?: string;
+  inferenceImage?: string;
+  modelDataUrl?: string;
+  executionRoleArn?: string;
+  /** Gated public-hub models need their licence accepted explicitly. */
+  acceptEula?: boolean;
+  dryRun?: boolean;
+}
 
 interface Checked {
   spec: DedicatedDeploySpec;
@@ -21,7 +35,7 @@ interface Checked {
 }
 
 /** Everything that can be refused without creating anything: 400s, in the order a client fixes them. */
-async function check(input: DeployDedicatedBody): Promise<Checked> {
+async function check(input: DedicatedDeployRequest): Promise<Checked> {
   const { subnetIds, securityGroupIds } = config.dedicated;
   if (subnetIds.length === 0 || securityGroupIds.length === 0) {
     throw new BadRequest(
@@ -121,7 +135,7 @@ function plan({ spec, hourly, modelPackage }: Checked) {
  * If the platform refuses, the reservation is removed again (name free, nothing half-written) and
  * the answer is a 500 saying why. The endpoint's creation is not waited for.
  */
-export async function deployDedicated(input: DeployDedicatedBody, user: User, now = new Date()) {
+export async function deployDedicated(input: DedicatedDeployRequest, user: User, now = new Date()) {
   const checked = await check(input);
   if (input.dryRun ?? true) return { success: true, dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
 
@@ -164,7 +178,7 @@ export async function deployDedicated(input: DeployDedicatedBody, user: User, no
   // Only the deploy bookkeeping: the status may already have been moved on by a status read. The
   // endpoint is being created whatever happens here, so a failed write is logged, not reported: a
   // resource left `reserved` is still synced from the platform as long as its endpoint exists.
-  await patchResource(resource.id, { deploy_state: 'started', endpoint_arn: arn }).catch((err: Error) =>
+  await markDeployStarted(resource.id, arn).catch((err: Error) =>
     logger.warn({ message: 'deploy bookkeeping write failed', resourceId: resource.id, error: err.message }),
   );
   return {
@@ -198,7 +212,7 @@ async function deployFailed(resource: TrackedResource, err: unknown): Promise<ne
   const leftover = await dedicated.describe(name).catch(() => undefined);
   if (leftover) {
     const status = specStatus(leftover.status);
-    await patchResource(resource.id, { deploy_state: 'started', endpoint_arn: leftover.arn, status, health: healthOf(status) });
+    await markDeployStarted(resource.id, leftover.arn, { status, health: healthOf(status) });
     throw new UpstreamError(
       'dedicated',
       `Deployment of endpoint "${name}" reported a failure after the endpoint was created; it is tracked as resource ${resource.id}: check its status, or delete it`,
@@ -210,6 +224,6 @@ async function deployFailed(resource: TrackedResource, err: unknown): Promise<ne
   if (err instanceof UpstreamError) {
     throw new UpstreamError(err.platform, `Deployment of endpoint "${name}" failed: ${err.message}`, 500, err.details, err.upstreamStatus);
   }
-  if (err instanceof HttpError) throw err;
+  if (err instanceof HttpError || err instanceof DataError) throw err;
   throw new UpstreamError('dedicated', `Deployment of endpoint "${name}" failed`, 500);
 }

@@ -2,7 +2,6 @@ import { BadRequest, UpstreamError } from '../http/errors';
 import { hosted } from '../platforms/hosted';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
-import type { DeployHostedBody } from '../../functions/deploy/schemas';
 import { newResource } from './common';
 import { tokenEstimate } from './estimate';
 import { checkEndpointName, nameFromModelId } from './names';
@@ -21,7 +20,15 @@ function checkFailed(err: unknown): never {
  * POST /api/deploy/hosted (spec 4.3): a connectivity check against the hosted API, nothing else is
  * created there. A real call (dryRun false, the default) also registers a tracked resource.
  */
-export async function deployHosted(input: DeployHostedBody, user: User, now = new Date()) {
+/** POST /api/deploy/hosted's input, as validated by its schema (functions/deploy/schemas.ts). */
+export interface HostedDeployRequest {
+  modelId: string;
+  /** The tracked name; derived from modelId when absent. */
+  endpointName?: string;
+  dryRun?: boolean;
+}
+
+export async function deployHosted(input: HostedDeployRequest, user: User, now = new Date()) {
   if (!hosted.configured) throw new BadRequest('The hosted API key is not configured: set HOSTED_API_KEY');
   const name = input.endpointName ?? nameFromModelId(input.modelId);
   checkEndpointName('hosted', name);

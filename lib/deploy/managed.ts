@@ -2,7 +2,6 @@ import { BadRequest } from '../http/errors';
 import { managed } from '../platforms/managed';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
-import type { DeployManagedBody } from '../../functions/deploy/schemas';
 import { DRY_RUN_NOTE, newResource } from './common';
 import { tokenEstimate } from './estimate';
 import { checkEndpointName } from './names';
@@ -12,7 +11,15 @@ import { registerResource } from './register';
  * POST /api/deploy/managed (spec 4.3). Nothing is provisioned: the model is served on demand by the
  * platform. A real call registers a tracked resource (status InService) that chat and status use.
  */
-export async function deployManaged(input: DeployManagedBody, user: User, now = new Date()) {
+/** POST /api/deploy/managed's input, as validated by its schema (functions/deploy/schemas.ts). */
+export interface ManagedDeployRequest {
+  modelId: string;
+  endpointName: string;
+  region?: string;
+  dryRun?: boolean;
+}
+
+export async function deployManaged(input: ManagedDeployRequest, user: User, now = new Date()) {
   checkEndpointName('managed', input.endpointName);
   // The platform client talks to one region; a model "deployed" elsewhere could not be reached by chat.
   const region = input.region ?? managed.region;

@@ -1,4 +1,4 @@
-import { getNameHolder, getTrackedResource, insertResource, NameTaken, releaseOrphanName, type TrackedResource } from '../../tables/resources';
+import { getNameHolder, getTrackedResource, insertResource, EndpointNameTaken, releaseOrphanName, type TrackedResource } from '../../tables/resources';
 
 /**
  * Whether the resource holding a name no longer stands for a live one, so that its name may be
@@ -22,12 +22,12 @@ export async function registerResource(resource: TrackedResource, holderGone: Ho
   // A cheap read first: a name that is plainly taken is refused without a transaction, which keeps a
   // burst of deploys of one name from queueing on the guard item. The transaction stays the guarantee.
   if ((await getNameHolder(resource.type, resource.name)) && !(await reclaimName(resource, holderGone))) {
-    throw new NameTaken(resource.type, resource.name);
+    throw new EndpointNameTaken(resource.type, resource.name);
   }
   try {
     await insertResource(resource);
   } catch (err) {
-    if (!(err instanceof NameTaken)) throw err;
+    if (!(err instanceof EndpointNameTaken)) throw err;
     // A transaction that timed out on the client may have been applied all the same, and the SDK's
     // retry then finds the name taken - by this very resource.
     if ((await getNameHolder(resource.type, resource.name)) === resource.id) return;

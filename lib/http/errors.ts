@@ -1,10 +1,13 @@
 /**
- * The one error family of the service. Domain code throws these; lib/http/error-handler.ts is the one
- * place that turns them (and anything else) into the spec's section 7 bodies.
+ * The one error family of the service. Domain code throws these; lib/http/middlewares/error-responder.ts
+ * is the one place that turns them (and the data layer's errors, tables/errors.ts, and anything else)
+ * into the spec's section 7 bodies.
  *
- * `message` is written for clients: it is returned as is. Anything that is not an HttpError is an
- * internal failure and only ever reaches a client as a generic 500.
+ * `message` is written for clients: it is returned as is. Anything that is neither an HttpError nor a
+ * data error is an internal failure and only ever reaches a client as a generic 500.
  */
+import { DatabaseUnavailable, DataError, InvalidCursor, ItemNotFound, NameTaken, RuleViolation, StaleWrite } from '../../tables/errors';
+
 export class HttpError extends Error {
   override name = 'HttpError';
   constructor(
@@ -77,4 +80,18 @@ export class ServiceUnavailable extends HttpError {
   constructor(message: string, retryAfterSeconds = 5) {
     super(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
   }
+}
+
+/**
+ * The data layer's errors in HTTP terms: taken names, stale writes and broken table rules are
+ * conflicts (409), a missing item is 404, a forged cursor 400, an unavailable database 503 with
+ * Retry-After. undefined for anything that is not a data error.
+ */
+export function fromDataError(err: unknown): HttpError | undefined {
+  if (!(err instanceof DataError)) return undefined;
+  if (err instanceof NameTaken || err instanceof StaleWrite || err instanceof RuleViolation) return new Conflict(err.message);
+  if (err instanceof ItemNotFound) return new NotFound(err.message);
+  if (err instanceof InvalidCursor) return new BadRequest(err.message, err.hint);
+  if (err instanceof DatabaseUnavailable) return new ServiceUnavailable(err.message, err.retryAfterSeconds);
+  return undefined;
 }

@@ -6,7 +6,7 @@ import httpSecurityHeaders from '@middy/http-security-headers';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
-import { config } from '../config';
+import { config } from '../../core/config';
 import type { User } from '../../tables/users';
 import { EmptyObject } from './checks';
 import { validator, type Check } from './validation';

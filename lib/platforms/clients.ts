@@ -12,7 +12,7 @@
  *   exceeds requestTimeout unless throwOnRequestTimeout is set, so it is set; the HTTP/2 handler
  *   (Bedrock runtime) fails a stream that is idle for requestTimeout.
  */
-import { config } from '../config';
+import { config } from '../../core/config';
 
 export interface AwsPlatformOptions {
   region: string;
@@ -22,7 +22,7 @@ export interface AwsPlatformOptions {
   maxAttempts: number;
 }
 
-/** The options the service runs with, from lib/config. */
+/** The options the service runs with, from core/config. */
 export function awsOptionsFromConfig(): AwsPlatformOptions {
   const { region, accessKeyId, secretAccessKey, endpoint } = config.cloud;
   return {

@@ -34,7 +34,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { mapLimit } from '../concurrency';
 import { BadRequest, UpstreamError } from '../http/errors';
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable } from './errors';
 import {

@@ -5,7 +5,7 @@
  * timeouts and connection failures are retried with exponential backoff and jitter (honouring a
  * short Retry-After), up to UPSTREAM_MAX_ATTEMPTS attempts.
  */
-import { config } from '../config';
+import { config } from '../../core/config';
 import { tokenPricing } from '../catalogue/pricing';
 import { fromStatus, timedOut, unreachable, unreadable } from './errors';
 import { UpstreamError } from '../http/errors';

@@ -14,10 +14,10 @@
  * code that knows which status the spec wants for that endpoint re-throws it with that status
  * (`withStatus` below). Nothing else of the upstream's internals reaches a client.
  */
+import type { EndpointStatus } from '../../core/vocabulary';
 import { UpstreamError } from '../http/errors';
 
-export type PlatformName = 'managed' | 'dedicated' | 'hosted';
-export const PLATFORMS: readonly PlatformName[] = ['managed', 'dedicated', 'hosted'];
+export { PLATFORMS, type EndpointStatus, type PlatformName } from '../../core/vocabulary';
 
 // ---------------------------------------------------------------------------------------------
 // Chat, common to all three
@@ -103,9 +103,6 @@ export interface ModelInfo {
 // ---------------------------------------------------------------------------------------------
 // Dedicated endpoints (the only platform with infrastructure)
 // ---------------------------------------------------------------------------------------------
-
-/** SageMaker's EndpointStatus values, which are also the spec's section 3 status values. */
-export type EndpointStatus = 'Creating' | 'InService' | 'Updating' | 'Deleting' | 'Failed' | 'OutOfService' | 'SystemUpdating' | 'RollingBack' | 'UpdateRollbackFailed';
 
 export interface EndpointDescription {
   name: string;

@@ -1,5 +1,5 @@
 import { PricingClient } from '@aws-sdk/client-pricing';
-import { config } from '../config';
+import { config } from '../../core/config';
 import { http1ClientConfig, resolveAwsOptions } from '../platforms/clients';
 import { traced } from '#tracing';
 

@@ -1,5 +1,5 @@
 import { mapLimit } from '../concurrency';
-import { config } from '../config';
+import { config } from '../../core/config';
 import { managed } from '../platforms/managed';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type StoredPriceEntry } from '../../tables/pricing';

@@ -1,11 +1,9 @@
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
 
-export { PRICING_PK } from '../../tables/pricing';
-
 /**
  * Price lookups for costs and plans: stored entries (admin upserts and Price List refreshes, in the
- * table under PK PRICING, see tables/pricing.ts) over the shipped defaults. The table is tiny and
+ * table, see tables/pricing.ts) over the shipped defaults. The table is tiny and
  * changes rarely, so it is read once and kept for a minute per warm container; a write in this
  * container invalidates it at once, other containers see it within the minute.
  */

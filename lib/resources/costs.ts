@@ -1,4 +1,4 @@
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { HOURS_PER_MONTH } from '../pricing/defaults';
 import { getInstancePrice, getTokenPrice } from '../pricing/service';
 import { dedicatedMetrics } from '../platforms/dedicated-metrics';

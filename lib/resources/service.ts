@@ -1,12 +1,14 @@
 import { BadRequest, Conflict, NotFound } from '../http/errors';
-import { logger } from '../observability';
+import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
 import type { PlatformName } from '../platforms/types';
 import {
   getTrackedResource,
   listResources as listStored,
-  patchResource,
+  claimOperation,
+  confirmOperationRequested,
   publicResource,
+  releaseClaim,
   removeResource,
   type TrackedResource,
 } from '../../tables/resources';
@@ -102,16 +104,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
   // stop never gets here (decideControl refuses it).
   const op = action as Exclude<ControlAction, 'stop'>;
   const at = now.toISOString();
-  const claimed = await patchResource(
-    id,
-    {
-      status: decision.next,
-      health: 'unknown',
-      operation: { action: op, phase: 'requesting', at, from: current.status },
-      last_updated: at,
-    },
-    { status: current.status, noOperationRequestingSince: staleClaimBefore(now) },
-  );
+  const claimed = await claimOperation(id, { from: current.status, to: decision.next, action: op, at, staleBefore: staleClaimBefore(now) });
   if (!claimed) {
     const latest = await getTrackedResource(id);
     if (!latest) throw notTracked();
@@ -127,18 +120,14 @@ export async function controlResource(id: string, action: ControlAction, confirm
   }
   // The platform has accepted: from here on its word wins. If this write fails the claim simply
   // expires (CLAIM_STALE_MS); the operation is under way either way, so the answer stays a success.
-  await patchResource(id, { operation: { action: op, phase: 'requested', at, from: current.status } }).catch((err: Error) =>
+  await confirmOperationRequested(id, { action: op, at, from: current.status }).catch((err: Error) =>
     logger.warn({ message: 'control bookkeeping write failed', resourceId: id, error: err.message }),
   );
   return { success: true, message: MESSAGES[op](current.endpoint_name), action, status: decision.word, resourceId: id };
 }
 
 async function rollBackClaim(before: TrackedResource, claimedStatus: SpecStatus): Promise<void> {
-  await patchResource(
-    before.id,
-    { status: before.status, health: healthOf(before.status), operation: null, last_updated: new Date().toISOString() },
-    { status: claimedStatus },
-  );
+  await releaseClaim({ id: before.id, status: before.status, health: healthOf(before.status) }, claimedStatus, new Date().toISOString());
 }
 
 /** The platform refused: gone (404), busy after all (409), or a platform failure (502). */

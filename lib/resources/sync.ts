@@ -2,9 +2,10 @@ import { dedicated } from '../platforms/dedicated';
 import type { EndpointDescription } from '../platforms/types';
 import {
   getTrackedResource,
-  patchResource,
+  markVanished,
+  recordObservedState,
   removeResource,
-  type ResourcePatch,
+  type ObservedState,
   type TrackedResource,
 } from '../../tables/resources';
 import { healthOf, specStatus } from './lifecycle';
@@ -49,14 +50,7 @@ async function endpointGone(r: TrackedResource, now: Date): Promise<SyncResult> 
   // Deleted behind the service's back. The record stays, marked, so the list still shows what
   // happened; every read and control call answers 404, and delete (confirm: true) removes it.
   if (!r.vanished_at) {
-    const marked = await patchResource(r.id, {
-      status: 'OutOfService',
-      health: 'unknown',
-      failure_reason: VANISHED_REASON,
-      vanished_at: now.toISOString(),
-      operation: null,
-      last_updated: now.toISOString(),
-    });
+    const marked = await markVanished(r.id, VANISHED_REASON, now.toISOString());
     return { kind: 'gone', reason: 'vanished', resource: marked ?? r };
   }
   return { kind: 'gone', reason: 'vanished', resource: r };
@@ -71,7 +65,7 @@ export async function syncDedicated(r: TrackedResource, now = new Date()): Promi
 
   const status = specStatus(description.status);
   const health = healthOf(status);
-  const patch: ResourcePatch = {};
+  const patch: ObservedState = {};
   if (status !== r.status) patch.status = status;
   if (health !== r.health) patch.health = health;
   if ((description.failureReason ?? null) !== r.failure_reason) patch.failure_reason = description.failureReason ?? null;
@@ -82,9 +76,8 @@ export async function syncDedicated(r: TrackedResource, now = new Date()): Promi
   if (r.operation && !['Creating', 'Updating', 'Deleting'].includes(status)) patch.operation = null;
   if (Object.keys(patch).length === 0) return { kind: 'present', resource: r, description };
 
-  patch.last_updated = now.toISOString();
   // Conditional on the status read: if a control call claimed the resource meanwhile, its claim wins.
-  const updated = await patchResource(r.id, patch, { status: r.status, noOperationRequestingSince: staleClaimBefore(now) });
+  const updated = await recordObservedState(r.id, patch, { expectedStatus: r.status, staleBefore: staleClaimBefore(now), at: now.toISOString() });
   if (updated) return { kind: 'present', resource: updated, description };
   const fresh = await getTrackedResource(r.id);
   if (!fresh) return { kind: 'gone', reason: 'deleted', resource: r };

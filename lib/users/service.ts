@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import { config } from '../config';
+import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../http/errors';
 import { hashPassword } from '../auth/passwords';
 import * as users from '../../tables/users';
-import type { CreateUserBody, UpdateUserBody } from '../../functions/admin/schemas';
 
 const MAX_BCRYPT_BYTES = 72;
+
+/** A new user, as the admin endpoint, the user CLI and the first-start seeding give it. */
+export interface NewUser {
+  username: string;
+  email: string;
+  name: string;
+  organization?: string;
+  cloud_region?: string;
+  role: users.Role;
+  password: string;
+}
+
+/** What an admin may change about a user. */
+export type UserChanges = Partial<Pick<users.User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region'>> & { password?: string };
 
 function checkPassword(password: string): void {
   if (password.length < config.auth.minPasswordLength) {
@@ -17,7 +30,7 @@ function checkPassword(password: string): void {
 }
 
 /** Used by the admin endpoint, the user CLI and the first-start seeding alike. */
-export async function createUser(input: CreateUserBody, now = new Date()): Promise<users.User> {
+export async function createUser(input: NewUser, now = new Date()): Promise<users.User> {
   checkPassword(input.password);
   const at = now.toISOString();
   return users.createUser({
@@ -42,7 +55,7 @@ export async function getUser(id: string): Promise<users.User> {
   return users.publicUser(user);
 }
 
-export async function updateUser(id: string, patch: UpdateUserBody, now = new Date()): Promise<users.User> {
+export async function updateUser(id: string, patch: UserChanges, now = new Date()): Promise<users.User> {
   const current = await users.getUserById(id);
   if (!current) throw new NotFound('User not found');
   const { password, ...fields } = patch;

@@ -2,7 +2,7 @@ import { handler as login } from '../../functions/auth/login';
 import { handler as validate } from '../../functions/auth/validate';
 import { handler as awsCredentials } from '../../functions/auth/aws-credentials';
 import { handler as nvidiaCredentials } from '../../functions/auth/nvidia-credentials';
-import { logger } from '../../lib/observability';
+import { logger } from '../../core/observability';
 import { call, type Handler } from '../helpers/invoke';
 import { PASSWORD, makeUser } from '../helpers/users';
 

@@ -11,7 +11,7 @@ import { handler as hostedInfo } from '../../functions/models/hosted-model-info'
 import { handler as managedInfo } from '../../functions/models/managed-model-info';
 import { handler as syncModels } from '../../functions/models/sync-models';
 import { db } from '../../tables/client';
-import { getCatalogue, putCatalogue, listCatalogueVariants } from '../../tables/catalogue';
+import { WHOLE_CATALOGUE, getCatalogue, listCachedVariants, putCatalogue } from '../../tables/catalogue';
 import { modelTotalsWrite } from '../../tables/usage';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -83,7 +83,7 @@ describe('GET /api/models/managed', () => {
 
   test('the catalogue is cached in the table for the configured TTL and the next listing is served from it', async () => {
     await get(listManaged, '/api/models/managed');
-    const cached = await getCatalogue('managed', 'ALL');
+    const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
     expect(cached?.entries).toHaveLength(8);
     expect(cached?.complete).toBe(true);
     expect(cached?.fetchedAt).toMatch(ISO);
@@ -96,7 +96,7 @@ describe('GET /api/models/managed', () => {
   });
 
   test('an expired copy is not served while the platform answers', async () => {
-    const cached = await getCatalogue('managed', 'ALL');
+    const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries: [], expiresAt: Math.floor(Date.now() / 1000) - 1 });
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('live');
@@ -390,7 +390,7 @@ describe('POST /api/admin/sync-models', () => {
   });
 
   test('a sync reports models that appeared and disappeared since the cached copy', async () => {
-    const cached = await getCatalogue<{ id: string }>('hosted', 'ALL');
+    const cached = await getCatalogue<{ id: string }>('hosted', WHOLE_CATALOGUE);
     const entries = (cached?.entries ?? []).filter((m) => m.id !== LLAMA);
     entries.push({ id: 'acme/retired-model', name: 'Retired Model', provider: 'hosted', tags: ['retired', 'chat'], task: 'chat' } as never);
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries });
@@ -399,10 +399,13 @@ describe('POST /api/admin/sync-models', () => {
   });
 
   test('a sync drops cached dedicated searches', async () => {
-    await putCatalogue({ platform: 'dedicated', variant: 'public#search#llama', entries: [], complete: true, fetchedAt: new Date().toISOString(), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    await putCatalogue({ platform: 'dedicated', variant: { kind: 'search', source: 'public', search: 'llama' }, entries: [], complete: true, fetchedAt: new Date().toISOString(), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
     const res = await sync(adminToken);
     expect(res.body).toMatchObject({ platforms: { dedicated: { status: 'refreshed' } } });
-    expect(await listCatalogueVariants('dedicated')).toEqual(['account', 'public']);
+    expect(await listCachedVariants('dedicated')).toEqual([
+      { kind: 'source', source: 'account' },
+      { kind: 'source', source: 'public' },
+    ]);
   });
 
   test('a super_admin may sync too', async () => {

@@ -23,7 +23,7 @@ Object.assign(process.env, {
   UPSTREAM_MAX_ATTEMPTS: '2',
 });
 
-// Loaded only now, so that lib/config reads the environment above.
+// Loaded only now, so that core/config reads the environment above.
 const { call } = await import('../helpers/invoke');
 const { makeUser } = await import('../helpers/users');
 const { handler: listManaged } = await import('../../functions/models/list-managed');
@@ -32,7 +32,7 @@ const { handler: listHosted } = await import('../../functions/models/list-hosted
 const { handler: managedInfo } = await import('../../functions/models/managed-model-info');
 const { handler: hostedInfo } = await import('../../functions/models/hosted-model-info');
 const { handler: syncModels } = await import('../../functions/models/sync-models');
-const { deleteCatalogue, getCatalogue, putCatalogue } = await import('../../tables/catalogue');
+const { WHOLE_CATALOGUE, deleteCatalogue, getCatalogue, putCatalogue } = await import('../../tables/catalogue');
 
 let token: string;
 let adminToken: string;
@@ -42,7 +42,12 @@ beforeAll(async () => {
 });
 beforeEach(async () => {
   // Every case starts with no cached catalogue, so the platform is asked.
-  await Promise.all([deleteCatalogue('managed', 'ALL'), deleteCatalogue('hosted', 'ALL'), deleteCatalogue('dedicated', 'public'), deleteCatalogue('dedicated', 'account')]);
+  await Promise.all([
+    deleteCatalogue('managed', WHOLE_CATALOGUE),
+    deleteCatalogue('hosted', WHOLE_CATALOGUE),
+    deleteCatalogue('dedicated', { kind: 'source', source: 'public' }),
+    deleteCatalogue('dedicated', { kind: 'source', source: 'account' }),
+  ]);
 });
 afterEach(() => control(emulator.url, 'DELETE', '/faults'));
 afterAll(() => emulator.close());
@@ -110,7 +115,7 @@ describe('faults on catalogue listings', () => {
 describe('stale catalogues', () => {
   test('when the platform fails and an expired copy is cached, the expired copy is served and marked stale', async () => {
     expect((await get(listManaged, '/api/models/managed')).status).toBe(200);
-    const cached = await getCatalogue('managed', 'ALL');
+    const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), expiresAt: Math.floor(Date.now() / 1000) - 60 });
     await injectFault(emulator.url, { target: 'ListFoundationModels', fault: '500' });
     const res = await get(listManaged, '/api/models/managed');

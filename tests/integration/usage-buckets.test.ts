@@ -1,8 +1,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { getItems } from '../../tables/conversations';
 import { transactWrite } from '../../tables/transactions';
-import { usageFromItems, usageKeys, usageWrites, type UsageScope } from '../../tables/usage';
+import { readUsage, usageWrites, type UsageScope } from '../../tables/usage';
 
 // DynamoDB Local and the emulator are shared by every file running in parallel; under load a turn can take seconds.
 jest.setTimeout(60_000);
@@ -13,8 +12,7 @@ async function turnAt(scope: UsageScope, at: string, tokens = 1) {
 }
 
 async function figures(scope: UsageScope, now: string) {
-  const at = new Date(now);
-  return usageFromItems(scope, at, await getItems(usageKeys(scope, at)));
+  return readUsage(scope, new Date(now));
 }
 
 const fresh = (): UsageScope => ({ kind: 'user', id: randomUUID() });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { ConfigError, checkSigningSecret, loadConfig, signingSecretSource } from '../../lib/config';
+import { ConfigError, checkSigningSecret, loadConfig, signingSecretSource } from '../../core/config';
 import { mask } from '../../lib/auth/credentials';
 
 describe('signing secret', () => {

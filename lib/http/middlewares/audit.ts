@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { putAuditEntry } from '../../../tables/audit';
-import { logger } from '../../observability';
+import { logger } from '../../../core/observability';
 import type { ApiEvent } from '../stack';
 
 export interface AuditOptions {

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { dimensionedMetric, logger } from '../../observability';
-import { HttpError, UpstreamError } from '../errors';
+import { dimensionedMetric, logger } from '../../../core/observability';
+import { HttpError, UpstreamError, fromDataError } from '../errors';
 import type { ApiEvent } from '../stack';
 
 /**
@@ -18,14 +18,14 @@ export function errorBody(shape: ErrorShape, text: string, details?: string): Re
 }
 
 /**
- * Registered last so that it is the first onError to run. HttpErrors carry client-safe text; any
- * other error is an internal failure: its message and stack go to the log, and the client gets a
+ * Registered last so that it is the first onError to run. HttpErrors (and the data layer's errors,
+ * mapped by fromDataError) carry client-safe text; any other error is an internal failure: its message and stack go to the log, and the client gets a
  * generic 500.
  */
 export function errorResponder(shape: ErrorShape): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
   return {
     onError: (request) => {
-      const err = request.error;
+      const err = fromDataError(request.error) ?? request.error;
       if (err instanceof HttpError) {
         // Every request a platform failed, by platform, whichever adapter path it came through.
         if (err instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: err.platform });

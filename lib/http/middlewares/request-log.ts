@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { flushMetrics, logger } from '../../observability';
+import { flushMetrics, logger } from '../../../core/observability';
 import type { ApiEvent } from '../stack';
 
 /**

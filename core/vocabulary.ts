@@ -1,0 +1,28 @@
+/**
+ * The service's shared words: what every layer (tables/, lib/, functions/) may name without
+ * depending on another layer. Only types and constant lists live here, no behaviour.
+ */
+
+/** The three kinds of model platform (spec, "Neutral platform words"). */
+export type PlatformName = 'managed' | 'dedicated' | 'hosted';
+export const PLATFORMS: readonly PlatformName[] = ['managed', 'dedicated', 'hosted'];
+
+/**
+ * SageMaker's EndpointStatus values. The first six are also the spec's section 3 resource states;
+ * the platform's transitional ones (SystemUpdating, RollingBack, UpdateRollbackFailed) are mapped onto
+ * those before they are stored (lib/resources/lifecycle.ts).
+ */
+export type EndpointStatus =
+  | 'Creating'
+  | 'InService'
+  | 'Updating'
+  | 'Deleting'
+  | 'Failed'
+  | 'OutOfService'
+  | 'SystemUpdating'
+  | 'RollingBack'
+  | 'UpdateRollbackFailed';
+
+/** The three roles (spec section 1). */
+export const ROLES = ['super_admin', 'admin', 'user'] as const;
+export type Role = (typeof ROLES)[number];
