@@ -84,7 +84,7 @@ export async function computeCapacity(svc: Service, records: CallRecord[]): Prom
         out.rcu += readUnits(itemSize(o.Item), i.ConsistentRead === true);
         break;
       case 'BatchGetItemCommand':
-        for (const [table, req] of Object.entries(i.RequestItems ?? {}) as [string, { Keys: Record<string, unknown>[]; ConsistentRead?: boolean }][]) {
+        for (const [table, req] of Object.entries<{ Keys: Record<string, unknown>[]; ConsistentRead?: boolean }>(i.RequestItems ?? {})) {
           const found = new Map(((o.Responses?.[table] ?? []) as Record<string, unknown>[]).map((item) => [keyOf(item), item]));
           const unprocessed = new Set(((o.UnprocessedKeys?.[table]?.Keys ?? []) as Record<string, unknown>[]).map(keyOf));
           for (const key of req.Keys) {
@@ -110,7 +110,7 @@ export async function computeCapacity(svc: Service, records: CallRecord[]): Prom
         out.approximate.push('a delete (counted 1 unit)');
         break;
       case 'BatchWriteItemCommand':
-        for (const reqs of Object.values(i.RequestItems ?? {}) as { PutRequest?: { Item: Record<string, unknown> } }[][]) {
+        for (const reqs of Object.values<{ PutRequest?: { Item: Record<string, unknown> } }[]>(i.RequestItems ?? {})) {
           for (const req of reqs) if (req.PutRequest) put(req.PutRequest.Item, 1);
           else out.wcu += 1;
         }

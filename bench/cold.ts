@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { parse } from 'yaml';
@@ -39,7 +39,7 @@ export function esbuildOptionsFromServerlessYml(): BuildOptions {
   if (typeof options.conditions === 'string' && conditions) options.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
   options.external = [...((options.external as string[] | undefined) ?? []), ...(exclude.includes('*') ? [] : exclude)];
   if (ext !== '.js') options.outExtension = { '.js': ext };
-  return options as BuildOptions;
+  return options;
 }
 
 export interface FunctionEntry {
@@ -161,7 +161,7 @@ export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
     write: true,
     logLevel: 'silent',
   });
-  const metafile = result.metafile as Metafile;
+  const metafile = result.metafile;
   return entries.map((entry) => {
     const output = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === entry.entry);
     if (!output) throw new Error(`esbuild produced no output for ${entry.entry}`);
@@ -189,8 +189,8 @@ export function importTime(file: string): Promise<number> {
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { env: IMPORT_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d));
-    child.stderr.on('data', (d: Buffer) => (err += d));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     child.on('close', (code) => {
       clearTimeout(timer);
@@ -272,7 +272,7 @@ function report(bundles: BundleInfo[], runs: number): SectionResult {
   const slowest = byImport[0] as BundleInfo;
   const fastest = byImport.at(-1) as BundleInfo;
   const topPackages = (b: BundleInfo) => b.packages.slice(0, 8).map(([p, n]) => `${p} ${fmtKb(n)}`).join(', ');
-  const tableOnlyExample = bundles.find((b) => b.name === 'validate') ?? (bundles[0] as BundleInfo);
+  const tableOnlyExample = bundles.find((b) => b.name === 'validate') ?? slowest;
   const markdown = [
     `Bundled with esbuild using serverless.yml \`custom.esbuild\` as serverless-esbuild passes it (${Object.entries(esbuildOptionsFromServerlessYml())
       .filter(([k]) => k !== 'banner')

@@ -116,7 +116,7 @@ export async function timeLoop(
 ): Promise<number[]> {
   const { n, minN = n, warmup = 0, budgetMs = Infinity } = options;
   const durations: number[] = [];
-  let last = 0;
+  let last: number;
   const time = async <T>(work: () => Promise<T>): Promise<T> => {
     const started = performance.now();
     const result = await work();

@@ -149,7 +149,7 @@ function writeDoc(results: Partial<Record<Section, SectionResult>>, errors: Part
   for (const s of SECTIONS) {
     const content = block(doc, s);
     if (!content) continue;
-    let rows: Row[] = [];
+    let rows: Row[];
     try {
       rows = JSON.parse(ROWS.exec(content)?.[1] ?? '[]') as Row[];
     } catch {

@@ -60,7 +60,7 @@ function fromItem<T>(item: Record<string, unknown>): CachedCatalogue<T> {
     variant: variantOfSk(item.SK as string),
     entries: Array.isArray(item.entries) ? (item.entries as T[]) : [],
     complete: item.complete === true,
-    fetchedAt: String(item.fetched_at ?? ''),
+    fetchedAt: typeof item.fetched_at === 'string' ? item.fetched_at : '',
     expiresAt: Number(item.ttl ?? 0),
   };
 }

@@ -1,6 +1,6 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItems } from './transactions';
-import { GSI1, TABLE, db, decodeCursor, encodeCursor, queryIndexPage } from './client';
+import { TABLE, db, decodeCursor, encodeCursor, queryIndexPage } from './client';
 
 /**
  * Chat messages (spec 2.4), thread and legacy.

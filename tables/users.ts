@@ -257,7 +257,7 @@ export async function updateUser(current: StoredUser, patch: UserPatch, at: stri
     if (reasons?.[0] === 'ConditionalCheckFailed') throw new StaleWrite('The user was changed by another request; read it again and retry');
     if (guardsChange && reasons?.slice(firstGuardIndex).includes('ConditionalCheckFailed')) {
       // Usernames and e-mails never change, so this is a broken invariant, not a client error.
-      throw new Error(`The name guards of user ${current.id} do not point at it; nothing was changed`);
+      throw new Error(`The name guards of user ${current.id} do not point at it; nothing was changed`, { cause: err });
     }
     throw err;
   }

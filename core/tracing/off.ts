@@ -7,7 +7,6 @@ import type middy from '@middy/core';
 
 export const tracingEnabled = false;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function tracingMiddlewares(): middy.MiddlewareObj<any, any>[] {
   return [];
 }

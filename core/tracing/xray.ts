@@ -15,7 +15,6 @@ export const tracingEnabled = true;
 const tracer = new Tracer({ serviceName: config.serviceName, captureHTTPsRequests: true });
 
 /** Middy middlewares that open and close the invocation's segment (first in the stack). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function tracingMiddlewares(): middy.MiddlewareObj<any, any>[] {
   // Responses are not recorded: they may hold tokens, and the spec's bodies are for the caller only.
   return [captureLambdaHandler(tracer, { captureResponse: false })];

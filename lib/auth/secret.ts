@@ -114,7 +114,7 @@ async function getParameterOnce(url: URL, signer: SignatureV4, body: string, tim
     throw new ParameterStoreError('NetworkError', `SSM did not answer: ${(err as Error).message}`, true);
   }
   const text = await response.text();
-  let parsed: { __type?: string; message?: string; Message?: string; Parameter?: { Value?: unknown } } = {};
+  let parsed: { __type?: string; message?: string; Message?: string; Parameter?: { Value?: unknown } };
   try {
     parsed = text ? JSON.parse(text) : {};
   } catch {

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import * as conversations from '../../tables/conversations';
-import * as messages from '../../tables/messages';
+import {
+  createConversation as insertConversation,
+  getConversation as readConversation,
+  listConversationsOfUser,
+  type DeployedResourceRef,
+} from '../../tables/conversations';
+import { listConversationMessages as readConversationMessages } from '../../tables/messages';
 import type { User } from '../../tables/users';
 import { toApiMessage } from '../chat/view';
 import { readableConversation } from './access';
@@ -8,13 +13,13 @@ import { readableConversation } from './access';
 export interface NewConversation {
   title: string;
   use_case: string;
-  deployed_resource: conversations.DeployedResourceRef;
+  deployed_resource: DeployedResourceRef;
 }
 
 /** POST /api/conversations (spec 4.7, 2.7). */
 export async function createConversation(user: User, input: NewConversation, now = new Date()) {
   const at = now.toISOString();
-  const conversation = await conversations.createConversation({
+  const conversation = await insertConversation({
     id: randomUUID(),
     user_id: user.id,
     title: input.title.trim(),
@@ -28,11 +33,11 @@ export async function createConversation(user: User, input: NewConversation, now
 
 /** The caller's own conversations, newest first. */
 export function listConversations(user: User, limit: number, cursor?: string) {
-  return conversations.listConversationsOfUser(user.id, limit, cursor);
+  return listConversationsOfUser(user.id, limit, cursor);
 }
 
 export async function getConversation(user: User, conversationId: string) {
-  return readableConversation(await conversations.getConversation(conversationId), user);
+  return readableConversation(await readConversation(conversationId), user);
 }
 
 /**
@@ -41,8 +46,8 @@ export async function getConversation(user: User, conversationId: string) {
  */
 export async function listConversationMessages(user: User, conversationId: string, limit: number, cursor?: string) {
   const [conversation, page] = await Promise.all([
-    conversations.getConversation(conversationId),
-    messages.listConversationMessages(conversationId, limit, cursor),
+    readConversation(conversationId),
+    readConversationMessages(conversationId, limit, cursor),
   ]);
   readableConversation(conversation, user);
   return { messages: page.messages.map((m) => toApiMessage(m, { origin: true })), nextCursor: page.nextCursor };

@@ -44,7 +44,6 @@ import {
   type DedicatedPlatform,
   type DedicatedSource,
   type EndpointDescription,
-  type EndpointStatus,
 } from './types';
 import { traced } from '#tracing';
 
@@ -101,7 +100,7 @@ interface HubDocument {
 function hubDocument(out: DescribeHubContentCommandOutput): HubDocument {
   try {
     const doc = JSON.parse(out.HubContentDocument ?? '{}') as unknown;
-    return doc && typeof doc === 'object' ? (doc as HubDocument) : {};
+    return doc && typeof doc === 'object' ? (doc) : {};
   } catch {
     return {};
   }
@@ -166,7 +165,7 @@ function description(out: DescribeEndpointCommandOutput, instanceType?: string, 
   return {
     name: out.EndpointName ?? '',
     arn: out.EndpointArn ?? '',
-    status: (out.EndpointStatus ?? 'Creating') as EndpointStatus,
+    status: (out.EndpointStatus ?? 'Creating'),
     failureReason: out.FailureReason || undefined,
     configName: out.EndpointConfigName ?? '',
     instanceType: instanceType ?? pending?.InstanceType,

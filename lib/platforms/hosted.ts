@@ -147,7 +147,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       let status: number;
       let text: string;
-      let retryAfter: string | null = null;
+      let retryAfter: string | null;
       try {
         // One signal per attempt, covering the headers and the body.
         const response = await fetch(`${this.baseUrl}${path}`, {

@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../http/errors';
 import { hashPassword } from '../auth/passwords';
-import * as users from '../../tables/users';
+import {
+  createUser as insertUser,
+  getUserById,
+  listUsers as readUsers,
+  publicUser,
+  updateUser as writeUserChanges,
+  type Role,
+  type User,
+  type UserPatch,
+} from '../../tables/users';
 
 const MAX_BCRYPT_BYTES = 72;
 
@@ -13,12 +22,12 @@ export interface NewUser {
   name: string;
   organization?: string;
   cloud_region?: string;
-  role: users.Role;
+  role: Role;
   password: string;
 }
 
 /** What an admin may change about a user. */
-export type UserChanges = Partial<Pick<users.User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region'>> & { password?: string };
+export type UserChanges = Partial<Pick<User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region'>> & { password?: string };
 
 function checkPassword(password: string): void {
   if (password.length < config.auth.minPasswordLength) {
@@ -30,10 +39,10 @@ function checkPassword(password: string): void {
 }
 
 /** Used by the admin endpoint, the user CLI and the first-start seeding alike. */
-export async function createUser(input: NewUser, now = new Date()): Promise<users.User> {
+export async function createUser(input: NewUser, now = new Date()): Promise<User> {
   checkPassword(input.password);
   const at = now.toISOString();
-  return users.createUser({
+  return insertUser({
     id: randomUUID(),
     username: input.username,
     email: input.email,
@@ -49,22 +58,22 @@ export async function createUser(input: NewUser, now = new Date()): Promise<user
   });
 }
 
-export async function getUser(id: string): Promise<users.User> {
-  const user = await users.getUserById(id);
+export async function getUser(id: string): Promise<User> {
+  const user = await getUserById(id);
   if (!user) throw new NotFound('User not found');
-  return users.publicUser(user);
+  return publicUser(user);
 }
 
-export async function updateUser(id: string, patch: UserChanges, now = new Date()): Promise<users.User> {
-  const current = await users.getUserById(id);
+export async function updateUser(id: string, patch: UserChanges, now = new Date()): Promise<User> {
+  const current = await getUserById(id);
   if (!current) throw new NotFound('User not found');
   const { password, ...fields } = patch;
-  const changes: users.UserPatch = { ...fields };
+  const changes: UserPatch = { ...fields };
   if (password !== undefined) {
     checkPassword(password);
     changes.password_hash = await hashPassword(password);
   }
-  return users.updateUser(current, changes, now.toISOString());
+  return writeUserChanges(current, changes, now.toISOString());
 }
 
-export const listUsers = users.listUsers;
+export const listUsers = readUsers;

@@ -79,7 +79,7 @@ export function fromOpenAiMessages(messages: OpenAiMessage[]): { system: string[
   const system: string[] = [];
   const turns: ChatTurn[] = [];
   for (const m of messages) {
-    const role = String(m.role ?? '');
+    const role = typeof m.role === 'string' ? m.role : '';
     const text = openAiText(m.content);
     if (role === 'system' || role === 'developer') system.push(text);
     else turns.push({ role, text });

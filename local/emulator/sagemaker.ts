@@ -394,7 +394,7 @@ function hubContentArn(opts: ResolvedOptions, m: HubModel): string {
 }
 
 function requirePublicHub(value: unknown): void {
-  const hub = String(value ?? '');
+  const hub = typeof value === 'string' ? value : '';
   if (hub !== PUBLIC_HUB && !hub.endsWith(`:aws:hub/${PUBLIC_HUB}`)) throw resourceNotFound(`Hub ${hub} does not exist.`);
 }
 

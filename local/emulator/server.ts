@@ -173,7 +173,7 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
       const rule: FaultRule = {
         id: `fault-${state.nextId++}`,
         target,
-        model: model as string | undefined,
+        model: model,
         fault: fault as FaultKind,
         remaining: (count as number | undefined) ?? null,
       };

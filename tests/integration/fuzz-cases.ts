@@ -374,7 +374,7 @@ export function fuzzCases(op: Operation): FuzzCase[] {
   add('body', 'an extra unknown field', { ...base, body: { ...(base.body ?? {}), fuzzUnknownField: 1 } }, 'reject');
 
   if (op.body) {
-    const body = (base.body ?? {}) as Record<string, unknown>;
+    const body = (base.body ?? {});
     const schema = op.body;
     const variant = (category: string, label: string, path: PathSeg[], value: unknown) => {
       const mutated = withValue(body, path, value);

@@ -16,8 +16,8 @@ async function captureLogs(run: () => Promise<void>): Promise<string> {
     return true;
   };
   logger.setLogLevel('DEBUG');
-  process.stdout.write = grab as typeof process.stdout.write;
-  process.stderr.write = grab as typeof process.stderr.write;
+  process.stdout.write = grab;
+  process.stderr.write = grab;
   try {
     await run();
   } finally {

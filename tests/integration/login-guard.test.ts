@@ -164,7 +164,7 @@ describe('DynamoDB round trips of a login', () => {
       } finally {
         mark.ended = performance.now();
       }
-    }) as typeof original;
+    });
   });
   afterAll(() => {
     bcrypt.compare = original;

@@ -43,7 +43,9 @@ export default async function globalSetup(globalConfig) {
     child.on('exit', (code) => {
       try {
         process.kill(-child.pid, 'SIGKILL');
-      } catch {}
+      } catch {
+        // already gone
+      }
       reject(new Error(`The test runtime exited with code ${code} before it was ready:\n${buffer}`));
     });
   });

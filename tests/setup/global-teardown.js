@@ -6,7 +6,9 @@ export default async function globalTeardown() {
     const timer = setTimeout(() => {
       try {
         process.kill(-child.pid, 'SIGKILL');
-      } catch {}
+      } catch {
+        // already gone
+      }
       resolve();
     }, 10_000);
     child.once('exit', () => {
@@ -14,7 +16,9 @@ export default async function globalTeardown() {
       // Sweep the runtime's process group (DynamoDB Local, serverless-offline) whatever happened.
       try {
         process.kill(-child.pid, 'SIGKILL');
-      } catch {}
+      } catch {
+        // already gone
+      }
       resolve();
     });
     child.kill('SIGTERM');

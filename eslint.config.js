@@ -1,0 +1,57 @@
+// ESLint (flat config): the recommended JavaScript and typescript-eslint rules, type-aware where a
+// rule needs types (floating promises are the classic Lambda bug: a write that never finishes
+// before the function is frozen), with Prettier owning layout. Layer arrows and cycles are
+// dependency-cruiser's job (.dependency-cruiser.cjs); the import rules below keep the names that
+// belong inside tables/ (keys, raw items, the SDK) from leaking upwards.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+/** What only tables/ may touch: the DynamoDB SDK, the client, transactions, key builders and raw-item converters. */
+const TABLE_INTERNALS = {
+  paths: [
+    { name: '@aws-sdk/client-dynamodb', message: 'Only tables/ talks to DynamoDB.' },
+    { name: '@aws-sdk/lib-dynamodb', message: 'Only tables/ talks to DynamoDB.' },
+  ],
+  patterns: [
+    { group: ['**/tables/client', '**/tables/transactions'], message: 'The DynamoDB client and transactions are internal to tables/.' },
+    {
+      group: ['**/tables/*'],
+      importNamePattern: '^[a-z]\\w*(Key|Keys|FromItem|Item|Items|Write|Writes|Put)$',
+      message: 'Keys and raw items stay in tables/: use (or add) a named access pattern there.',
+    },
+  ],
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'generated/', 'coverage/', '.esbuild/', '.serverless/', '.data/', 'console/dist/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      // Handlers and platform stubs are async by contract even when they have nothing to await.
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      // The handlers' request shapes come from validated schemas; `any` stays allowed where a type
+      // would only restate an external library's looseness, and is flagged elsewhere by review.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
+    },
+  },
+  { files: ['lib/**/*.ts', 'functions/**/*.ts', 'core/**/*.ts'], rules: { 'no-restricted-imports': ['error', TABLE_INTERNALS] } },
+  { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  prettier,
+);
