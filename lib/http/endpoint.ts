@@ -1,9 +1,11 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { audit } from './middlewares/audit';
-import { authenticate, type AuthLevel } from './middlewares/authenticate';
-import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import { authenticate } from './middlewares/authenticate';
+import { stack, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import type { ApiRequest, AuthLevel } from './types';
 
-export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type EndpointOptions, type Reply } from './stack';
+export type { EndpointOptions } from './stack';
+export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type Reply } from './types';
 
 /**
  * An API endpoint on the shared stack (lib/http/stack.ts) with its guards: the audit recorder when

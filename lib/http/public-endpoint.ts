@@ -1,5 +1,6 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import { stack, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import type { ApiRequest } from './types';
 
 /**
  * An endpoint that needs no caller (login, the OpenAPI document, the 404 route): the same stack as

@@ -4,50 +4,21 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
 import { config } from '../config';
-import type { User } from '../../tables/users';
 import { EmptyObject } from './checks';
 import { validator, type Check } from './validation';
 import type { AuditOptions } from './middlewares/audit';
-import type { AuthLevel } from './middlewares/authenticate';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
+import { isReply, type ApiEvent, type ApiRequest, type AuthLevel } from './types';
 
-export type { AuthLevel } from './middlewares/authenticate';
+// lib/http/middlewares/error-responder.ts still takes ApiEvent from here; the others take it from ./types.
+export type { ApiEvent } from './types';
 
 type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
-
-/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
-export interface Reply {
-  readonly [REPLY]: true;
-  statusCode: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-const REPLY = Symbol('reply');
-
-export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
-  return { [REPLY]: true, statusCode, body, headers };
-}
-
-export interface ApiEvent extends APIGatewayProxyEventV2 {
-  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
-  user?: User;
-  /** Set by the input middleware: body, query and path, parsed and validated. */
-  input?: { body: unknown; query: unknown; path: unknown };
-}
-
-export interface ApiRequest<B, Q, P, A extends AuthLevel> {
-  body: B;
-  query: Q;
-  path: P;
-  user: A extends 'none' ? undefined : User;
-  event: ApiEvent;
-  context: Context;
-}
 
 /** The schema of endpoints without a body, query or path: an empty object. */
 export type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
@@ -119,8 +90,7 @@ export function stack<
     .handler(async (event, context) => {
       const input = event.input as { body: Static<B>; query: Static<Q>; path: Static<P> };
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
-      const { statusCode, body: payload, headers } =
-        result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      const { statusCode, body: payload, headers } = isReply(result) ? result : { statusCode: 200, body: result, headers: undefined };
       return {
         statusCode,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
