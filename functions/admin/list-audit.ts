@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { listAuditEntries } from '../../tables/audit';
-import { ListAuditQuery } from './checks';
+import { ListAuditQuery } from '../../generated/checks/admin';
 
 /** GET /api/admin/audit (super_admin): admin actions, newest first, paginated. */
 export const handler = endpoint({ auth: 'super_admin', query: ListAuditQuery }, async ({ query }) => {

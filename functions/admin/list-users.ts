@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { listUsers } from '../../lib/users/service';
-import { ListUsersQuery } from './checks';
+import { ListUsersQuery } from '../../generated/checks/admin';
 
 /** GET /api/admin/users (super_admin), oldest first, paginated with a cursor. */
 export const handler = endpoint({ auth: 'super_admin', query: ListUsersQuery }, async ({ query }) => {

@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { listConversations } from '../../lib/conversations/service';
-import { ListConversationsQuery } from './checks';
+import { ListConversationsQuery } from '../../generated/checks/conversations';
 
 /** GET /api/conversations: the caller's own conversations, newest first, paginated with a cursor. */
 export const handler = endpoint({ auth: 'user', query: ListConversationsQuery }, async ({ query, user }) => {

@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { listConversationMessages } from '../../lib/conversations/service';
-import { ConversationMessagesQuery, ConversationPath } from './checks';
+import { ConversationMessagesQuery, ConversationPath } from '../../generated/checks/conversations';
 
 /** GET /api/conversations/{id}/messages: every message of the conversation, threads and legacy, oldest first. */
 export const handler = endpoint({ auth: 'user', path: ConversationPath, query: ConversationMessagesQuery }, async ({ path, query, user }) => {

@@ -1,7 +1,7 @@
 import { listDedicatedModels } from '../../lib/catalogue/dedicated';
 import { originHeaders } from '../../lib/catalogue/cache';
 import { endpoint, reply } from '../../lib/http/endpoint';
-import { DedicatedModelsQuery } from './checks';
+import { DedicatedModelsQuery } from '../../generated/checks/models';
 
 /** GET /api/models/dedicated (spec 4.2): public hub and/or account model packages, newest first. */
 export const handler = endpoint({ auth: 'user', query: DedicatedModelsQuery }, async ({ query }) => {

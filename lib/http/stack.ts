@@ -7,7 +7,7 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
 import { config } from '../config';
-import { EmptyObject } from './checks';
+import { EmptyObject } from '../../generated/checks/http';
 import { validator, type Check } from './validation';
 import type { AuditOptions } from './middlewares/audit';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
@@ -25,7 +25,7 @@ export type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
 
 export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> {
   auth: A;
-  /** Body check (functions/<area>/checks.ts); endpoints without one accept no body (or an empty `{}`). */
+  /** Body check (generated/checks/<area>.ts); endpoints without one accept no body (or an empty `{}`). */
   body?: Check<B>;
   query?: Check<Q>;
   path?: Check<P>;

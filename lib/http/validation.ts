@@ -13,9 +13,9 @@ export interface CheckError {
 }
 
 /**
- * A request schema precompiled by `npm run checks` (local/checks-build.ts) into the checks.ts beside
- * its schemas.ts: ajv's standalone validation code, so no schema compiler is bundled or run at cold
- * start. The TypeBox schema it came from gives the static type.
+ * A request schema precompiled by `npm run generate` (scripts/generate/checks.ts) into
+ * generated/checks/<area>.ts: ajv's standalone validation code, so no schema compiler is bundled or
+ * run at cold start. The TypeBox schema it came from gives the static type.
  */
 export interface Check<T extends TSchema> {
   validate: ((data: unknown) => boolean) & { errors?: CheckError[] | null };

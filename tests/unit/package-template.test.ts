@@ -87,7 +87,8 @@ const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
 async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string }> {
   const service = join(workDir, name);
-  for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'lib', 'tables']) {
+  // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone.
+  for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'lib', 'tables', 'scripts', 'docs']) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
