@@ -4,5 +4,5 @@ import { LegacyQuery } from '../../generated/checks/chat';
 
 /** GET /api/chat/legacy (spec 4.5, legacy): the conversation's thread-less messages, oldest first. */
 export const handler = endpoint({ auth: 'user', query: LegacyQuery }, async ({ query, user }) =>
-  legacyMessages(user, query.conversationId, query.limit ?? 200, query.cursor),
+  legacyMessages(user, query.conversationId, query.limit, query.cursor),
 );

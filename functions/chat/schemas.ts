@@ -21,7 +21,7 @@ export const LegacyChatBody = Type.Object(
   { additionalProperties: false },
 );
 
-const Page = { limit: Type.Optional(Limit(200, 1000)), cursor: Type.Optional(Cursor) };
+const Page = { limit: Limit(200, 1000), cursor: Type.Optional(Cursor) };
 
 export const ThreadQuery = Type.Object({ threadId: Uuid, conversationId: Uuid, ...Page }, { additionalProperties: false });
 

@@ -31,6 +31,6 @@ export const ListConversationsQuery = Type.Object(Pagination, { additionalProper
 export const ConversationPath = Type.Object({ id: Uuid }, { additionalProperties: false });
 
 export const ConversationMessagesQuery = Type.Object(
-  { limit: Type.Optional(Limit(100, 500)), cursor: Type.Optional(Cursor) },
+  { limit: Limit(100, 500), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },
 );

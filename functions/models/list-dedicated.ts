@@ -7,8 +7,8 @@ import { DedicatedModelsQuery } from '../../generated/checks/models';
 export const handler = endpoint({ auth: 'user', query: DedicatedModelsQuery }, async ({ query }) => {
   const { region, source, models, ...origin } = await listDedicatedModels({
     search: query.search,
-    max: query.max === undefined ? undefined : Number(query.max),
-    source: query.source ?? 'public',
+    max: Number(query.max),
+    source: query.source,
   });
   return reply(200, { success: true, region, source, models }, originHeaders(origin));
 });

@@ -3,17 +3,17 @@ import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
 import { config } from '../config';
 import { EmptyObject } from '../../generated/checks/http';
-import { validator, type Check } from './validation';
+import { validator, type Check, type Checked } from './validation';
 import type { AuditOptions } from './middlewares/audit';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
-import { isReply, type ApiEvent, type ApiRequest, type AuthLevel } from './types';
+import { REPLY, type ApiEvent, type ApiRequest, type AuthLevel, type Reply } from './types';
 
 // lib/http/middlewares/error-responder.ts still takes ApiEvent from here; the others take it from ./types.
 export type { ApiEvent } from './types';
@@ -57,7 +57,7 @@ export function stack<
 >(
   options: EndpointOptions<B, Q, P, A>,
   guards: Guard[],
-  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, A>) => Promise<unknown>,
+  handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, A>) => Promise<unknown>,
 ) {
   const body = validator<TSchema>(options.body ?? EmptyObject, 'body');
   const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
@@ -88,9 +88,10 @@ export function stack<
     })
     .use(errorResponder(options.errorShape ?? 'standard'))
     .handler(async (event, context) => {
-      const input = event.input as { body: Static<B>; query: Static<Q>; path: Static<P> };
+      const input = event.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
-      const { statusCode, body: payload, headers } = isReply(result) ? result : { statusCode: 200, body: result, headers: undefined };
+      const { statusCode, body: payload, headers } =
+        result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
       return {
         statusCode,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },

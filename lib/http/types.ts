@@ -33,10 +33,8 @@ export interface Reply {
   body: unknown;
   headers?: Record<string, string>;
 }
-const REPLY = Symbol('reply');
+export const REPLY = Symbol('reply');
 
 export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
   return { [REPLY]: true, statusCode, body, headers };
 }
-
-export const isReply = (value: unknown): value is Reply => typeof value === 'object' && value !== null && REPLY in value;

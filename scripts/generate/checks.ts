@@ -65,8 +65,9 @@ export async function renderChecks(root: string, { source, target }: SchemasModu
   // unicode: false keeps string lengths in UTF-16 code units, as TypeBox and JavaScript count them,
   // and needs no runtime helper; allErrors: false stops at the first error, which is all a 400 names;
   // messages: false leaves the wording to lib/http/validation.ts (one table instead of a string per
-  // check in every bundle).
-  const ajv = new Ajv({ code: { source: true, esm: true, lines: true }, unicode: false, allErrors: false, messages: false, strict: true, logger: false });
+  // check in every bundle); useDefaults fills in absent properties that have a default, so the
+  // schema is the one place a request default is declared.
+  const ajv = new Ajv({ code: { source: true, esm: true, lines: true }, unicode: false, allErrors: false, messages: false, useDefaults: true, strict: true, logger: false });
   for (const [name, schema] of schemas) ajv.addSchema(schema, name);
   const code = standaloneCode(ajv, Object.fromEntries(schemas.map(([name]) => [`${name}$validate`, name]))).replace(/^"use strict";\s*/, '');
   const checks = schemas.map(

@@ -48,4 +48,12 @@ describe('audit log', () => {
     expect(second.status).toBe(200);
     expect(second.body.entries[0].id).not.toBe(first.body.entries[1].id);
   });
+
+  test('without a limit a page holds 50 entries, the default docs/openapi.yaml states', async () => {
+    const boss = await makeUser('super_admin');
+    await Promise.all(Array.from({ length: 51 }, () => call(awsCredentials as Handler, { token: boss.token })));
+    const res = await call(listAudit as Handler, { token: boss.token });
+    expect(res.body.entries).toHaveLength(50);
+    expect(res.body.nextCursor).toEqual(expect.any(String));
+  });
 });

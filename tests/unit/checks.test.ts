@@ -110,6 +110,15 @@ describe.each(schemasModules(ROOT))('the checks of $source', ({ source, target }
     }
   });
 
+  test('fill in exactly the defaults the TypeBox schema declares', () => {
+    for (const [name, schema] of schemas) {
+      const value = sample(schema, false);
+      const checked = structuredClone(value);
+      checks[name]?.validate(checked);
+      expect({ name, checked }).toEqual({ name, checked: Value.Default(schema, structuredClone(value)) });
+    }
+  });
+
   test('accept and refuse what the TypeBox schema accepts and refuses', () => {
     const disagreements: string[] = [];
     for (const [name, schema] of schemas) {
@@ -169,7 +178,11 @@ describe('query strings are converted strictly', () => {
   const list = validator(ListConversationsQuery, 'query');
 
   test('an integer string becomes a number', () => {
-    expect(list.parse({ limit: '20' })).toEqual({ limit: 20 });
+    expect(list.parse({ limit: '7' })).toEqual({ limit: 7 });
+  });
+
+  test('an absent parameter with a default gets it, as a number', () => {
+    expect(list.parse({})).toEqual({ limit: 20 });
   });
 
   test.each(['2.5', 'true', '', '1e3', '0x10'])('limit=%s is refused as a string that is not an integer', (limit) => {

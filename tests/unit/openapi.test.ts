@@ -444,4 +444,36 @@ describe('request schemas in the document mirror the handlers (TypeBox)', () => 
     }
     expect(problems).toEqual([]);
   });
+
+  // The request checks fill these defaults in (lib/http/schemas.ts WithDefault), so handlers carry none.
+  test('every default the document states, for a parameter or a body field, is the one the handler schema declares, and the schemas declare no other', () => {
+    const defaultsOf = (schema: Json, deref: (s: Json) => Json, path: string, out: Record<string, unknown> = {}) => {
+      const s = deref(schema);
+      if (s.default !== undefined) out[path] = s.default;
+      for (const [key, property] of Object.entries<Json>(s.properties ?? {})) defaultsOf(property, deref, `${path}.${key}`, out);
+      if (s.items) defaultsOf(s.items, deref, `${path}[]`, out);
+      return out;
+    };
+    const documented: Record<string, unknown> = {};
+    const declared: Record<string, unknown> = {};
+    for (const o of operations) {
+      const params = [...(doc.paths[o.template].parameters ?? []), ...(o.operation.parameters ?? [])].map(derefDoc);
+      for (const p of params) {
+        const key = `${o.operationId} ${p.in} ${p.name}`;
+        const value = derefDoc(p.schema).default;
+        // `max` is a string in its schema (PARAMETER_EXCEPTIONS), so its default is the same number as text.
+        if (value !== undefined) documented[key] = PARAMETER_EXCEPTIONS.has(key) ? String(value) : value;
+      }
+      for (const location of ['query', 'path'] as const) {
+        const schema = PARAMETERS[o.operationId]?.[location];
+        for (const [name, property] of Object.entries<Json>(schema ? plain(schema).properties : {})) {
+          if (property.default !== undefined) declared[`${o.operationId} ${location} ${name}`] = property.default;
+        }
+      }
+      if (o.operation.requestBody) defaultsOf(derefDoc(o.operation.requestBody).content['application/json'].schema, derefDoc, `${o.operationId} body`, documented);
+      if (BODIES[o.operationId]) defaultsOf(plain(BODIES[o.operationId] as TSchema), asIs, `${o.operationId} body`, declared);
+    }
+    expect(Object.keys(documented).length).toBeGreaterThan(10);
+    expect(declared).toEqual(documented);
+  });
 });
