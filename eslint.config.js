@@ -53,5 +53,7 @@ export default tseslint.config(
   },
   { files: ['lib/**/*.ts', 'functions/**/*.ts', 'core/**/*.ts'], rules: { 'no-restricted-imports': ['error', TABLE_INTERNALS] } },
   { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // Serverless 3 loads local plugins with require(), and the dependency-cruiser config is CommonJS.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
   prettier,
 );

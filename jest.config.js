@@ -1,5 +1,3 @@
-
-
 // ts-jest in ESM mode; tsconfig's isolatedModules makes it transpile only (types are checked by `npm run typecheck`).
 const tsJest = {
   '^.+\\.ts$': ['ts-jest', { useESM: true }],

@@ -94,7 +94,8 @@ export async function computeCapacity(svc: Service, records: CallRecord[]): Prom
         }
         break;
       case 'QueryCommand': {
-        if (i.ProjectionExpression || i.FilterExpression) out.approximate.push('a Query with a projection or filter (priced from the items returned)');
+        if (i.ProjectionExpression || i.FilterExpression)
+          out.approximate.push('a Query with a projection or filter (priced from the items returned)');
         const bytes = ((o.Items ?? []) as Record<string, unknown>[]).reduce((a, item) => a + itemSize(item), 0);
         out.rcu += readUnits(bytes, !i.IndexName && i.ConsistentRead === true);
         break;
@@ -111,8 +112,9 @@ export async function computeCapacity(svc: Service, records: CallRecord[]): Prom
         break;
       case 'BatchWriteItemCommand':
         for (const reqs of Object.values<{ PutRequest?: { Item: Record<string, unknown> } }[]>(i.RequestItems ?? {})) {
-          for (const req of reqs) if (req.PutRequest) put(req.PutRequest.Item, 1);
-          else out.wcu += 1;
+          for (const req of reqs)
+            if (req.PutRequest) put(req.PutRequest.Item, 1);
+            else out.wcu += 1;
         }
         break;
       case 'TransactWriteItemsCommand':
@@ -207,7 +209,9 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
   rows.push({
     section: '3 capacity',
     measure: 'DynamoDB Local returns ConsumedCapacity',
-    value: localReturns ? `yes${missing ? ` (missing on ${missing} calls)` : ''}, but not ×2 for transactions: RCU/WCU above are computed from item sizes` : 'no: RCU/WCU computed from item sizes',
+    value: localReturns
+      ? `yes${missing ? ` (missing on ${missing} calls)` : ''}, but not ×2 for transactions: RCU/WCU above are computed from item sizes`
+      : 'no: RCU/WCU computed from item sizes',
     status: 'info',
   });
   const markdown = [
@@ -215,7 +219,15 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
     '',
     markdownTable(
       ['Endpoint', 'RCU', 'WCU', 'Calls', 'Round trips', 'Local RCU / WCU', 'Calls made'],
-      results.map((r) => [r.label, fmtNum(r.rcu), fmtNum(r.wcu), r.calls, r.rounds, `${fmtNum(r.reportedRcu)} / ${fmtNum(r.reportedWcu)}`, r.commands + (r.approximate.length ? ` (approx.: ${r.approximate.join('; ')})` : '')]),
+      results.map((r) => [
+        r.label,
+        fmtNum(r.rcu),
+        fmtNum(r.wcu),
+        r.calls,
+        r.rounds,
+        `${fmtNum(r.reportedRcu)} / ${fmtNum(r.reportedWcu)}`,
+        r.commands + (r.approximate.length ? ` (approx.: ${r.approximate.join('; ')})` : ''),
+      ]),
     ),
   ].join('\n');
   return { rows, markdown };

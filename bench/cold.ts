@@ -17,9 +17,26 @@ import { check, fmtKb, fmtMs, markdownTable, onCleanup, summarize, type Row, typ
 
 /** serverless-esbuild's own options, stripped before the rest is handed to esbuild (dist/bundle.js). */
 const PLUGIN_ONLY = [
-  'concurrency', 'zipConcurrency', 'exclude', 'nativeZip', 'packager', 'packagePath', 'watch', 'keepOutputDirectory', 'packagerOptions',
-  'installExtraArgs', 'outputFileExtension', 'outputBuildFolder', 'outputWorkFolder', 'nodeExternals', 'skipBuild', 'skipRebuild',
-  'skipBuildExcludeFns', 'stripEntryResolveExtensions', 'disposeContext', 'config',
+  'concurrency',
+  'zipConcurrency',
+  'exclude',
+  'nativeZip',
+  'packager',
+  'packagePath',
+  'watch',
+  'keepOutputDirectory',
+  'packagerOptions',
+  'installExtraArgs',
+  'outputFileExtension',
+  'outputBuildFolder',
+  'outputWorkFolder',
+  'nodeExternals',
+  'skipBuild',
+  'skipRebuild',
+  'skipBuildExcludeFns',
+  'stripEntryResolveExtensions',
+  'disposeContext',
+  'config',
 ];
 
 const TABLE_ONLY_MAX = 300 * 1024;
@@ -36,7 +53,8 @@ export function esbuildOptionsFromServerlessYml(): BuildOptions {
   // conditions: a Serverless variable that picks the list by TRACING_ENABLED; resolved here as it is
   // with tracing off (the default), or on when the environment says so.
   const conditions = (sls.custom as { esbuildConditions?: Record<string, string[]> } | undefined)?.esbuildConditions;
-  if (typeof options.conditions === 'string' && conditions) options.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
+  if (typeof options.conditions === 'string' && conditions)
+    options.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
   options.external = [...((options.external as string[] | undefined) ?? []), ...(exclude.includes('*') ? [] : exclude)];
   if (ext !== '.js') options.outExtension = { '.js': ext };
   return options;
@@ -237,7 +255,9 @@ function report(bundles: BundleInfo[], runs: number): SectionResult {
     if (orphan.length) notImported.push(`${b.name}: ${orphan.join(', ')}`);
     if (extra.length) notAllowed.push(`${b.name}: ${extra.join(', ')}`);
     if (tableOnly && b.bytes > TABLE_ONLY_MAX) tableOnlyOver.push(b.name);
-    const via = b.clients.map((c) => `${extra.includes(c) ? '**' : ''}${c}${extra.includes(c) ? '**' : ''} (${(b.importedBy[c] ?? ['no project module']).join(', ')})`);
+    const via = b.clients.map(
+      (c) => `${extra.includes(c) ? '**' : ''}${c}${extra.includes(c) ? '**' : ''} (${(b.importedBy[c] ?? ['no project module']).join(', ')})`,
+    );
     rows.push({
       section: '1 cold start',
       measure: b.name,
@@ -246,9 +266,23 @@ function report(bundles: BundleInfo[], runs: number): SectionResult {
       status: check(b.bytes <= (tableOnly ? TABLE_ONLY_MAX : LARGEST_MAX)),
       detail: true,
     });
-    md.push([b.name, (b.bytes / 1024).toFixed(1), s.median.toFixed(1), s.p99.toFixed(1), tableOnly ? 'yes' : 'no', via.join('<br>') || '—', b.iamClients.join(', ') || '—']);
+    md.push([
+      b.name,
+      (b.bytes / 1024).toFixed(1),
+      s.median.toFixed(1),
+      s.p99.toFixed(1),
+      tableOnly ? 'yes' : 'no',
+      via.join('<br>') || '—',
+      b.iamClients.join(', ') || '—',
+    ]);
   }
-  rows.push({ section: '1 cold start', measure: 'largest bundle', value: `${largest.name} ${fmtKb(largest.bytes)}`, target: '≤ 700 KB', status: check(largest.bytes <= LARGEST_MAX) });
+  rows.push({
+    section: '1 cold start',
+    measure: 'largest bundle',
+    value: `${largest.name} ${fmtKb(largest.bytes)}`,
+    target: '≤ 700 KB',
+    status: check(largest.bytes <= LARGEST_MAX),
+  });
   rows.push({
     section: '1 cold start',
     measure: 'table-only functions over 300 KB',
@@ -271,13 +305,19 @@ function report(bundles: BundleInfo[], runs: number): SectionResult {
   const byImport = [...bundles].sort((a, b) => summarize(b.importMs ?? []).median - summarize(a.importMs ?? []).median);
   const slowest = byImport[0] as BundleInfo;
   const fastest = byImport.at(-1) as BundleInfo;
-  const topPackages = (b: BundleInfo) => b.packages.slice(0, 8).map(([p, n]) => `${p} ${fmtKb(n)}`).join(', ');
+  const topPackages = (b: BundleInfo) =>
+    b.packages
+      .slice(0, 8)
+      .map(([p, n]) => `${p} ${fmtKb(n)}`)
+      .join(', ');
   const tableOnlyExample = bundles.find((b) => b.name === 'validate') ?? slowest;
   const markdown = [
     `Bundled with esbuild using serverless.yml \`custom.esbuild\` as serverless-esbuild passes it (${Object.entries(esbuildOptionsFromServerlessYml())
       .filter(([k]) => k !== 'banner')
       .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-      .join(', ')}, plus the createRequire banner), functions from functions/*/functions.yml. Size: the minified \`.mjs\` (the external source map excluded). Import: \`await import(bundle)\` in a fresh \`node\` process with TABLE_NAME, JWT_SECRET, DYNAMODB_ENDPOINT=http://127.0.0.1:1 and BCRYPT_COST 10 (no request), the process start excluded; median and p99 of ${runs} runs per function, round-robin over the functions.`,
+      .join(
+        ', ',
+      )}, plus the createRequire banner), functions from functions/*/functions.yml. Size: the minified \`.mjs\` (the external source map excluded). Import: \`await import(bundle)\` in a fresh \`node\` process with TABLE_NAME, JWT_SECRET, DYNAMODB_ENDPOINT=http://127.0.0.1:1 and BCRYPT_COST 10 (no request), the process start excluded; median and p99 of ${runs} runs per function, round-robin over the functions.`,
     '',
     `"Table only": the bundle holds no SDK client but DynamoDB and SSM (SSM fetches the signing secret at cold start in deployed stages). "Clients in the bundle" lists each @aws-sdk/client-* package with code in the bundle (esbuild metafile, bytesInOutput > 0) and the project modules in the bundle that import it. By that rule alone every client is "called" (each is imported by a platform module the function imports${notImported.length ? `, except ${notImported.join('; ')}` : ''}); so the column "IAM allows" adds the clients whose actions the function's own iamRoleStatements permit, and a client in **bold** is bundled although the function has no permission to call it, i.e. it never calls it.`,
     '',

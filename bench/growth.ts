@@ -40,8 +40,26 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   for (let i = 0; i < turns; i++) {
     const at = new Date(base + i * 60_000);
     const ts = at.toISOString();
-    const common = { source: 'thread' as const, conversation_id: conversationId, thread_id: threadId, turn_id: randomUUID(), turn_ts: ts, timestamp: ts, status: 'ok' as const, user_id: user.id, resource_id: resourceId };
-    items.push(svc.messages.messageItem({ ...common, seq: 0, role: 'user', content: `Seeded question number ${i}: what is the capital of France?`, metadata: { username: user.username, resource_id: resourceId } }));
+    const common = {
+      source: 'thread' as const,
+      conversation_id: conversationId,
+      thread_id: threadId,
+      turn_id: randomUUID(),
+      turn_ts: ts,
+      timestamp: ts,
+      status: 'ok' as const,
+      user_id: user.id,
+      resource_id: resourceId,
+    };
+    items.push(
+      svc.messages.messageItem({
+        ...common,
+        seq: 0,
+        role: 'user',
+        content: `Seeded question number ${i}: what is the capital of France?`,
+        metadata: { username: user.username, resource_id: resourceId },
+      }),
+    );
     items.push(
       svc.messages.messageItem({
         ...common,
@@ -77,7 +95,15 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   for (let i = 0; i < chunks.length; i += 8) await Promise.all(chunks.slice(i, i + 8).map(writeChunk));
   // The thread item (message_count) and the counters those turns would have left, per hour.
   await svc.transactions.transactWrite([
-    svc.conversations.threadWrite({ conversationId, threadId, userId: user.id, resourceId, isNew: true, at: new Date().toISOString(), addMessages: messages }),
+    svc.conversations.threadWrite({
+      conversationId,
+      threadId,
+      userId: user.id,
+      resourceId,
+      isNew: true,
+      at: new Date().toISOString(),
+      addMessages: messages,
+    }),
   ]);
   const scopes = [
     { kind: 'user' as const, id: user.id },
@@ -85,7 +111,12 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   ];
   for (const b of buckets.values()) {
     await svc.transactions.transactWrite(
-      svc.usage.usageWrites(scopes, b.at, { requests: b.requests, tokensIn: b.tokensIn, tokensOut: b.tokensOut, costUsd: Math.round(b.costUsd * 1e6) / 1e6 }),
+      svc.usage.usageWrites(scopes, b.at, {
+        requests: b.requests,
+        tokensIn: b.tokensIn,
+        tokensOut: b.tokensOut,
+        costUsd: Math.round(b.costUsd * 1e6) / 1e6,
+      }),
     );
   }
   return { label: `${messages.toLocaleString('en')} messages`, messages, token, conversationId, threadId };
@@ -95,7 +126,12 @@ const READS = {
   usage: {
     label: 'usage read (conversation)',
     handler: 'usageCurrent' as const,
-    options: (h: History): CallOptions => ({ method: 'GET', path: '/api/usage/current', token: h.token, query: { conversationId: h.conversationId } }),
+    options: (h: History): CallOptions => ({
+      method: 'GET',
+      path: '/api/usage/current',
+      token: h.token,
+      query: { conversationId: h.conversationId },
+    }),
   },
   list: {
     label: 'conversation list (page of 20)',
@@ -163,7 +199,16 @@ export async function growth(options: { small: number; large: number; n: number;
       target: read === READS.usage ? '≤ 1.3' : 'flat (≤ 1.3)',
       status: check(r <= target),
     });
-    md.push([read.label, fmtMs(s.median), fmtMs(s.p99), fmtMs(l.median), fmtMs(l.p99), r.toFixed(2), read === READS.usage ? '≤ 1.3' : 'flat (≤ 1.3)', r <= target ? 'met' : 'NOT met']);
+    md.push([
+      read.label,
+      fmtMs(s.median),
+      fmtMs(s.p99),
+      fmtMs(l.median),
+      fmtMs(l.p99),
+      r.toFixed(2),
+      read === READS.usage ? '≤ 1.3' : 'flat (≤ 1.3)',
+      r <= target ? 'met' : 'NOT met',
+    ]);
   }
   const markdown = [
     `Two users, each with ${CONVERSATIONS_PER_USER} conversations; one conversation of each holds a thread of ${small.label} or ${large.label} (seeded by BatchWrite of message items from tables/messages.ts, one turn a minute ending now, plus the usage counters from tables/usage.ts those turns would have left, per hour, for the user and the conversation). Reads measured interleaved, ${options.n} of each per history, median and p99; ratio = median at ${large.label} / median at ${small.label}. "Flat" is taken as the same bound as usage (≤ 1.3).`,

@@ -37,10 +37,20 @@ export const check = (ok: boolean): Status => (ok ? 'met' : 'not met');
 /** The one table `npm run bench` prints. */
 export function renderTable(rows: Row[]): string {
   const header: Row = { section: 'Section', measure: 'Measure', value: 'Value', target: 'Target', status: 'info' };
-  const cells = (r: Row, isHeader = false) => [r.section, r.measure, r.value, r.target ?? '', isHeader ? 'Met' : r.status === 'info' || !r.status ? '' : r.status === 'met' ? 'yes' : 'NO'];
+  const cells = (r: Row, isHeader = false) => [
+    r.section,
+    r.measure,
+    r.value,
+    r.target ?? '',
+    isHeader ? 'Met' : r.status === 'info' || !r.status ? '' : r.status === 'met' ? 'yes' : 'NO',
+  ];
   const all = [cells(header, true), ...rows.map((r) => cells(r))];
   const widths = all[0]!.map((_, i) => Math.max(...all.map((c) => c[i]!.length)));
-  const line = (c: string[]) => c.map((v, i) => v.padEnd(widths[i]!)).join(' | ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join(' | ')
+      .trimEnd();
   const out = [line(all[0]!), widths.map((w) => '-'.repeat(w)).join('-|-')];
   let previous = '';
   for (const c of all.slice(1)) {
@@ -96,7 +106,7 @@ export const ratio = (a: number, b: number) => a / b;
 export interface LoopOptions {
   /** Measured iterations wanted. */
   n: number;
-  /** Always measured, whatever the budget (the issue's minimum). */
+  /** Always measured, whatever the budget (the minimum asked for). */
   minN?: number;
   /** Unmeasured iterations first. */
   warmup?: number;
@@ -361,7 +371,8 @@ export function valueSize(value: unknown): number {
   if (value instanceof Uint8Array) return value.byteLength;
   if (value instanceof Set) return [...value].reduce((a: number, v) => a + valueSize(v), 0);
   if (Array.isArray(value)) return 3 + value.reduce((a: number, v) => a + 1 + valueSize(v), 0);
-  if (typeof value === 'object') return 3 + Object.entries(value as Record<string, unknown>).reduce((a, [k, v]) => a + 1 + Buffer.byteLength(k) + valueSize(v), 0);
+  if (typeof value === 'object')
+    return 3 + Object.entries(value as Record<string, unknown>).reduce((a, [k, v]) => a + 1 + Buffer.byteLength(k) + valueSize(v), 0);
   return 0;
 }
 

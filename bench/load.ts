@@ -11,7 +11,22 @@
  */
 import { readFileSync } from 'node:fs';
 import autocannon, { type Result } from 'autocannon';
-import { check, fmtMb, fmtMs, markdownTable, onCleanup, processRss, processTree, summarize, treeRss, treeRssByProcess, treeThreads, type Row, type SectionResult, type Summary } from './harness';
+import {
+  check,
+  fmtMb,
+  fmtMs,
+  markdownTable,
+  onCleanup,
+  processRss,
+  processTree,
+  summarize,
+  treeRss,
+  treeRssByProcess,
+  treeThreads,
+  type Row,
+  type SectionResult,
+  type Summary,
+} from './harness';
 import { expectOk, invoke, service, type Service } from './service';
 
 export interface LoadOptions {
@@ -50,9 +65,19 @@ export async function load(options: LoadOptions): Promise<SectionResult> {
     const conversationId = await svc.fixtures.newConversation(token, resource, `Load ${i}`);
     const first = expectOk(
       'first turn',
-      await invoke(svc, 'threadPost', { method: 'POST', path: '/api/chat/thread', token, body: { message: 'Hello', conversationId, resourceId: resource.id } }),
+      await invoke(svc, 'threadPost', {
+        method: 'POST',
+        path: '/api/chat/thread',
+        token,
+        body: { message: 'Hello', conversationId, resourceId: resource.id },
+      }),
     );
-    const body = JSON.stringify({ message: 'Under load: what is the capital of France?', conversationId, resourceId: resource.id, threadId: first.body.threadId });
+    const body = JSON.stringify({
+      message: 'Under load: what is the capital of France?',
+      conversationId,
+      resourceId: resource.id,
+      threadId: first.body.threadId,
+    });
     chatters.push({ token, body });
   }
 
@@ -72,7 +97,12 @@ export async function load(options: LoadOptions): Promise<SectionResult> {
       }
     }
   });
-  const offline = await startOffline({ port: await freePort(), lambdaPort: await freePort(), stage: svc.runtime.stage, env: svc.runtime.env }).finally(unregisterStarting);
+  const offline = await startOffline({
+    port: await freePort(),
+    lambdaPort: await freePort(),
+    stage: svc.runtime.stage,
+    env: svc.runtime.env,
+  }).finally(unregisterStarting);
   const unregister = onCleanup('serverless-offline', () => offline.stop());
   const pid = offline.process.pid as number;
   const rssStart = treeRss(pid);
@@ -99,7 +129,9 @@ export async function load(options: LoadOptions): Promise<SectionResult> {
       ['validate (GET /api/auth/validate)', validateRequest],
       ['chat turn (POST /api/chat/thread)', chatRequest],
     ] as const) {
-      process.stderr.write(`  ${label}: warm-up (${options.warmupRequests} requests), then ${options.seconds} s with ${options.connections} connections…\n`);
+      process.stderr.write(
+        `  ${label}: warm-up (${options.warmupRequests} requests), then ${options.seconds} s with ${options.connections} connections…\n`,
+      );
       // By count, not time: serverless-offline starts a worker per concurrent invocation, and each
       // worker's first request is a cold start; the measured run starts once all have answered.
       await cannon({ ...request, connections: options.connections, amount: options.warmupRequests });
@@ -166,12 +198,17 @@ async function inProcessBurst(svc: Service, chatters: { token: string; body: str
         await Promise.all(
           chatters.map(async (c) => {
             let ms = 0;
-            const res = await invoke(svc, 'threadPost', { method: 'POST', path: '/api/chat/thread', token: c.token, body: JSON.parse(c.body) }, async (work) => {
-              const t = performance.now();
-              const out = await work();
-              ms = performance.now() - t;
-              return out;
-            });
+            const res = await invoke(
+              svc,
+              'threadPost',
+              { method: 'POST', path: '/api/chat/thread', token: c.token, body: JSON.parse(c.body) },
+              async (work) => {
+                const t = performance.now();
+                const out = await work();
+                ms = performance.now() - t;
+                return out;
+              },
+            );
             if (res.status === 200) times.push(ms);
             else failed++;
           }),
@@ -204,7 +241,10 @@ function trend(samples: number[]): number {
 function report(runs: Run[], burst: Burst, rssStart: number, startBreakdown: { name: string; rss: number }[], options: LoadOptions): SectionResult {
   const breakdown = startBreakdown.map((p) => `${p.name} ${fmtMb(p.rss)}`).join(', ');
   const rows: Row[] = [];
-  const cancelled = Object.entries(burst.cancellations).map(([k, v]) => `${k} ×${v}`).join(', ') || 'none';
+  const cancelled =
+    Object.entries(burst.cancellations)
+      .map(([k, v]) => `${k} ×${v}`)
+      .join(', ') || 'none';
   rows.push({
     section: '6 load',
     measure: `in process: ${options.connections} concurrent chat turns (×${burst.rounds})`,
@@ -212,7 +252,12 @@ function report(runs: Run[], burst: Burst, rssStart: number, startBreakdown: { n
     target: 'no failed turns',
     status: check(burst.failed === 0),
   });
-  rows.push({ section: '6 load', measure: 'serverless-offline RSS at start (no request yet)', value: `${fmtMb(rssStart)} (${breakdown})`, status: 'info' });
+  rows.push({
+    section: '6 load',
+    measure: 'serverless-offline RSS at start (no request yet)',
+    value: `${fmtMb(rssStart)} (${breakdown})`,
+    status: 'info',
+  });
   const md: (string | number)[][] = [];
   for (const r of runs) {
     const failures = r.result.non2xx + r.result.errors + r.result.timeouts;
@@ -253,7 +298,7 @@ function report(runs: Run[], burst: Burst, rssStart: number, startBreakdown: { n
     ]);
   }
   const markdown = [
-    `serverless-offline (local/runtime.ts startOffline, free loopback ports) over this run's DynamoDB Local table and the emulator (delays 0); autocannon, ${options.connections} connections, a warm-up of ${options.warmupRequests} requests (every worker started) then ${options.seconds} s measured per endpoint (\`--load-seconds 60\` for the issue's 60-second run). Chat: each connection is its own user, conversation and thread. Server RSS: VmRSS (/proc) of the serverless-offline node process (the HTTP server and the handlers' worker threads), before the measured run (after the warm-up), sampled every second, and after; "trend" is the mean of the second half of the samples over the first half. Tree RSS adds its descendants, chiefly the esbuild service that serverless-esbuild keeps running with every function's build context.`,
+    `serverless-offline (local/runtime.ts startOffline, free loopback ports) over this run's DynamoDB Local table and the emulator (delays 0); autocannon, ${options.connections} connections, a warm-up of ${options.warmupRequests} requests (every worker started) then ${options.seconds} s measured per endpoint (\`--load-seconds 60\` for the 60-second run). Chat: each connection is its own user, conversation and thread. Server RSS: VmRSS (/proc) of the serverless-offline node process (the HTTP server and the handlers' worker threads), before the measured run (after the warm-up), sampled every second, and after; "trend" is the mean of the second half of the samples over the first half. Tree RSS adds its descendants, chiefly the esbuild service that serverless-esbuild keeps running with every function's build context.`,
     '',
     `In process, the same ${options.connections} chatters sent ${burst.rounds} bursts of ${options.connections} simultaneous turns: turn median ${fmtMs(burst.turns.median)}, p99 ${fmtMs(burst.turns.p99)} (n ${burst.turns.n}); ${burst.txPerTurn.toFixed(2)} TransactWriteItems attempts per turn (failed attempts: ${cancelled}); failed turns: ${burst.failed}. Every turn's transaction updates the same service-wide usage buckets, model totals and resource counters. ${
       burst.txPerTurn <= 1.001
@@ -261,7 +306,25 @@ function report(runs: Run[], burst: Burst, rssStart: number, startBreakdown: { n
         : 'Retries are transactions cancelled by a conflicting one (TransactionConflict) and retried with backoff by tables/transactions.ts.'
     }`,
     '',
-    markdownTable(['Endpoint', 'Connections', 'Duration', 'req/s (completed)', 'p50', 'p99', 'non-2xx (codes)', 'Errors / timeouts', 'Server RSS before', 'after', 'max', 'trend', 'Tree RSS before → after', 'Processes / threads after'], md),
+    markdownTable(
+      [
+        'Endpoint',
+        'Connections',
+        'Duration',
+        'req/s (completed)',
+        'p50',
+        'p99',
+        'non-2xx (codes)',
+        'Errors / timeouts',
+        'Server RSS before',
+        'after',
+        'max',
+        'trend',
+        'Tree RSS before → after',
+        'Processes / threads after',
+      ],
+      md,
+    ),
     '',
     `RSS of serverless-offline right after it started, before any request: ${fmtMb(rssStart)} (${breakdown}).`,
     '',

@@ -47,10 +47,25 @@ export async function login(options: { n: number; warmup: number; validateN: num
   const c = summarize(compareTimes);
   const r = l.median / c.median;
   const rows: Row[] = [
-    { section: '5 login', measure: 'login handler (BCRYPT_COST 10)', value: `median ${fmtMs(l.median)}, p99 ${fmtMs(l.p99)} (n ${l.n})`, status: 'info' },
-    { section: '5 login', measure: 'bare bcrypt.compare (cost 10)', value: `median ${fmtMs(c.median)}, p99 ${fmtMs(c.p99)} (n ${c.n})`, status: 'info' },
+    {
+      section: '5 login',
+      measure: 'login handler (BCRYPT_COST 10)',
+      value: `median ${fmtMs(l.median)}, p99 ${fmtMs(l.p99)} (n ${l.n})`,
+      status: 'info',
+    },
+    {
+      section: '5 login',
+      measure: 'bare bcrypt.compare (cost 10)',
+      value: `median ${fmtMs(c.median)}, p99 ${fmtMs(c.p99)} (n ${c.n})`,
+      status: 'info',
+    },
     { section: '5 login', measure: 'login / bare compare', value: r.toFixed(3), target: '≤ 1.2', status: check(r <= 1.2) },
-    { section: '5 login', measure: 'validate (for the notes)', value: `median ${fmtMs(validate.median)}, p99 ${fmtMs(validate.p99)} (n ${validate.n})`, status: 'info' },
+    {
+      section: '5 login',
+      measure: 'validate (for the notes)',
+      value: `median ${fmtMs(validate.median)}, p99 ${fmtMs(validate.p99)} (n ${validate.n})`,
+      status: 'info',
+    },
   ];
   const markdown = [
     `Login handler (POST /api/auth/login, correct password, BCRYPT_COST 10) and one bare \`bcrypt.compare\` (bcryptjs, the same stored hash), ${l.n} of each, interleaved, after ${options.warmup} unmeasured pairs.`,

@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: every section of issue 7, one table on stdout, the figures in docs/benchmarks.md.
+ * `npm run bench`: every section, one table on stdout, the figures in docs/benchmarks.md.
  *
  *   npm run bench                                  all sections, full counts (load: 20 s per endpoint)
- *   npm run bench -- --load-seconds 60             the issue's 60-second load run
+ *   npm run bench -- --load-seconds 60             the 60-second load run
  *   npm run bench -- --only cold,warm,capacity,growth,login,load
  *   npm run bench -- --quick                       smaller counts: a smoke run, not reference figures
  *
@@ -47,7 +47,10 @@ function parseArgs(argv: string[]): Args {
     if (a === '--quick') args.quick = true;
     else if (a === '--no-write') args.write = false;
     else if (a.startsWith('--only')) {
-      const list = value().split(',').map((s) => s.trim()).filter(Boolean);
+      const list = value()
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       const unknown = list.filter((s) => !(SECTIONS as readonly string[]).includes(s));
       if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
       args.only = SECTIONS.filter((s) => list.includes(s));
@@ -70,7 +73,13 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
     case 'cold':
       return (await import('./cold')).coldStart({ runs: q ? 3 : 10 });
     case 'warm':
-      return (await import('./warm')).warm({ n: q ? 100 : 1000, chatN: q ? 50 : 1000, chatMinN: q ? 50 : 500, warmup: q ? 10 : 50, budgetMs: q ? 60_000 : 180_000 });
+      return (await import('./warm')).warm({
+        n: q ? 100 : 1000,
+        chatN: q ? 50 : 1000,
+        chatMinN: q ? 50 : 500,
+        warmup: q ? 10 : 50,
+        budgetMs: q ? 60_000 : 180_000,
+      });
     case 'capacity':
       return (await import('./capacity')).capacity({ repeats: 3 });
     case 'growth':
@@ -92,15 +101,13 @@ function skeleton(): string {
   return [
     '# Benchmarks',
     '',
-    'Figures from `npm run bench` (bench/run.ts, issue 7). The sections between the `bench:` markers are',
+    'Figures from `npm run bench` (bench/run.ts). The sections between the `bench:` markers are',
     'rewritten by each run that includes them, each stamped with its date, mode and machine; text outside',
-    'the markers is kept. Benchmarks are programs, not tests: they never gate CI. The chat benchmark of',
-    'issue 5 (formerly bench/chat-turn.ts) is part of this harness: chat turns in section 2, usage read at',
-    '100 vs 10,000 messages in section 4.',
+    'the markers is kept. Benchmarks are programs, not tests: they never gate CI.',
     '',
     '```',
     'npm run bench                          # every section, full counts; load runs 20 s per endpoint',
-    'npm run bench -- --load-seconds 60     # the issue\'s 60-second load run',
+    'npm run bench -- --load-seconds 60     # the 60-second load run',
     'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load',
     'npm run bench -- --quick               # smoke run with small counts (figures not for reference)',
     '```',
@@ -134,7 +141,12 @@ function block(doc: string, section: string): string | undefined {
 const ROWS = /<!-- rows (.*?) -->/s;
 const RUN = /<!-- run (.*?) -->/;
 
-function writeDoc(results: Partial<Record<Section, SectionResult>>, errors: Partial<Record<Section, string>>, rowsBySection: Partial<Record<Section, Row[]>>, args: Args): void {
+function writeDoc(
+  results: Partial<Record<Section, SectionResult>>,
+  errors: Partial<Record<Section, string>>,
+  rowsBySection: Partial<Record<Section, Row[]>>,
+  args: Args,
+): void {
   const m = machine();
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const mode = args.quick ? 'quick' : 'full';
@@ -164,7 +176,11 @@ function writeDoc(results: Partial<Record<Section, SectionResult>>, errors: Part
   const summary = summaryRows.length
     ? markdownTable(['Section', 'Measure', 'Value', 'Target', 'Met', 'Run'], summaryRows)
     : '_No targets measured yet._';
-  doc = replaceBlock(doc, 'summary', `Every row with a target, from each section's latest run (the "Run" column: date and mode; quick runs are smoke runs).\n\n${summary}`);
+  doc = replaceBlock(
+    doc,
+    'summary',
+    `Every row with a target, from each section's latest run (the "Run" column: date and mode; quick runs are smoke runs).\n\n${summary}`,
+  );
   writeFileSync(DOC, doc);
 }
 
@@ -198,7 +214,12 @@ async function main(): Promise<number> {
       } catch (err) {
         const message = (err as Error).message ?? String(err);
         errors[section] = message;
-        const failed: Row = { section: TITLES[section].replace(/^(\d)\. .*/, '$1 ') + section, measure: 'FAILED', value: message.split('\n')[0]!.slice(0, 160), status: 'not met' };
+        const failed: Row = {
+          section: TITLES[section].replace(/^(\d)\. .*/, '$1 ') + section,
+          measure: 'FAILED',
+          value: message.split('\n')[0]!.slice(0, 160),
+          status: 'not met',
+        };
         rowsBySection[section] = [failed];
         rows.push(failed);
         console.error(err);

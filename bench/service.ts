@@ -73,7 +73,17 @@ async function load() {
 }
 
 export type Service = Awaited<ReturnType<typeof load>> & { runtime: LocalRuntime };
-export type HandlerName = 'validate' | 'listManaged' | 'resourceStatus' | 'threadPost' | 'threadGet' | 'usageCurrent' | 'conversationsList' | 'conversationsCreate' | 'login' | 'deployManaged';
+export type HandlerName =
+  | 'validate'
+  | 'listManaged'
+  | 'resourceStatus'
+  | 'threadPost'
+  | 'threadGet'
+  | 'usageCurrent'
+  | 'conversationsList'
+  | 'conversationsCreate'
+  | 'login'
+  | 'deployManaged';
 
 let loaded: Promise<Service> | undefined;
 export function service(): Promise<Service> {
@@ -144,9 +154,19 @@ export function requests(world: World) {
       method: 'POST',
       path: '/api/chat/thread',
       token: world.token,
-      body: { message: `Benchmark turn ${++turn}: what is the capital of France?`, conversationId: world.conversationId, resourceId: world.resourceId, threadId: world.threadId },
+      body: {
+        message: `Benchmark turn ${++turn}: what is the capital of France?`,
+        conversationId: world.conversationId,
+        resourceId: world.resourceId,
+        threadId: world.threadId,
+      },
     }),
-    usageCurrent: (): CallOptions => ({ method: 'GET', path: '/api/usage/current', token: world.token, query: { conversationId: world.conversationId } }),
+    usageCurrent: (): CallOptions => ({
+      method: 'GET',
+      path: '/api/usage/current',
+      token: world.token,
+      query: { conversationId: world.conversationId },
+    }),
     conversationsList: (): CallOptions => ({ method: 'GET', path: '/api/conversations', token: world.token }),
     threadGet: (): CallOptions => ({
       method: 'GET',
@@ -159,7 +179,17 @@ export function requests(world: World) {
       method: 'POST',
       path: '/api/conversations',
       token: world.token,
-      body: { title: 'Benchmark conversation', use_case: 'benchmarking', deployed_resource: { resource_name: 'bench-managed', resource_type: 'managed', cloud_resource_id: world.resourceId, region: 'us-east-1', estimated_hourly_cost: 0 } },
+      body: {
+        title: 'Benchmark conversation',
+        use_case: 'benchmarking',
+        deployed_resource: {
+          resource_name: 'bench-managed',
+          resource_type: 'managed',
+          cloud_resource_id: world.resourceId,
+          region: 'us-east-1',
+          estimated_hourly_cost: 0,
+        },
+      },
     }),
     deployManaged: (): CallOptions => ({
       method: 'POST',
@@ -184,7 +214,15 @@ export function sharedWorld(): Promise<World> {
     const resource = await svc.fixtures.managedResource();
     const conversationId = await svc.fixtures.newConversation(token, resource, 'Benchmark conversation');
     const w: World = { user, token, admin, adminToken, resourceId: resource.id, conversationId, threadId: '', password: svc.users.PASSWORD };
-    const first = expectOk('first chat turn', await invoke(svc, 'threadPost', { method: 'POST', path: '/api/chat/thread', token, body: { message: 'Hello there', conversationId, resourceId: resource.id } }));
+    const first = expectOk(
+      'first chat turn',
+      await invoke(svc, 'threadPost', {
+        method: 'POST',
+        path: '/api/chat/thread',
+        token,
+        body: { message: 'Hello there', conversationId, resourceId: resource.id },
+      }),
+    );
     w.threadId = first.body.threadId as string;
     const req = requests(w);
     for (let i = 0; i < 11; i++) expectOk('history turn', await invoke(svc, 'threadPost', req.threadPost()));

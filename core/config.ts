@@ -72,7 +72,7 @@ export function loadConfig(env: Env = process.env) {
       tokenLifetimeSeconds: 86_400,
       bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
       minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
-      /** Brute-force throttle: failures per account within the window before 429 (issue 8). */
+      /** Brute-force throttle: failures per account within the window before 429. */
       loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
       loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
     },

@@ -27,7 +27,12 @@ export const metrics = new Metrics({
 export { MetricUnit };
 
 /** A metric with a dimension of its own (e.g. per platform), emitted at once. */
-export function dimensionedMetric(name: string, dimension: Record<string, string>, value = 1, unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count): void {
+export function dimensionedMetric(
+  name: string,
+  dimension: Record<string, string>,
+  value = 1,
+  unit: (typeof MetricUnit)[keyof typeof MetricUnit] = MetricUnit.Count,
+): void {
   const single = metrics.singleMetric();
   for (const [k, v] of Object.entries(dimension)) single.addDimension(k, v);
   single.addMetric(name, unit, value);

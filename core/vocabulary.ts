@@ -13,15 +13,7 @@ export const PLATFORMS: readonly PlatformName[] = ['managed', 'dedicated', 'host
  * those before they are stored (lib/resources/lifecycle.ts).
  */
 export type EndpointStatus =
-  | 'Creating'
-  | 'InService'
-  | 'Updating'
-  | 'Deleting'
-  | 'Failed'
-  | 'OutOfService'
-  | 'SystemUpdating'
-  | 'RollingBack'
-  | 'UpdateRollbackFailed';
+  'Creating' | 'InService' | 'Updating' | 'Deleting' | 'Failed' | 'OutOfService' | 'SystemUpdating' | 'RollingBack' | 'UpdateRollbackFailed';
 
 /** The three roles (spec section 1). */
 export const ROLES = ['super_admin', 'admin', 'user'] as const;

@@ -87,10 +87,21 @@ export interface Dynamo {
  */
 export async function startDynamo(options: { port: number; dbPath?: string }): Promise<Dynamo> {
   if (!javaAvailable()) {
-    throw new Error('DynamoDB Local needs a Java runtime (17 or later) and `java` was not found on PATH. Install one, e.g. `apt-get install openjdk-17-jre-headless`.');
+    throw new Error(
+      'DynamoDB Local needs a Java runtime (17 or later) and `java` was not found on PATH. Install one, e.g. `apt-get install openjdk-17-jre-headless`.',
+    );
   }
   const jarDir = dynamoJarDir();
-  const args = [`-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`, '-Xms64m', '-jar', join(jarDir, 'DynamoDBLocal.jar'), '-port', String(options.port), '-sharedDb', '-disableTelemetry'];
+  const args = [
+    `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
+    '-Xms64m',
+    '-jar',
+    join(jarDir, 'DynamoDBLocal.jar'),
+    '-port',
+    String(options.port),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
   if (options.dbPath) {
     mkdirSync(options.dbPath, { recursive: true });
     args.push('-dbPath', options.dbPath);
@@ -164,7 +175,14 @@ export async function startOffline(options: {
   if (!existsSync(bin)) throw new Error('serverless is not installed; run npm install');
   const child = spawn(process.execPath, [bin, 'offline', 'start', '--stage', options.stage], {
     cwd: ROOT,
-    env: { ...process.env, ...options.env, PORT: String(options.port), OFFLINE_LAMBDA_PORT: String(options.lambdaPort), SLS_TELEMETRY_DISABLED: '1', SLS_NOTIFICATIONS_MODE: 'off' },
+    env: {
+      ...process.env,
+      ...options.env,
+      PORT: String(options.port),
+      OFFLINE_LAMBDA_PORT: String(options.lambdaPort),
+      SLS_TELEMETRY_DISABLED: '1',
+      SLS_NOTIFICATIONS_MODE: 'off',
+    },
     stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
     detached: true,
   });

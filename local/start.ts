@@ -41,10 +41,18 @@ async function main() {
   mkdirSync(DATA, { recursive: true });
   if (existsSync(LOCK)) {
     const pid = Number(readFileSync(LOCK, 'utf8'));
-    if (pid && alive(pid)) fail(`The service is already running (npm start, pid ${pid}) on http://localhost:${PORT}. Stop it with Ctrl-C in its terminal first.`);
+    if (pid && alive(pid))
+      fail(`The service is already running (npm start, pid ${pid}) on http://localhost:${PORT}. Stop it with Ctrl-C in its terminal first.`);
   }
-  for (const [port, what] of [[PORT, 'the API'], [DYNAMO_PORT, 'DynamoDB Local'], [EMULATOR_PORT, 'the platform emulator']] as const) {
-    if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${port === PORT ? 'PORT' : port === DYNAMO_PORT ? 'DYNAMODB_PORT' : 'EMULATOR_PORT'}.`);
+  for (const [port, what] of [
+    [PORT, 'the API'],
+    [DYNAMO_PORT, 'DynamoDB Local'],
+    [EMULATOR_PORT, 'the platform emulator'],
+  ] as const) {
+    if (await portInUse(port))
+      fail(
+        `Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${port === PORT ? 'PORT' : port === DYNAMO_PORT ? 'DYNAMODB_PORT' : 'EMULATOR_PORT'}.`,
+      );
   }
   writeFileSync(LOCK, String(process.pid));
 
@@ -81,7 +89,12 @@ async function main() {
     children.push({ stop: () => emulator.close() });
 
     // Anything set in the environment (a real hosted key, other VPC ids) wins over the emulated wiring.
-    const emulated = emulatedServiceEnv({ dynamoEndpoint: dynamo.endpoint, emulatorUrl: emulator.url, tag: 'local', hostedApiKey: 'local-hosted-key' });
+    const emulated = emulatedServiceEnv({
+      dynamoEndpoint: dynamo.endpoint,
+      emulatorUrl: emulator.url,
+      tag: 'local',
+      hostedApiKey: 'local-hosted-key',
+    });
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
       DYNAMODB_ENDPOINT: dynamo.endpoint,
@@ -107,13 +120,21 @@ async function main() {
     }
 
     console.log('Starting serverless-offline (bundling the functions)…');
-    const offline: Offline = await startOffline({ port: PORT, lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002), stage: 'local', env, inheritOutput: true });
+    const offline: Offline = await startOffline({
+      port: PORT,
+      lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002),
+      stage: 'local',
+      env,
+      inheritOutput: true,
+    });
     children.push(offline);
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
 
     console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
     console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
-    console.log(`    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`);
+    console.log(
+      `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,
+    );
     console.log('    Ctrl-C stops everything.\n');
   } catch (err) {
     console.error(`\n  ✖ ${(err as Error).message}\n`);

@@ -147,7 +147,9 @@ export async function getItems(keys: ItemKey[], consistent = true): Promise<Item
     let pending: Record<string, unknown>[] | undefined = unique.slice(i, i + 100);
     for (let attempt = 0; pending && pending.length > 0; attempt++) {
       if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(500, 10 * 2 ** attempt) * Math.random()));
-      const out: BatchGetCommandOutput = await db.send(new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: pending, ConsistentRead: consistent } } }));
+      const out: BatchGetCommandOutput = await db.send(
+        new BatchGetCommand({ RequestItems: { [TABLE]: { Keys: pending, ConsistentRead: consistent } } }),
+      );
       for (const item of out.Responses?.[TABLE] ?? []) found.set(id(item as ItemKey), item);
       pending = out.UnprocessedKeys?.[TABLE]?.Keys;
     }

@@ -35,9 +35,7 @@ export function tableDefinition(): TableResource['Properties'] {
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists'> {
   const { AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, BillingMode, TimeToLiveSpecification } = tableDefinition();
   try {
-    await client.send(
-      new CreateTableCommand({ TableName: tableName, AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, BillingMode }),
-    );
+    await client.send(new CreateTableCommand({ TableName: tableName, AttributeDefinitions, KeySchema, GlobalSecondaryIndexes, BillingMode }));
   } catch (err) {
     if (err instanceof ResourceInUseException) return 'exists';
     throw err;

@@ -122,7 +122,6 @@ export function trackedFromItem(item: Record<string, unknown>): TrackedResource 
   return tracked;
 }
 
-
 export type PublicResource = Pick<Resource, (typeof SPEC_FIELDS)[number]>;
 
 /** The spec 2.3 fields only (not the chat target, the creator or any bookkeeping). */
@@ -358,12 +357,18 @@ export async function confirmOperationRequested(id: string, operation: Omit<Pend
  * The platform refused a claimed operation: the resource goes back to what it was before the claim,
  * unless something else has moved it since (then that stands).
  */
-export async function releaseClaim(before: Pick<TrackedResource, 'id' | 'status' | 'health'>, claimedStatus: ResourceStatus, at: string): Promise<void> {
+export async function releaseClaim(
+  before: Pick<TrackedResource, 'id' | 'status' | 'health'>,
+  claimedStatus: ResourceStatus,
+  at: string,
+): Promise<void> {
   await patchResource(before.id, { status: before.status, health: before.health, operation: null, last_updated: at }, { status: claimedStatus });
 }
 
 /** What the platform showed of an endpoint, to be stored. */
-export type ObservedState = Partial<Pick<TrackedResource, 'status' | 'health' | 'failure_reason' | 'instance_type' | 'instance_count' | 'vanished_at' | 'operation'>>;
+export type ObservedState = Partial<
+  Pick<TrackedResource, 'status' | 'health' | 'failure_reason' | 'instance_type' | 'instance_count' | 'vanished_at' | 'operation'>
+>;
 
 /**
  * Stores what the platform showed, conditional on the status it was compared with and on no control
@@ -383,11 +388,7 @@ export function markVanished(id: string, reason: string, at: string): Promise<Tr
 }
 
 /** The platform has the endpoint: the deploy's reservation becomes a started deploy. */
-export async function markDeployStarted(
-  id: string,
-  endpointArn: string,
-  observed?: Pick<TrackedResource, 'status' | 'health'>,
-): Promise<void> {
+export async function markDeployStarted(id: string, endpointArn: string, observed?: Pick<TrackedResource, 'status' | 'health'>): Promise<void> {
   await patchResource(id, { deploy_state: 'started', endpoint_arn: endpointArn, ...observed });
 }
 

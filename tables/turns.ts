@@ -99,7 +99,11 @@ export async function recordTurn(turn: TurnRecord): Promise<void> {
     );
   }
   items.push(
-    ...usageWrites([{ kind: 'user', id: turn.userId }, { kind: 'conversation', id: turn.conversationId }, { kind: 'all' }], turn.answeredAt, turn.delta),
+    ...usageWrites(
+      [{ kind: 'user', id: turn.userId }, { kind: 'conversation', id: turn.conversationId }, { kind: 'all' }],
+      turn.answeredAt,
+      turn.delta,
+    ),
     modelTotalsWrite(turn.resource.type, turn.usageModelId, turn.delta, turn.answeredAt),
     resourceChatCountersWrite(turn.resource.id, turn.latencyMs),
   );

@@ -80,8 +80,7 @@ export function usageWrites(scopes: UsageScope[], at: Date, delta: UsageDelta): 
         TableName: TABLE,
         Key: { PK, SK: hourSk(at) },
         UpdateExpression:
-          'SET entity = :e, #ttl = if_not_exists(#ttl, :ttl) ' +
-          `ADD ${METRICS.map((m) => `${m} :${m}, ${slotAttr(slot, m)} :${m}`).join(', ')}`,
+          'SET entity = :e, #ttl = if_not_exists(#ttl, :ttl) ' + `ADD ${METRICS.map((m) => `${m} :${m}, ${slotAttr(slot, m)} :${m}`).join(', ')}`,
         ExpressionAttributeNames: { '#ttl': 'ttl' },
         ExpressionAttributeValues: {
           ':e': 'usage',
@@ -102,7 +101,8 @@ export function modelTotalsWrite(platform: PlatformName, modelId: string, delta:
     Update: {
       TableName: TABLE,
       Key: modelTotalsKey(platform, modelId),
-      UpdateExpression: 'SET entity = :e, platform = :p, model_id = :m, updated_at = :at ADD invocations :requests, tokens_in :tokens_in, tokens_out :tokens_out, cost_usd :cost_usd',
+      UpdateExpression:
+        'SET entity = :e, platform = :p, model_id = :m, updated_at = :at ADD invocations :requests, tokens_in :tokens_in, tokens_out :tokens_out, cost_usd :cost_usd',
       ExpressionAttributeValues: { ':e': 'model-usage', ':p': platform, ':m': modelId, ':at': at.toISOString(), ...values(delta) },
     },
   };

@@ -1,9 +1,6 @@
+import { ListAuditQuery } from '../../generated/checks/admin';
+import { auditLog } from '../../lib/audit/log';
 import { endpoint } from '../../lib/http/endpoint';
-import { listAuditEntries } from '../../tables/audit';
-import { ListAuditQuery } from './checks';
 
 /** GET /api/admin/audit (super_admin): admin actions, newest first, paginated. */
-export const handler = endpoint({ auth: 'super_admin', query: ListAuditQuery }, async ({ query }) => {
-  const { entries, nextCursor } = await listAuditEntries(query.limit ?? 50, query.cursor);
-  return { success: true, entries, count: entries.length, nextCursor };
-});
+export const handler = endpoint({ auth: 'super_admin', query: ListAuditQuery }, async ({ query }) => auditLog(query.limit, query.cursor));

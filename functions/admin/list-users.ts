@@ -1,9 +1,9 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { listUsers } from '../../lib/users/service';
-import { ListUsersQuery } from './checks';
+import { ListUsersQuery } from '../../generated/checks/admin';
 
 /** GET /api/admin/users (super_admin), oldest first, paginated with a cursor. */
 export const handler = endpoint({ auth: 'super_admin', query: ListUsersQuery }, async ({ query }) => {
-  const { users, nextCursor } = await listUsers(query.limit ?? 20, query.cursor);
+  const { users, nextCursor } = await listUsers(query.limit, query.cursor);
   return { success: true, users, count: users.length, nextCursor };
 });

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Pagination, Region, Uuid } from '../../lib/http/schemas';
+import { Limit, Pagination, Region, Uuid } from '../../lib/http/schemas';
 
 export const Username = Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$', description: '3 to 64 letters, digits, dots, dashes or underscores' });
 export const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'an e-mail address' });
@@ -40,4 +40,4 @@ export type UpdateUserBody = Static<typeof UpdateUserBody>;
 export const UserPath = Type.Object({ userId: Uuid }, { additionalProperties: false });
 export const ListUsersQuery = Type.Object(Pagination, { additionalProperties: false });
 
-export const ListAuditQuery = Type.Object(Pagination, { additionalProperties: false });
+export const ListAuditQuery = Type.Object({ ...Pagination, limit: Limit(50) }, { additionalProperties: false });

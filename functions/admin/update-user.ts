@@ -1,9 +1,12 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { updateUser } from '../../lib/users/service';
-import { UpdateUserBody, UserPath } from './checks';
+import { UpdateUserBody, UserPath } from '../../generated/checks/admin';
 
 /** PATCH /api/admin/users/{userId} (super_admin); is_active false deactivates at once. */
-export const handler = endpoint({ auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } }, async ({ path, body }) => ({
-  success: true,
-  user: await updateUser(path.userId, body),
-}));
+export const handler = endpoint(
+  { auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } },
+  async ({ path, body }) => ({
+    success: true,
+    user: await updateUser(path.userId, body),
+  }),
+);

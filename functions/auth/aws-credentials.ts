@@ -2,4 +2,7 @@ import { cloudCredentials } from '../../lib/auth/credentials';
 import { endpoint } from '../../lib/http/endpoint';
 
 /** GET /api/auth/aws-credentials (admin, super_admin): masked cloud credentials and example calls. */
-export const handler = endpoint({ auth: 'admin', audit: { action: 'credentials.read.cloud' } }, async () => ({ success: true, credentials: cloudCredentials() }));
+export const handler = endpoint({ auth: 'admin', audit: { action: 'credentials.read.cloud' } }, async () => ({
+  success: true,
+  credentials: cloudCredentials(),
+}));

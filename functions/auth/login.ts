@@ -1,7 +1,7 @@
 import { login } from '../../lib/auth/login';
 import { BadRequest } from '../../lib/http/errors';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
-import { LoginBody } from './checks';
+import { LoginBody } from '../../generated/checks/auth';
 
 /** POST /api/auth/login (spec 4.1) */
 export const handler = publicEndpoint({ body: LoginBody, errorShape: 'message' }, async ({ body }) => {

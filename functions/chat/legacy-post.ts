@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { legacyChat } from '../../lib/chat/service';
-import { LegacyChatBody } from './checks';
+import { LegacyChatBody } from '../../generated/checks/chat';
 
 /** POST /api/chat (spec 4.5, legacy): one exchange without thread context. */
 export const handler = endpoint({ auth: 'user', body: LegacyChatBody }, async ({ body, user }) => legacyChat(user, body));

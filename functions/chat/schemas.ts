@@ -16,12 +16,9 @@ export const ThreadChatBody = Type.Object(
 );
 export type ThreadChatBody = Static<typeof ThreadChatBody>;
 
-export const LegacyChatBody = Type.Object(
-  { message: Message, conversationId: Uuid, resourceId: Uuid },
-  { additionalProperties: false },
-);
+export const LegacyChatBody = Type.Object({ message: Message, conversationId: Uuid, resourceId: Uuid }, { additionalProperties: false });
 
-const Page = { limit: Type.Optional(Limit(200, 1000)), cursor: Type.Optional(Cursor) };
+const Page = { limit: Limit(200, 1000), cursor: Type.Optional(Cursor) };
 
 export const ThreadQuery = Type.Object({ threadId: Uuid, conversationId: Uuid, ...Page }, { additionalProperties: false });
 

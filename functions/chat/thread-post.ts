@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { threadChat } from '../../lib/chat/service';
-import { ThreadChatBody } from './checks';
+import { ThreadChatBody } from '../../generated/checks/chat';
 
 /** POST /api/chat/thread (spec 4.5): a turn in a thread; without threadId a new thread is started. */
 export const handler = endpoint({ auth: 'user', body: ThreadChatBody, errorShape: 'thread' }, async ({ body, user }) => threadChat(user, body));

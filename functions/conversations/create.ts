@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { createConversation } from '../../lib/conversations/service';
-import { CreateConversationBody } from './checks';
+import { CreateConversationBody } from '../../generated/checks/conversations';
 
 /** POST /api/conversations (spec 4.7): the caller's new conversation. */
 export const handler = endpoint({ auth: 'user', body: CreateConversationBody }, async ({ body, user }) => {

@@ -7,7 +7,9 @@ const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, patter
 export const DeployedResource = Type.Object(
   {
     resource_name: Text(256),
-    resource_type: Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], { description: 'managed, dedicated or hosted' }),
+    resource_type: Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], {
+      description: 'managed, dedicated or hosted',
+    }),
     cloud_resource_id: Text(2048),
     // Not only AWS regions: a hosted API may be "global".
     region: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 32, description: 'a region such as us-east-1' }),
@@ -30,7 +32,4 @@ export const ListConversationsQuery = Type.Object(Pagination, { additionalProper
 
 export const ConversationPath = Type.Object({ id: Uuid }, { additionalProperties: false });
 
-export const ConversationMessagesQuery = Type.Object(
-  { limit: Type.Optional(Limit(100, 500)), cursor: Type.Optional(Cursor) },
-  { additionalProperties: false },
-);
+export const ConversationMessagesQuery = Type.Object({ limit: Limit(100, 500), cursor: Type.Optional(Cursor) }, { additionalProperties: false });

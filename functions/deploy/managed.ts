@@ -1,6 +1,9 @@
 import { deployManaged } from '../../lib/deploy/managed';
 import { endpoint } from '../../lib/http/endpoint';
-import { DeployManagedBody } from './checks';
+import { DeployManagedBody } from '../../generated/checks/deploy';
 
 /** POST /api/deploy/managed (admin, super_admin): dry run by default; nothing is provisioned. */
-export const handler = endpoint({ auth: 'admin', body: DeployManagedBody, audit: { action: 'deploy.managed', target: ({ body }) => body.endpointName } }, async ({ body, user }) => deployManaged(body, user));
+export const handler = endpoint(
+  { auth: 'admin', body: DeployManagedBody, audit: { action: 'deploy.managed', target: ({ body }) => body.endpointName } },
+  async ({ body, user }) => deployManaged(body, user),
+);

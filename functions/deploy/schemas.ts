@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Region } from '../../lib/http/schemas';
+import { Region, WithDefault } from '../../lib/http/schemas';
 
 // Names are checked against each platform's naming rule in lib/deploy/names.ts, which says exactly
 // what is wrong; the schema only bounds them.
@@ -12,7 +12,7 @@ export const DeployManagedBody = Type.Object(
     modelId: ModelId,
     endpointName: EndpointName,
     region: Type.Optional(Region),
-    dryRun: Type.Optional(DryRun),
+    dryRun: WithDefault(DryRun, true),
   },
   { additionalProperties: false },
 );
@@ -22,7 +22,7 @@ export const DeployDedicatedBody = Type.Object(
   {
     endpointName: EndpointName,
     instanceType: Type.String({ minLength: 1, maxLength: 64, description: 'a SageMaker instance type such as ml.g5.xlarge' }),
-    instanceCount: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: '1 to 10 instances; default 1' })),
+    instanceCount: WithDefault(Type.Integer({ minimum: 1, maximum: 10, description: '1 to 10 instances; default 1' }), 1),
     modelPackageArn: Type.Optional(
       Type.String({
         maxLength: 2048,
@@ -37,7 +37,7 @@ export const DeployDedicatedBody = Type.Object(
     ),
     /** Not in the spec: gated public-hub models need their licence accepted explicitly. */
     acceptEula: Type.Optional(Type.Boolean({ description: "true accepts a gated public model's licence" })),
-    dryRun: Type.Optional(DryRun),
+    dryRun: WithDefault(DryRun, true),
   },
   { additionalProperties: false },
 );
@@ -48,7 +48,7 @@ export const DeployHostedBody = Type.Object(
     modelId: ModelId,
     /** Not in the spec: the tracked name, unique among hosted resources; derived from modelId when absent. */
     endpointName: Type.Optional(EndpointName),
-    dryRun: Type.Optional(DryRun),
+    dryRun: WithDefault(DryRun, false),
   },
   { additionalProperties: false },
 );

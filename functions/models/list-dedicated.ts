@@ -1,14 +1,14 @@
 import { listDedicatedModels } from '../../lib/catalogue/dedicated';
 import { originHeaders } from '../../lib/catalogue/cache';
 import { endpoint, reply } from '../../lib/http/endpoint';
-import { DedicatedModelsQuery } from './checks';
+import { DedicatedModelsQuery } from '../../generated/checks/models';
 
 /** GET /api/models/dedicated (spec 4.2): public hub and/or account model packages, newest first. */
 export const handler = endpoint({ auth: 'user', query: DedicatedModelsQuery }, async ({ query }) => {
   const { region, source, models, ...origin } = await listDedicatedModels({
     search: query.search,
-    max: query.max === undefined ? undefined : Number(query.max),
-    source: query.source ?? 'public',
+    max: Number(query.max),
+    source: query.source,
   });
   return reply(200, { success: true, region, source, models }, originHeaders(origin));
 });

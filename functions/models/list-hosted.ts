@@ -1,7 +1,7 @@
 import { listHostedModels } from '../../lib/catalogue/hosted';
 import { originHeaders } from '../../lib/catalogue/cache';
 import { endpoint, reply } from '../../lib/http/endpoint';
-import { HostedModelsQuery } from './checks';
+import { HostedModelsQuery } from '../../generated/checks/models';
 
 /** GET /api/models/hosted (spec 4.2); debug=1 adds the platform's raw answer as `raw`. */
 export const handler = endpoint({ auth: 'user', query: HostedModelsQuery }, async ({ query }) => {

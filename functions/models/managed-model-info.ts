@@ -1,6 +1,6 @@
 import { managedModelDetail } from '../../lib/catalogue/managed';
 import { endpoint } from '../../lib/http/endpoint';
-import { ModelInfoPath } from './checks';
+import { ModelInfoPath } from '../../generated/checks/models';
 
 /** GET /api/managed/model-info/{modelId} (spec 4.2, 2.6): modelInfo, systemPrompt, usage. */
 export const handler = endpoint({ auth: 'user', path: ModelInfoPath }, async ({ path }) => ({

@@ -1,13 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { WithDefault } from '../../lib/http/schemas';
 
 /** GET /api/models/dedicated (spec 4.2, 8): search, max (default 20, at most 50), source. */
 export const DedicatedModelsQuery = Type.Object(
   {
-    search: Type.Optional(Type.String({ maxLength: 100, pattern: '^[^\\u0000-\\u001f]*$', description: 'text to find in model names, at most 100 characters' })),
-    // A pattern rather than an integer: query conversion would turn "2.5" into 2 before any check.
-    max: Type.Optional(Type.String({ pattern: '^(?:[1-9]|[1-4][0-9]|50)$', default: '20', description: 'an integer from 1 to 50' })),
-    source: Type.Optional(
-      Type.Union([Type.Literal('public'), Type.Literal('account'), Type.Literal('all')], { default: 'public', description: 'public, account or all' }),
+    search: Type.Optional(
+      Type.String({ maxLength: 100, pattern: '^[^\\u0000-\\u001f]*$', description: 'text to find in model names, at most 100 characters' }),
+    ),
+    // A string with a pattern, so a refusal says "must match pattern". Query conversion is strict
+    // (lib/http/validation.ts), so Limit(20, 50) would do as well; only that wording would change.
+    max: WithDefault(Type.String({ pattern: '^(?:[1-9]|[1-4][0-9]|50)$', description: 'an integer from 1 to 50' }), '20'),
+    source: WithDefault(
+      Type.Union([Type.Literal('public'), Type.Literal('account'), Type.Literal('all')], { description: 'public, account or all' }),
+      'public',
     ),
   },
   { additionalProperties: false },

@@ -6,7 +6,9 @@ const Usd = (max: number) => Type.Number({ minimum: 0, maximum: max, description
 // which names the missing or stray field (a union schema could only say "no variant matched").
 export const PriceEntry = Type.Object(
   {
-    platform: Type.Union([Type.Literal('managed'), Type.Literal('hosted'), Type.Literal('dedicated')], { description: 'managed, hosted or dedicated' }),
+    platform: Type.Union([Type.Literal('managed'), Type.Literal('hosted'), Type.Literal('dedicated')], {
+      description: 'managed, hosted or dedicated',
+    }),
     modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', description: 'a model id' })),
     instanceType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'an instance type such as ml.g5.xlarge' })),
     per_1k_input_tokens_usd: Type.Optional(Usd(1000)),

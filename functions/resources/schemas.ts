@@ -17,7 +17,9 @@ export type ControlBody = Static<typeof ControlBody>;
 export const ListResourcesQuery = Type.Object(
   {
     ...Pagination,
-    type: Type.Optional(Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], { description: 'managed, dedicated or hosted' })),
+    type: Type.Optional(
+      Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], { description: 'managed, dedicated or hosted' }),
+    ),
     status: Type.Optional(
       Type.Union(
         [

@@ -1,6 +1,6 @@
 import { endpoint } from '../../lib/http/endpoint';
 import { resourceStatus } from '../../lib/resources/service';
-import { ResourcePath } from './checks';
+import { ResourcePath } from '../../generated/checks/resources';
 
 /** GET /api/resources/{resourceId}/status (any user): resource, metrics and costs (spec 2.3). */
 export const handler = endpoint({ auth: 'user', path: ResourcePath }, async ({ path }) => resourceStatus(path.resourceId));

@@ -45,10 +45,6 @@ export async function login(loginName: string, password: string, now = Date.now(
 
   metrics.addMetric('LoginsSucceeded', MetricUnit.Count, 1);
   const at = new Date(now).toISOString();
-  const [token] = await Promise.all([
-    issueToken(user, now),
-    recordLogin(user.id, at),
-    failures ? clearFailures(loginName) : undefined,
-  ]);
+  const [token] = await Promise.all([issueToken(user, now), recordLogin(user.id, at), failures ? clearFailures(loginName) : undefined]);
   return { token, user: { ...publicUser(user), last_login: at } };
 }

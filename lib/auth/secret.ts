@@ -124,7 +124,11 @@ async function getParameterOnce(url: URL, signer: SignatureV4, body: string, tim
     // "com.amazonaws.ssm#ParameterNotFound" or "ParameterNotFound"
     const code = (response.headers.get('x-amzn-errortype') ?? parsed.__type ?? `Http${response.status}`).split(':')[0]?.split('#').pop() ?? 'Unknown';
     const retryable = response.status >= 500 || RETRYABLE_CODES.has(code);
-    throw new ParameterStoreError(code, `SSM GetParameter failed: ${code}${parsed.message || parsed.Message ? ` (${parsed.message ?? parsed.Message})` : ''}`, retryable);
+    throw new ParameterStoreError(
+      code,
+      `SSM GetParameter failed: ${code}${parsed.message || parsed.Message ? ` (${parsed.message ?? parsed.Message})` : ''}`,
+      retryable,
+    );
   }
   const value = parsed.Parameter?.Value;
   if (typeof value !== 'string' || !value) throw new ParameterStoreError('NoValue', 'SSM parameter has no value', false);

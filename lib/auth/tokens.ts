@@ -49,7 +49,7 @@ export async function verifyToken(token: string): Promise<TokenClaims> {
     }
     return { userId, username, role: role as Role, iat, exp };
   } catch (err) {
-    if (err instanceof InvalidToken || err instanceof joseErrors.JOSEError) throw new InvalidToken((err).message);
+    if (err instanceof InvalidToken || err instanceof joseErrors.JOSEError) throw new InvalidToken(err.message);
     throw err;
   }
 }

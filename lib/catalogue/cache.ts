@@ -72,7 +72,13 @@ export async function readThrough<T>(
     return { ...fetched, origin: 'live', fetchedAt };
   } catch (err) {
     if (cached && !options.live) {
-      logger.warn({ message: 'platform failed; serving the stale catalogue', platform, variant, fetchedAt: cached.fetchedAt, reason: (err as Error).message });
+      logger.warn({
+        message: 'platform failed; serving the stale catalogue',
+        platform,
+        variant,
+        fetchedAt: cached.fetchedAt,
+        reason: (err as Error).message,
+      });
       return { entries: cached.entries, complete: cached.complete, origin: 'stale', fetchedAt: cached.fetchedAt };
     }
     throw err;

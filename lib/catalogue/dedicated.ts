@@ -14,7 +14,6 @@ import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogu
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';
 
 export const DEDICATED_MAX = 50;
-export const DEDICATED_DEFAULT_MAX = 20;
 const CACHE_LIMIT = DEDICATED_MAX;
 
 type Source = Exclude<DedicatedSource, 'all'>;
@@ -51,7 +50,7 @@ async function sourceEntries(source: Source, search?: string): Promise<Catalogue
   return readThrough('dedicated', searchVariant(source, search), fetchSource(source, search));
 }
 
-export async function listDedicatedModels(options: { search?: string; max?: number; source: DedicatedSource }): Promise<{
+export async function listDedicatedModels(options: { search?: string; max: number; source: DedicatedSource }): Promise<{
   region: string;
   source: DedicatedSource;
   models: DedicatedModelEntry[];
@@ -59,7 +58,7 @@ export async function listDedicatedModels(options: { search?: string; max?: numb
   fetchedAt: string;
 }> {
   const search = options.search?.trim() || undefined;
-  const max = Math.min(DEDICATED_MAX, options.max ?? DEDICATED_DEFAULT_MAX);
+  const max = Math.min(DEDICATED_MAX, options.max);
   const sources = options.source === 'all' ? SOURCES : [options.source];
   const results = await Promise.all(sources.map((s) => sourceEntries(s, search))).catch((err) => withStatus(err, 502));
   const models = results

@@ -11,7 +11,10 @@ const PATTERNS: Record<'managed' | 'hosted', { pattern: RegExp; hint: string }> 
   // "anthropic.claude-3-haiku-20240307-v1:0"
   managed: { pattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, hint: 'a model id such as anthropic.claude-3-haiku-20240307-v1:0' },
   // "meta/llama-3.1-8b-instruct": a namespace and a name, letters, digits, dots, dashes, underscores.
-  hosted: { pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,2}$/, hint: 'a model id such as meta/llama-3.1-8b-instruct' },
+  hosted: {
+    pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,2}$/,
+    hint: 'a model id such as meta/llama-3.1-8b-instruct',
+  },
 };
 
 export function modelIdFromPath(platform: Extract<PlatformName, 'managed' | 'hosted'>, raw: string): string {

@@ -57,7 +57,11 @@ function checkMessage(message: string | undefined): string {
 }
 
 function notInService(resource: Resource, live: EndpointDescription | undefined): never {
-  if (!live) throw new NotFound('Resource not found on the platform', `The endpoint '${resource.endpoint_name}' no longer exists; it may have been deleted externally`);
+  if (!live)
+    throw new NotFound(
+      'Resource not found on the platform',
+      `The endpoint '${resource.endpoint_name}' no longer exists; it may have been deleted externally`,
+    );
   throw new Conflict(
     `Resource '${resource.name}' is not InService (status: ${live.status})`,
     'Chat is possible once the resource is InService again; poll its status endpoint',

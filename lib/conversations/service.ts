@@ -45,10 +45,7 @@ export async function getConversation(user: User, conversationId: string) {
  * with the conversation and only returned once the caller is known to be allowed to see it.
  */
 export async function listConversationMessages(user: User, conversationId: string, limit: number, cursor?: string) {
-  const [conversation, page] = await Promise.all([
-    readConversation(conversationId),
-    readConversationMessages(conversationId, limit, cursor),
-  ]);
+  const [conversation, page] = await Promise.all([readConversation(conversationId), readConversationMessages(conversationId, limit, cursor)]);
   readableConversation(conversation, user);
   return { messages: page.messages.map((m) => toApiMessage(m, { origin: true })), nextCursor: page.nextCursor };
 }

@@ -18,14 +18,15 @@ import { registerResource, type HolderGone } from './register';
 export interface DedicatedDeployRequest {
   endpointName: string;
   instanceType: string;
-  instanceCount?: number;
+  instanceCount: number;
   modelPackageArn?: string;
   inferenceImage?: string;
   modelDataUrl?: string;
   executionRoleArn?: string;
   /** Gated public-hub models need their licence accepted explicitly. */
   acceptEula?: boolean;
-  dryRun?: boolean;
+  /** true (the default) returns the plan only. */
+  dryRun: boolean;
 }
 
 interface Checked {
@@ -73,7 +74,7 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
     spec: {
       endpointName: input.endpointName,
       instanceType: input.instanceType,
-      instanceCount: input.instanceCount ?? 1,
+      instanceCount: input.instanceCount,
       executionRoleArn: roleArn,
       subnetIds,
       securityGroupIds,
@@ -137,7 +138,7 @@ function plan({ spec, hourly, modelPackage }: Checked) {
  */
 export async function deployDedicated(input: DedicatedDeployRequest, user: User, now = new Date()) {
   const checked = await check(input);
-  if (input.dryRun ?? true) return { success: true, dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
+  if (input.dryRun) return { success: true, dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
 
   const { spec, modelPackage } = checked;
   const resource = newResource(

@@ -25,7 +25,8 @@ export interface HostedDeployRequest {
   modelId: string;
   /** The tracked name; derived from modelId when absent. */
   endpointName?: string;
-  dryRun?: boolean;
+  /** false (the default) runs the connectivity check and registers the resource. */
+  dryRun: boolean;
 }
 
 export async function deployHosted(input: HostedDeployRequest, user: User, now = new Date()) {
@@ -40,7 +41,7 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
   const { endpoint } = await hosted.checkConnectivity(input.modelId).catch(checkFailed);
   const price = await getTokenPrice('hosted', input.modelId);
 
-  if (input.dryRun ?? false) {
+  if (input.dryRun) {
     return {
       success: true,
       provider: 'hosted',

@@ -16,7 +16,8 @@ export interface ManagedDeployRequest {
   modelId: string;
   endpointName: string;
   region?: string;
-  dryRun?: boolean;
+  /** true (the default) returns the plan only. */
+  dryRun: boolean;
 }
 
 export async function deployManaged(input: ManagedDeployRequest, user: User, now = new Date()) {
@@ -36,7 +37,7 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
   const price = await getTokenPrice('managed', input.modelId);
   const invokeEndpoint = managed.invokeUrl(input.modelId);
 
-  if (input.dryRun ?? true) {
+  if (input.dryRun) {
     const warnings: string[] = [];
     if (!info.outputModalities.includes('TEXT')) {
       warnings.push(`The model produces ${info.outputModalities.join(', ')}, not text: it cannot be used for chat`);

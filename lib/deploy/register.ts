@@ -1,4 +1,11 @@
-import { getNameHolder, getTrackedResource, insertResource, EndpointNameTaken, releaseOrphanName, type TrackedResource } from '../../tables/resources';
+import {
+  getNameHolder,
+  getTrackedResource,
+  insertResource,
+  EndpointNameTaken,
+  releaseOrphanName,
+  type TrackedResource,
+} from '../../tables/resources';
 
 /**
  * Whether the resource holding a name no longer stands for a live one, so that its name may be

@@ -1,9 +1,12 @@
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import { audit } from './middlewares/audit';
-import { authenticate, type AuthLevel } from './middlewares/authenticate';
-import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import { authenticate } from './middlewares/authenticate';
+import { stack, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import type { ApiRequest, AuthLevel } from './types';
+import type { Checked } from './validation';
 
-export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type EndpointOptions, type Reply } from './stack';
+export type { EndpointOptions } from './stack';
+export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type Reply } from './types';
 
 /**
  * An API endpoint on the shared stack (lib/http/stack.ts) with its guards: the audit recorder when
@@ -13,7 +16,7 @@ export { reply, type ApiEvent, type ApiRequest, type AuthLevel, type EndpointOpt
  */
 export function endpoint<A extends AuthLevel, B extends TSchema = Empty, Q extends TObject = Empty, P extends TObject = Empty>(
   options: EndpointOptions<B, Q, P, A>,
-  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, A>) => Promise<unknown>,
+  handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, A>) => Promise<unknown>,
 ) {
   const guards = [...(options.audit ? [audit(options.audit)] : []), authenticate(options.auth, options.errorShape === 'message')];
   return stack(options, guards, handler);

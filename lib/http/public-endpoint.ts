@@ -1,5 +1,7 @@
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { stack, type EmptyObject as Empty, type EndpointOptions } from './stack';
+import type { ApiRequest } from './types';
+import type { Checked } from './validation';
 
 /**
  * An endpoint that needs no caller (login, the OpenAPI document, the 404 route): the same stack as
@@ -9,7 +11,7 @@ import { stack, type ApiRequest, type EmptyObject as Empty, type EndpointOptions
  */
 export function publicEndpoint<B extends TSchema = Empty, Q extends TObject = Empty, P extends TObject = Empty>(
   options: Omit<EndpointOptions<B, Q, P, 'none'>, 'auth' | 'audit'>,
-  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, 'none'>) => Promise<unknown>,
+  handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, 'none'>) => Promise<unknown>,
 ) {
   return stack<'none', B, Q, P>({ ...options, auth: 'none' }, [], handler);
 }

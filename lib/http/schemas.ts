@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** Shared schema pieces. Ids are UUIDs, so key-like or path-like values are refused at the door. */
 export const Uuid = Type.String({
@@ -8,11 +8,18 @@ export const Uuid = Type.String({
 
 export const Cursor = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$', description: 'the nextCursor of the previous page' });
 
-export const Limit = (fallback = 20, max = 100) =>
-  Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `1 to ${max}` });
+/**
+ * An optional property that the request check fills in with `value` when it is absent (ajv's
+ * useDefaults, after query strings are converted), so the handler receives it present and declares no
+ * fallback of its own. The value is the default docs/openapi.yaml states (tests/unit/openapi.test.ts).
+ */
+export const WithDefault = <T extends TSchema>(schema: T, value: Static<T>) => Type.Optional({ ...schema, default: value });
+
+/** A page size, from 1 to `max`; `fallback` when the request names none. */
+export const Limit = (fallback = 20, max = 100) => WithDefault(Type.Integer({ minimum: 1, maximum: max, description: `1 to ${max}` }), fallback);
 
 export const Pagination = {
-  limit: Type.Optional(Limit()),
+  limit: Limit(),
   cursor: Type.Optional(Cursor),
 };
 

@@ -3,58 +3,26 @@ import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
 import { config } from '../../core/config';
-import type { User } from '../../tables/users';
-import { EmptyObject } from './checks';
-import { validator, type Check } from './validation';
+import { EmptyObject } from '../../generated/checks/http';
+import { validator, type Check, type Checked } from './validation';
 import type { AuditOptions } from './middlewares/audit';
-import type { AuthLevel } from './middlewares/authenticate';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
-
-export type { AuthLevel } from './middlewares/authenticate';
+import { REPLY, type ApiEvent, type ApiRequest, type AuthLevel, type Reply } from './types';
 
 type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
-
-/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
-export interface Reply {
-  readonly [REPLY]: true;
-  statusCode: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-const REPLY = Symbol('reply');
-
-export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
-  return { [REPLY]: true, statusCode, body, headers };
-}
-
-export interface ApiEvent extends APIGatewayProxyEventV2 {
-  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
-  user?: User;
-  /** Set by the input middleware: body, query and path, parsed and validated. */
-  input?: { body: unknown; query: unknown; path: unknown };
-}
-
-export interface ApiRequest<B, Q, P, A extends AuthLevel> {
-  body: B;
-  query: Q;
-  path: P;
-  user: A extends 'none' ? undefined : User;
-  event: ApiEvent;
-  context: Context;
-}
 
 /** The schema of endpoints without a body, query or path: an empty object. */
 export type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
 
 export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> {
   auth: A;
-  /** Body check (functions/<area>/checks.ts); endpoints without one accept no body (or an empty `{}`). */
+  /** Body check (generated/checks/<area>.ts); endpoints without one accept no body (or an empty `{}`). */
   body?: Check<B>;
   query?: Check<Q>;
   path?: Check<P>;
@@ -78,15 +46,10 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
  * The guards are passed in rather than imported here so that a public function (the OpenAPI
  * document, the 404 route: lib/http/public-endpoint.ts) bundles neither the token code nor the table.
  */
-export function stack<
-  A extends AuthLevel,
-  B extends TSchema = EmptyObject,
-  Q extends TObject = EmptyObject,
-  P extends TObject = EmptyObject,
->(
+export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q extends TObject = EmptyObject, P extends TObject = EmptyObject>(
   options: EndpointOptions<B, Q, P, A>,
   guards: Guard[],
-  handler: (request: ApiRequest<Static<B>, Static<Q>, Static<P>, A>) => Promise<unknown>,
+  handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, A>) => Promise<unknown>,
 ) {
   const body = validator<TSchema>(options.body ?? EmptyObject, 'body');
   const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
@@ -117,10 +80,13 @@ export function stack<
     })
     .use(errorResponder(options.errorShape ?? 'standard'))
     .handler(async (event, context) => {
-      const input = event.input as { body: Static<B>; query: Static<Q>; path: Static<P> };
+      const input = event.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
-      const { statusCode, body: payload, headers } =
-        result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      const {
+        statusCode,
+        body: payload,
+        headers,
+      } = result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
       return {
         statusCode,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },

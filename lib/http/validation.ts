@@ -1,4 +1,4 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import { BadRequest } from './errors';
 
 export type Location = 'body' | 'query' | 'path';
@@ -13,9 +13,10 @@ export interface CheckError {
 }
 
 /**
- * A request schema precompiled by `npm run checks` (local/checks-build.ts) into the checks.ts beside
- * its schemas.ts: ajv's standalone validation code, so no schema compiler is bundled or run at cold
- * start. The TypeBox schema it came from gives the static type.
+ * A request schema precompiled by `npm run generate` (scripts/generate/checks.ts) into
+ * generated/checks/<area>.ts: ajv's standalone validation code, so no schema compiler is bundled or
+ * run at cold start. The TypeBox schema it came from gives the static type. A passing check has also
+ * filled in the schema's defaults (WithDefault in lib/http/schemas.ts).
  */
 export interface Check<T extends TSchema> {
   validate: ((data: unknown) => boolean) & { errors?: CheckError[] | null };
@@ -27,29 +28,43 @@ export interface Check<T extends TSchema> {
   readonly schema?: T;
 }
 
+/** The properties of an object schema that carry a default (WithDefault in lib/http/schemas.ts). */
+type DefaultedKeys<T extends TSchema> =
+  T extends TObject<infer P> ? { [K in keyof P]: P[K] extends { default: unknown } ? K : never }[keyof P] : never;
+
+/** A value as a passing check leaves it: the schema's type, with every defaulted property present. */
+export type Checked<T extends TSchema> = Static<T> & Required<Pick<Static<T>, DefaultedKeys<T> & keyof Static<T>>>;
+
 export interface Validator<T extends TSchema> {
-  /** Returns the value as the schema's type or throws a 400 that names the offending field. */
-  parse(value: unknown): Static<T>;
+  /** Returns the value as the schema's type, defaults filled in, or throws a 400 that names the offending field. */
+  parse(value: unknown): Checked<T>;
 }
 
 const DETAILS: Record<Location, string> = { body: 'Invalid request body', query: 'Invalid query parameter', path: 'Invalid path parameter' };
 
 /**
- * Query and path values arrive as strings, so they are converted to the schema's types (a `max` of
- * "20" becomes 20) before the check; bodies are JSON and are checked as they are.
+ * Query and path values arrive as strings, so they are converted to the schema's types (a `limit` of
+ * "20" becomes 20) before the check, which then fills in defaults of the right type; bodies are JSON
+ * and are checked as they are.
  */
 export function validator<T extends TSchema>(check: Check<T>, location: Location): Validator<T> {
   return {
     parse(value) {
       const candidate = location === 'body' ? value : convertStrings(check.types, value);
-      if (check.validate(candidate)) return candidate as Static<T>;
+      if (check.validate(candidate)) return candidate as Checked<T>;
       throw new BadRequest(describe(check, location), DETAILS[location]);
     },
   };
 }
 
 const fieldOf = (instancePath: string, property?: unknown) =>
-  [...instancePath.split('/').slice(1).map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')), ...(typeof property === 'string' ? [property] : [])].join('.');
+  [
+    ...instancePath
+      .split('/')
+      .slice(1)
+      .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~')),
+    ...(typeof property === 'string' ? [property] : []),
+  ].join('.');
 
 function describe(check: Check<TSchema>, location: Location): string {
   // With allErrors off the validator stops at the first failure; a failed anyOf (a union of

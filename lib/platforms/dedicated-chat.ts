@@ -51,7 +51,13 @@ export class SageMakerEndpointChat implements ChatCapable {
     } catch (err) {
       // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
       if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
-        throw new UpstreamError(PLATFORM, `The dedicated endpoint "${request.target}" is not available (not found, or not InService)`, 502, undefined, 400);
+        throw new UpstreamError(
+          PLATFORM,
+          `The dedicated endpoint "${request.target}" is not available (not found, or not InService)`,
+          502,
+          undefined,
+          400,
+        );
       }
       throw toUpstreamError(PLATFORM, err);
     }

@@ -52,7 +52,9 @@ export class CloudWatchEndpointMetrics implements DedicatedMetrics {
     let NextToken: string | undefined;
     do {
       const page = await guard(PLATFORM, () =>
-        this.cloudwatch.send(new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', NextToken })),
+        this.cloudwatch.send(
+          new GetMetricDataCommand({ MetricDataQueries: queries, StartTime: start, EndTime: end, ScanBy: 'TimestampAscending', NextToken }),
+        ),
       );
       for (const r of page.MetricDataResults ?? []) {
         if (!r.Id) continue;

@@ -100,7 +100,7 @@ interface HubDocument {
 function hubDocument(out: DescribeHubContentCommandOutput): HubDocument {
   try {
     const doc = JSON.parse(out.HubContentDocument ?? '{}') as unknown;
-    return doc && typeof doc === 'object' ? (doc) : {};
+    return doc && typeof doc === 'object' ? doc : {};
   } catch {
     return {};
   }
@@ -165,7 +165,7 @@ function description(out: DescribeEndpointCommandOutput, instanceType?: string, 
   return {
     name: out.EndpointName ?? '',
     arn: out.EndpointArn ?? '',
-    status: (out.EndpointStatus ?? 'Creating'),
+    status: out.EndpointStatus ?? 'Creating',
     failureReason: out.FailureReason || undefined,
     configName: out.EndpointConfigName ?? '',
     instanceType: instanceType ?? pending?.InstanceType,
@@ -314,7 +314,9 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       if (!doc.HostingEcrUri || !doc.HostingArtifactUri) throw unreadable(PLATFORM, 200);
       const gated = Boolean(doc.GatedBucket || doc.HostingEulaUri);
       const environment = Object.fromEntries(
-        (doc.InferenceEnvironmentVariables ?? []).filter((v) => v.Name && v.Default !== undefined).map((v) => [v.Name as string, v.Default as string]),
+        (doc.InferenceEnvironmentVariables ?? [])
+          .filter((v) => v.Name && v.Default !== undefined)
+          .map((v) => [v.Name as string, v.Default as string]),
       );
       const s3Object = doc.HostingArtifactS3DataType === 'S3Object' || (doc.HostingArtifactCompressionType ?? 'None') !== 'None';
       return {
@@ -342,7 +344,10 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       // An S3 prefix (ending in "/") is uncompressed model data; an object is a model.tar.gz.
       if (data?.endsWith('/')) {
         return {
-          container: { Image: spec.inferenceImage, ModelDataSource: { S3DataSource: { S3Uri: data, S3DataType: 'S3Prefix', CompressionType: 'None' } } },
+          container: {
+            Image: spec.inferenceImage,
+            ModelDataSource: { S3DataSource: { S3Uri: data, S3DataType: 'S3Prefix', CompressionType: 'None' } },
+          },
         };
       }
       return { container: { Image: spec.inferenceImage, ModelDataUrl: data } };
@@ -355,7 +360,9 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     const resourceName = suffixedName(spec.endpointName);
     const tags: Tag[] = [MANAGED_BY_TAG, { Key: 'model-ops:endpoint', Value: spec.endpointName }];
     const vpc =
-      spec.subnetIds.length > 0 && spec.securityGroupIds.length > 0 ? { Subnets: spec.subnetIds, SecurityGroupIds: spec.securityGroupIds } : undefined;
+      spec.subnetIds.length > 0 && spec.securityGroupIds.length > 0
+        ? { Subnets: spec.subnetIds, SecurityGroupIds: spec.securityGroupIds }
+        : undefined;
     const created: ('model' | 'config')[] = [];
     try {
       await this.sagemaker.send(
@@ -388,8 +395,12 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       await this.sagemaker.send(new CreateEndpointCommand({ EndpointName: spec.endpointName, EndpointConfigName: resourceName, Tags: tags }));
     } catch (err) {
       // Leave nothing behind: what was created for this endpoint is deleted again, newest first.
-      if (created.includes('config')) await this.bestEffort('DeleteEndpointConfig', () => this.sagemaker.send(new DeleteEndpointConfigCommand({ EndpointConfigName: resourceName })));
-      if (created.includes('model')) await this.bestEffort('DeleteModel', () => this.sagemaker.send(new DeleteModelCommand({ ModelName: resourceName })));
+      if (created.includes('config'))
+        await this.bestEffort('DeleteEndpointConfig', () =>
+          this.sagemaker.send(new DeleteEndpointConfigCommand({ EndpointConfigName: resourceName })),
+        );
+      if (created.includes('model'))
+        await this.bestEffort('DeleteModel', () => this.sagemaker.send(new DeleteModelCommand({ ModelName: resourceName })));
       throw toUpstreamError(PLATFORM, err);
     }
     const now = new Date().toISOString();
@@ -434,7 +445,10 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     if (!known) {
       known = this.sagemaker
         .send(new DescribeEndpointConfigCommand({ EndpointConfigName: configName }))
-        .then((config) => ({ instanceType: config.ProductionVariants?.[0]?.InstanceType, instanceCount: config.ProductionVariants?.[0]?.InitialInstanceCount }))
+        .then((config) => ({
+          instanceType: config.ProductionVariants?.[0]?.InstanceType,
+          instanceCount: config.ProductionVariants?.[0]?.InitialInstanceCount,
+        }))
         .catch((err: unknown) => {
           // Only a refusal is permanent; anything else is asked again next time.
           if (!/AccessDenied/.test(errorName(err))) this.variants.delete(configName);
@@ -457,7 +471,9 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
   async restart(endpointName: string): Promise<EndpointDescription> {
     const current = await this.describeRaw(endpointName);
     if (!current) throw endpointNotFound(endpointName);
-    const config = await guard(PLATFORM, () => this.sagemaker.send(new DescribeEndpointConfigCommand({ EndpointConfigName: current.EndpointConfigName })));
+    const config = await guard(PLATFORM, () =>
+      this.sagemaker.send(new DescribeEndpointConfigCommand({ EndpointConfigName: current.EndpointConfigName })),
+    );
     const copyName = suffixedName(endpointName);
     // A fresh copy of the running configuration: SageMaker replaces the instances (blue/green) and
     // keeps serving on the old ones until the new ones pass their health checks.

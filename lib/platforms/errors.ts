@@ -79,7 +79,13 @@ interface SdkLikeError {
 const displayName = (platform: PlatformName) => `The ${platform} platform`;
 
 export function throttled(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
-  return new UpstreamError(platform, `${displayName(platform)} is throttling requests`, 503, upstreamDetail(message) ?? 'Retry in a few seconds', upstreamStatus);
+  return new UpstreamError(
+    platform,
+    `${displayName(platform)} is throttling requests`,
+    503,
+    upstreamDetail(message) ?? 'Retry in a few seconds',
+    upstreamStatus,
+  );
 }
 
 export function timedOut(platform: PlatformName): UpstreamError {

@@ -15,5 +15,7 @@ export const PRICE_LIST_REGION = 'us-east-1';
 
 /** Built once per cold start; marked pure so that the functions that only read the price table drop it. */
 export const pricingClient = /* @__PURE__ */ traced(
-  /* @__PURE__ */ new PricingClient(http1ClientConfig(resolveAwsOptions({ region: config.cloud.endpoint ? config.cloud.region : PRICE_LIST_REGION }))),
+  /* @__PURE__ */ new PricingClient(
+    http1ClientConfig(resolveAwsOptions({ region: config.cloud.endpoint ? config.cloud.region : PRICE_LIST_REGION })),
+  ),
 );

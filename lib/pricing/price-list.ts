@@ -88,7 +88,9 @@ export async function getProducts(serviceCode: 'AmazonSageMaker' | 'AmazonBedroc
   for (let page = 0; page < MAX_PAGES; page++) {
     let out;
     try {
-      out = await pricingClient.send(new GetProductsCommand({ ServiceCode: serviceCode, Filters, FormatVersion: 'aws_v1', MaxResults: 100, NextToken }));
+      out = await pricingClient.send(
+        new GetProductsCommand({ ServiceCode: serviceCode, Filters, FormatVersion: 'aws_v1', MaxResults: 100, NextToken }),
+      );
     } catch (err) {
       const e = err as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
       throw new UpstreamError(

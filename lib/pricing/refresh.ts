@@ -73,7 +73,16 @@ export async function refreshFromPriceList(user: User, options: { overrideAdminE
     const output = listed.output_per_1k ?? old?.per_1k_output_tokens_usd ?? 0;
     note('managed', modelId, 'per_1k_input_tokens_usd', old?.per_1k_input_tokens_usd, input);
     note('managed', modelId, 'per_1k_output_tokens_usd', old?.per_1k_output_tokens_usd, output);
-    writes.push({ kind: 'token', platform: 'managed', modelId, input_per_1k: input, output_per_1k: output, source: 'aws-price-list', updated_at: at, updated_by: user.id });
+    writes.push({
+      kind: 'token',
+      platform: 'managed',
+      modelId,
+      input_per_1k: input,
+      output_per_1k: output,
+      source: 'aws-price-list',
+      updated_at: at,
+      updated_by: user.id,
+    });
   });
 
   await putPriceEntries(writes);

@@ -33,7 +33,14 @@ export interface InstancePriceView {
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 function instanceView(instanceType: string, hourly: number, source: EntrySource, at: string): InstancePriceView {
-  return { instanceType, hourly_usd: hourly, daily_usd: usd(hourly * 24), monthly_estimate_usd: usd(hourly * HOURS_PER_MONTH), source, last_updated: at };
+  return {
+    instanceType,
+    hourly_usd: hourly,
+    daily_usd: usd(hourly * 24),
+    monthly_estimate_usd: usd(hourly * HOURS_PER_MONTH),
+    source,
+    last_updated: at,
+  };
 }
 
 export interface InUse {
@@ -55,7 +62,8 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
       });
     }
   }
-  for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES)) table.dedicated.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
+  for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES))
+    table.dedicated.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
   for (const e of stored) {
     if (e.kind === 'token') {
       table[e.platform].set(e.modelId, {
@@ -119,12 +127,16 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
     const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const).find(present);
     if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
-    if (!INSTANCE_TYPE.test(input.instanceType)) throw new BadRequest(`Invalid field '${where}.instanceType': expected an instance type such as ml.g5.xlarge`);
+    if (!INSTANCE_TYPE.test(input.instanceType))
+      throw new BadRequest(`Invalid field '${where}.instanceType': expected an instance type such as ml.g5.xlarge`);
     if (input.hourly_usd === undefined) throw new BadRequest(`Missing required field '${where}.hourly_usd'`);
     return { kind: 'instance', instanceType: input.instanceType, hourly_usd: input.hourly_usd, source: 'admin', updated_at: at, updated_by: by };
   }
   const stray = (['instanceType', 'hourly_usd'] as const).find(present);
-  if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': ${input.platform} entries take modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd`);
+  if (stray)
+    throw new BadRequest(
+      `Invalid field '${where}.${stray}': ${input.platform} entries take modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd`,
+    );
   for (const k of ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const) {
     if (!present(k)) throw new BadRequest(`Missing required field '${where}.${k}'`);
   }
@@ -161,7 +173,14 @@ export async function upsertPrices(entries: PriceEntryInput[], user: User, now =
     last_updated: at,
     entries: stored.map((e) =>
       e.kind === 'token'
-        ? { platform: e.platform, modelId: e.modelId, per_1k_input_tokens_usd: e.input_per_1k, per_1k_output_tokens_usd: e.output_per_1k, source: e.source, last_updated: at }
+        ? {
+            platform: e.platform,
+            modelId: e.modelId,
+            per_1k_input_tokens_usd: e.input_per_1k,
+            per_1k_output_tokens_usd: e.output_per_1k,
+            source: e.source,
+            last_updated: at,
+          }
         : { platform: 'dedicated', ...instanceView(e.instanceType, e.hourly_usd, e.source, at) },
     ),
   };

@@ -21,7 +21,13 @@ const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 /** Hourly, daily (x24) and monthly (x730, AWS's average month) cost of `count` instances. */
 export function hourlyCosts(hourlyPerInstance: number, count: number, at: string): Costs {
   const hourly = hourlyPerInstance * count;
-  return { hourly_cost: usd(hourly), daily_cost: usd(hourly * 24), monthly_estimate: usd(hourly * HOURS_PER_MONTH), last_updated: at, pricing_model: 'hourly' };
+  return {
+    hourly_cost: usd(hourly),
+    daily_cost: usd(hourly * 24),
+    monthly_estimate: usd(hourly * HOURS_PER_MONTH),
+    last_updated: at,
+    pricing_model: 'hourly',
+  };
 }
 
 export async function costsOf(r: TrackedResource, now = new Date()): Promise<Costs> {
@@ -48,7 +54,13 @@ export function meanChatLatency(r: Pick<TrackedResource, 'chat_count' | 'chat_la
   return r.chat_count > 0 ? Math.round((r.chat_latency_ms_total / r.chat_count) * 100) / 100 : 0;
 }
 
-const ZERO_METRICS: EndpointMetrics = { response_time_ms: 0, throughput_per_minute: 0, error_rate_percent: 0, cpu_utilization: 0, memory_utilization: 0 };
+const ZERO_METRICS: EndpointMetrics = {
+  response_time_ms: 0,
+  throughput_per_minute: 0,
+  error_rate_percent: 0,
+  cpu_utilization: 0,
+  memory_utilization: 0,
+};
 
 /**
  * Spec 2.3 metrics. Dedicated: CloudWatch over the last 15 minutes. If CloudWatch cannot be read the

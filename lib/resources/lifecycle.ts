@@ -73,13 +73,19 @@ const refuse = (statusCode: 400 | 409, message: string): ControlDecision => ({ k
 export function decideControl(type: PlatformName, action: ControlAction, confirm: boolean, status?: EndpointStatus): ControlDecision {
   if (type !== 'dedicated') {
     if (action !== 'delete') {
-      return refuse(400, `Action '${action}' is not supported on ${type} resources: the platform runs them and they are always on; the only action is delete`);
+      return refuse(
+        400,
+        `Action '${action}' is not supported on ${type} resources: the platform runs them and they are always on; the only action is delete`,
+      );
     }
     if (!confirm) return refuse(400, 'Delete requires confirm: true');
     return { kind: 'untrack' };
   }
   if (action === 'stop') {
-    return refuse(400, "Action 'stop' is not supported on dedicated resources: an endpoint cannot be paused and bills until it is deleted; use delete instead");
+    return refuse(
+      400,
+      "Action 'stop' is not supported on dedicated resources: an endpoint cannot be paused and bills until it is deleted; use delete instead",
+    );
   }
   if (action === 'delete' && !confirm) return refuse(400, 'Delete requires confirm: true');
   if (status === undefined) {

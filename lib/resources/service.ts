@@ -50,15 +50,17 @@ export async function resourceStatus(id: string, now = new Date()) {
 }
 
 /** GET /api/resources: the stored view (the status endpoint refreshes one resource from its platform). */
-export async function listResources(filter: { type?: PlatformName; status?: SpecStatus; limit?: number; cursor?: string }) {
-  const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit ?? 20, cursor: filter.cursor });
+export async function listResources(filter: { type?: PlatformName; status?: SpecStatus; limit: number; cursor?: string }) {
+  const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit, cursor: filter.cursor });
   return { success: true, resources: resources.map(publicResource), count: resources.length, nextCursor };
 }
 
 const MESSAGES = {
-  restart: (name: string) => `Restart of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
+  restart: (name: string) =>
+    `Restart of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
   start: (name: string) => `Start of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
-  delete: (name: string) => `Deletion of endpoint "${name}" initiated: it is Deleting and leaves tracking once it is gone (the status endpoint then answers 404)`,
+  delete: (name: string) =>
+    `Deletion of endpoint "${name}" initiated: it is Deleting and leaves tracking once it is gone (the status endpoint then answers 404)`,
 };
 
 /**
@@ -137,7 +139,9 @@ async function explainRefusal(before: TrackedResource, err: unknown): Promise<ne
     const synced = await syncDedicated(fresh).catch(() => undefined);
     if (synced?.kind === 'gone') throw goneError(synced);
     if (synced && ['Creating', 'Updating', 'Deleting'].includes(synced.resource.status)) {
-      throw new Conflict(`Resource is currently ${synced.resource.status}; wait until that operation completes (poll the status endpoint) and try again`);
+      throw new Conflict(
+        `Resource is currently ${synced.resource.status}; wait until that operation completes (poll the status endpoint) and try again`,
+      );
     }
   }
   // A platform failure stays the platform's UpstreamError (502, naming the platform).

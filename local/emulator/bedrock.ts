@@ -7,12 +7,10 @@ import { emulateChat, modelLatency, type ChatTurn } from './chat';
 import { EmulatorError, jsonReply, parseJson, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const MODEL_NOT_FOUND = 'Could not resolve the foundation model from the provided model identifier.';
-const MUST_START_WITH_USER =
-  'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
+const MUST_START_WITH_USER = 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
 const MUST_ALTERNATE =
   'A conversation must alternate between user and assistant roles. Make sure the conversation alternates between user and assistant roles and try again.';
-const NOT_A_CHAT_MODEL =
-  "This action doesn't support the model that you provided. Try again with a supported text or chat model.";
+const NOT_A_CHAT_MODEL = "This action doesn't support the model that you provided. Try again with a supported text or chat model.";
 
 const validation = (message: string) => new EmulatorError(400, 'ValidationException', message);
 
@@ -100,7 +98,10 @@ function readConversation(ctx: Ctx, modelId: string) {
         `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`,
       );
     }
-    const text = m.content.map((block) => (typeof block.text === 'string' ? block.text : '')).filter(Boolean).join('\n');
+    const text = m.content
+      .map((block) => (typeof block.text === 'string' ? block.text : ''))
+      .filter(Boolean)
+      .join('\n');
     return { role: m.role, text };
   });
   const system = (body.system ?? []).map((block) => block.text ?? '').filter(Boolean);
@@ -116,12 +117,9 @@ function readConversation(ctx: Ctx, modelId: string) {
 }
 
 function modelError(): EmulatorError {
-  return new EmulatorError(
-    424,
-    'ModelErrorException',
-    'The system encountered an unexpected error during processing. Try your request again.',
-    { extra: { originalStatusCode: 500 } },
-  );
+  return new EmulatorError(424, 'ModelErrorException', 'The system encountered an unexpected error during processing. Try your request again.', {
+    extra: { originalStatusCode: 500 },
+  });
 }
 
 async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
@@ -185,19 +183,17 @@ export function crc32(data: Uint8Array): number {
 /** One event-stream message: prelude (lengths + CRC), string headers, JSON payload, message CRC. */
 export function eventFrame(eventType: string, payload: unknown): Buffer {
   const headers = Buffer.concat(
-    Object.entries({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }).map(
-      ([name, value]) => {
-        const n = Buffer.from(name);
-        const v = Buffer.from(value);
-        const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length);
-        h.writeUInt8(n.length, 0);
-        n.copy(h, 1);
-        h.writeUInt8(7, 1 + n.length); // 7 = string header value
-        h.writeUInt16BE(v.length, 2 + n.length);
-        v.copy(h, 4 + n.length);
-        return h;
-      },
-    ),
+    Object.entries({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }).map(([name, value]) => {
+      const n = Buffer.from(name);
+      const v = Buffer.from(value);
+      const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length);
+      h.writeUInt8(n.length, 0);
+      n.copy(h, 1);
+      h.writeUInt8(7, 1 + n.length); // 7 = string header value
+      h.writeUInt16BE(v.length, 2 + n.length);
+      v.copy(h, 4 + n.length);
+      return h;
+    }),
   );
   const body = Buffer.from(JSON.stringify(payload));
   const total = 12 + headers.length + body.length + 4;

@@ -170,8 +170,7 @@ export interface HubModel {
 const DLC_ACCOUNT = '763104351884';
 const tgiImage = (region: string) =>
   `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-py310-cu121-ubuntu22.04`;
-const lmiImage = (region: string) =>
-  `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/djl-inference:0.28.0-lmi10.0.0-cu124`;
+const lmiImage = (region: string) => `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/djl-inference:0.28.0-lmi10.0.0-cu124`;
 const jumpstartBucket = (region: string) => `s3://jumpstart-cache-prod-${region}`;
 
 interface HubDocInput {

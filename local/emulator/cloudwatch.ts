@@ -173,9 +173,7 @@ async function getMetricData(ctx: Ctx): Promise<Reply> {
 
   const maxPoints = input.MaxDatapoints ?? DEFAULT_MAX_DATAPOINTS;
   const ascending = input.ScanBy === 'TimestampAscending';
-  const results = queries
-    .filter((q) => q.ReturnData !== false)
-    .map((q) => compact(runQuery(ctx, q, start, end, maxPoints, ascending)));
+  const results = queries.filter((q) => q.ReturnData !== false).map((q) => compact(runQuery(ctx, q, start, end, maxPoints, ascending)));
   return jsonReply({ MetricDataResults: results, Messages: [] }, CONTENT_TYPE);
 }
 

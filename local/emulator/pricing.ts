@@ -24,7 +24,12 @@ interface Product {
 
 /** SKUs look like the real 16-character ones and stay stable between runs. */
 function sku(seed: string): string {
-  return createHash('sha1').update(seed).digest('base64').replace(/[^A-Z0-9]/gi, '').toUpperCase().slice(0, 16);
+  return createHash('sha1')
+    .update(seed)
+    .digest('base64')
+    .replace(/[^A-Z0-9]/gi, '')
+    .toUpperCase()
+    .slice(0, 16);
 }
 
 function regionAttributes(region: string, service: string, serviceName: string) {
@@ -139,9 +144,15 @@ function matches(p: Product, f: Filter): boolean {
     case 'CONTAINS':
       return have.includes(value);
     case 'ANY_OF':
-      return value.split(',').map((v) => v.trim()).includes(have);
+      return value
+        .split(',')
+        .map((v) => v.trim())
+        .includes(have);
     case 'NONE_OF':
-      return !value.split(',').map((v) => v.trim()).includes(have);
+      return !value
+        .split(',')
+        .map((v) => v.trim())
+        .includes(have);
     default:
       throw new EmulatorError(400, 'InvalidParameterException', `Invalid filter type: ${f.Type}`);
   }
@@ -158,8 +169,12 @@ async function getProducts(ctx: Ctx): Promise<Reply> {
   };
   const products = catalogue[input.ServiceCode]?.() ?? [];
   const filtered = products.filter((p) => (input.Filters ?? []).every((f) => matches(p, f)));
-  const { page, nextToken } = paginate(filtered, input.MaxResults, 100, input.NextToken, () =>
-    new EmulatorError(400, 'InvalidNextTokenException', 'The pagination token is invalid. Try again without a pagination token.'),
+  const { page, nextToken } = paginate(
+    filtered,
+    input.MaxResults,
+    100,
+    input.NextToken,
+    () => new EmulatorError(400, 'InvalidNextTokenException', 'The pagination token is invalid. Try again without a pagination token.'),
   );
   return jsonReply(
     compact({

@@ -37,12 +37,10 @@ function arn(opts: ResolvedOptions, kind: Kind | 'model-package', name: string):
   return `arn:aws:sagemaker:${opts.region}:${opts.accountId}:${kind}/${name.toLowerCase()}`;
 }
 
-const notFound = (opts: ResolvedOptions, kind: Kind, name: string) =>
-  validation(`Could not find ${KIND_WORDS[kind]} "${arn(opts, kind, name)}".`);
+const notFound = (opts: ResolvedOptions, kind: Kind, name: string) => validation(`Could not find ${KIND_WORDS[kind]} "${arn(opts, kind, name)}".`);
 const alreadyExists = (opts: ResolvedOptions, kind: Kind, name: string) =>
   validation(`Cannot create already existing ${KIND_WORDS[kind]} "${arn(opts, kind, name)}".`);
-const inProgress = (opts: ResolvedOptions, name: string) =>
-  validation(`Cannot update in-progress endpoint "${arn(opts, 'endpoint', name)}".`);
+const inProgress = (opts: ResolvedOptions, name: string) => validation(`Cannot update in-progress endpoint "${arn(opts, 'endpoint', name)}".`);
 
 function checkName(value: unknown, member: string): string {
   const name = typeof value === 'string' ? value : '';
@@ -58,8 +56,7 @@ function checkName(value: unknown, member: string): string {
 // ---------------------------------------------------------------- endpoint lifecycle
 
 const HEALTH_CHECK_FAILURE = (variant: string) =>
-  `The primary container for production variant ${variant} did not pass the ping health check. ` +
-  'Please check CloudWatch logs for this endpoint.';
+  `The primary container for production variant ${variant} did not pass the ping health check. ` + 'Please check CloudWatch logs for this endpoint.';
 
 /** Brings an endpoint's status up to date; returns undefined once a deletion has completed. */
 export function settleEndpoint(state: EmulatorState, opts: ResolvedOptions, name: string): Endpoint | undefined {
@@ -107,9 +104,7 @@ function variantSummaries(state: EmulatorState, ep: Endpoint) {
     const weight = v.InitialVariantWeight ?? 1;
     return compact({
       VariantName: v.VariantName,
-      DeployedImages: image
-        ? [{ SpecifiedImage: image, ResolvedImage: image, ResolutionTime: epochSeconds(ep.createdAt) }]
-        : undefined,
+      DeployedImages: image ? [{ SpecifiedImage: image, ResolvedImage: image, ResolutionTime: epochSeconds(ep.createdAt) }] : undefined,
       CurrentWeight: weight,
       DesiredWeight: weight,
       CurrentInstanceCount: count,
@@ -354,9 +349,7 @@ function listModelPackages(ctx: Ctx, input: ListPackagesInput) {
     .filter((p) => !input.ModelPackageGroupName || p.group === input.ModelPackageGroupName)
     .filter((p) => !input.ModelApprovalStatus || p.approval === input.ModelApprovalStatus)
     .filter((p) => !input.NameContains || p.name.includes(input.NameContains))
-    .sort((a, b) =>
-      input.SortBy === 'Name' ? a.name.localeCompare(b.name) || (a.version ?? 0) - (b.version ?? 0) : a.createdAt - b.createdAt,
-    );
+    .sort((a, b) => (input.SortBy === 'Name' ? a.name.localeCompare(b.name) || (a.version ?? 0) - (b.version ?? 0) : a.createdAt - b.createdAt));
   if (input.SortOrder === 'Descending') packages.reverse();
   const { page, nextToken } = paginate(packages, input.MaxResults, 100, input.NextToken, () => validation('Invalid pagination token.'));
   return reply(compact({ ModelPackageSummaryList: page.map((p) => packageSummary(ctx.opts, p)), NextToken: nextToken }));
@@ -435,10 +428,7 @@ function listHubContents(ctx: Ctx, input: ListHubInput) {
   return reply(compact({ HubContentSummaries: page.map((m) => hubInfo(ctx.opts, m)), NextToken: nextToken }));
 }
 
-function describeHubContent(
-  ctx: Ctx,
-  input: { HubName?: string; HubContentType?: string; HubContentName?: string; HubContentVersion?: string },
-) {
+function describeHubContent(ctx: Ctx, input: { HubName?: string; HubContentType?: string; HubContentName?: string; HubContentVersion?: string }) {
   requirePublicHub(input.HubName);
   const m = HUB_MODELS.find(
     (candidate) =>
@@ -486,9 +476,7 @@ function faultKeys(ctx: Ctx, input: Record<string, unknown>): string[] {
     .map((k) => input[k])
     .filter((v): v is string => typeof v === 'string');
   const configName =
-    typeof input.EndpointConfigName === 'string'
-      ? input.EndpointConfigName
-      : ctx.state.endpoints.get(String(input.EndpointName))?.configName;
+    typeof input.EndpointConfigName === 'string' ? input.EndpointConfigName : ctx.state.endpoints.get(String(input.EndpointName))?.configName;
   const configKeys = configName ? [configName, ...endpointModels(ctx.state, configName)] : [];
   return [...new Set([...keys, ...configKeys])];
 }

@@ -116,9 +116,7 @@ function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply
 // ---------------------------------------------------------------- faults
 
 function matchFault(state: EmulatorState, route: Route): FaultKind | undefined {
-  const rule = state.faults.find(
-    (f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)),
-  );
+  const rule = state.faults.find((f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)));
   if (!rule) return undefined;
   if (rule.remaining !== null && --rule.remaining <= 0) state.faults = state.faults.filter((f) => f !== rule);
   return rule.fault;

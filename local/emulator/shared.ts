@@ -222,7 +222,11 @@ export function paginate<T>(
 ): { page: T[]; nextToken?: string } {
   let start = 0;
   if (nextToken) {
-    const decoded = Number(Buffer.from(nextToken, 'base64url').toString('utf8').replace(/^offset:/, ''));
+    const decoded = Number(
+      Buffer.from(nextToken, 'base64url')
+        .toString('utf8')
+        .replace(/^offset:/, ''),
+    );
     if (!Number.isInteger(decoded) || decoded < 0 || decoded > items.length) throw badToken();
     start = decoded;
   }

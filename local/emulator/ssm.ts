@@ -11,7 +11,8 @@ const CONTENT_TYPE = 'application/x-amz-json-1.1';
 export const ssm: ServiceDef = {
   name: 'ssm',
   errorStyle: { kind: 'awsJson', contentType: CONTENT_TYPE, messageKey: 'message' },
-  internalError: () => new EmulatorError(500, 'InternalServerError', 'An error occurred (InternalServerError) when calling the GetParameter operation.'),
+  internalError: () =>
+    new EmulatorError(500, 'InternalServerError', 'An error occurred (InternalServerError) when calling the GetParameter operation.'),
   throttlingError: () => new EmulatorError(400, 'ThrottlingException', 'Rate exceeded'),
   route(ctx) {
     const target = String(ctx.headers['x-amz-target'] ?? '');
@@ -22,7 +23,12 @@ export const ssm: ServiceDef = {
       op: 'GetParameter',
       keys: [name],
       run: async () => {
-        if (!name) throw new EmulatorError(400, 'ValidationException', "1 validation error detected: Value null at 'name' failed to satisfy constraint: Member must not be null");
+        if (!name)
+          throw new EmulatorError(
+            400,
+            'ValidationException',
+            "1 validation error detected: Value null at 'name' failed to satisfy constraint: Member must not be null",
+          );
         const value = ctx.opts.parameters[name];
         if (value === undefined) throw new EmulatorError(400, 'ParameterNotFound', '');
         const decrypted = input.WithDecryption === true;

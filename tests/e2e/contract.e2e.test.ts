@@ -78,7 +78,10 @@ describe('the documented workflow, every response checked against the OpenAPI do
   });
 
   test('deploy a hosted model: connectivity check as a dry run', async () => {
-    const res = await http('POST', '/api/deploy/hosted', { token: admin, body: { modelId: HOSTED_MODEL, endpointName: `contract-hosted-${tag}`, dryRun: true } });
+    const res = await http('POST', '/api/deploy/hosted', {
+      token: admin,
+      body: { modelId: HOSTED_MODEL, endpointName: `contract-hosted-${tag}`, dryRun: true },
+    });
     expectStatus(res, 200);
     expect(res.body.provider).toBe('hosted');
   });
@@ -91,9 +94,9 @@ describe('the documented workflow, every response checked against the OpenAPI do
     expectStatus(models, 200);
     expectStatus(pricing, 200);
     const priced = new Set<string>(pricing.body.pricing.dedicated.map((p: { instanceType: string }) => p.instanceType));
-    const model = (models.body.models as { modelPackageArn: string; modelApprovalStatus: string; supportedRealtimeInferenceInstanceTypes: string[] }[]).find(
-      (m) => m.modelApprovalStatus === 'Approved' && m.supportedRealtimeInferenceInstanceTypes.some((t) => priced.has(t)),
-    );
+    const model = (
+      models.body.models as { modelPackageArn: string; modelApprovalStatus: string; supportedRealtimeInferenceInstanceTypes: string[] }[]
+    ).find((m) => m.modelApprovalStatus === 'Approved' && m.supportedRealtimeInferenceInstanceTypes.some((t) => priced.has(t)));
     if (!model) throw new Error(`no approved account model package with a priced instance type: ${models.raw.slice(0, 500)}`);
     const instanceType = model.supportedRealtimeInferenceInstanceTypes.find((t) => priced.has(t)) as string;
     const endpointName = `contract-dedicated-${tag}`;
@@ -158,7 +161,10 @@ describe('the documented workflow, every response checked against the OpenAPI do
     expectStatus(thread, 200);
     expect(thread.body.messages).toHaveLength(4);
 
-    const missing = await http('POST', '/api/chat/thread', { token: admin, body: { conversationId: state.conversationId, resourceId: state.managedId } });
+    const missing = await http('POST', '/api/chat/thread', {
+      token: admin,
+      body: { conversationId: state.conversationId, resourceId: state.managedId },
+    });
     expectStatus(missing, 400);
     expect(missing.body).toMatchObject({ success: false, threadId: '', messages: [] });
   });
@@ -171,7 +177,10 @@ describe('the documented workflow, every response checked against the OpenAPI do
   });
 
   test('legacy chat and its messages, and the conversation-wide listing', async () => {
-    const chat = await http('POST', '/api/chat', { token: admin, body: { message: 'Legacy hello', conversationId: state.conversationId, resourceId: state.managedId } });
+    const chat = await http('POST', '/api/chat', {
+      token: admin,
+      body: { message: 'Legacy hello', conversationId: state.conversationId, resourceId: state.managedId },
+    });
     expectStatus(chat, 200);
     expect(chat.body.response).toEqual(expect.any(String));
     const legacy = await http('GET', `/api/chat/legacy?conversationId=${state.conversationId}`, { token: admin });
@@ -218,7 +227,10 @@ describe('the documented workflow, every response checked against the OpenAPI do
     expectStatus(sync, 200);
     expect(sync.body.errors).toEqual([]);
 
-    const hosted = await http('POST', '/api/deploy/hosted', { token: admin, body: { modelId: HOSTED_MODEL, endpointName: `contract-hosted-${tag}` } });
+    const hosted = await http('POST', '/api/deploy/hosted', {
+      token: admin,
+      body: { modelId: HOSTED_MODEL, endpointName: `contract-hosted-${tag}` },
+    });
     expectStatus(hosted, 200);
     const hostedStatus = await http('GET', `/api/resources/${hosted.body.id}/status`, { token: admin });
     expectStatus(hostedStatus, 200);

@@ -167,7 +167,9 @@ export function createContract(document: Json): Contract {
 
   const validateResponse = (method: string, path: string, status: number, body: unknown) => {
     const operation = findOperation(method, path);
-    const name = operation ? `${operation.method} ${operation.template} (${operation.operationId})` : `${method.toUpperCase()} ${path} (no documented operation: x-unmatched-route)`;
+    const name = operation
+      ? `${operation.method} ${operation.template} (${operation.operationId})`
+      : `${method.toUpperCase()} ${path} (no documented operation: x-unmatched-route)`;
     let response: { node: Json; pointer: string };
     if (operation) {
       const responses = operation.operation.responses ?? {};

@@ -14,7 +14,11 @@ export interface HttpResult {
   raw: string;
 }
 
-export async function http(method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<HttpResult> {
+export async function http(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   let body: string | undefined;
@@ -38,9 +42,15 @@ export async function http(method: string, path: string, options: { token?: stri
 
 const BCRYPT_HASH = /\$2[aby]\$\d\d\$/;
 
-/** No response anywhere may carry a password hash or an unmasked secret (issue 8): checked on every e2e response. */
+/** No response anywhere may carry a password hash or an unmasked secret: checked on every e2e response. */
 function assertNoSecrets(method: string, path: string, raw: string): void {
-  const secrets = [process.env.JWT_SECRET, process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY, process.env.SERVICE_CLOUD_ACCESS_KEY_ID, process.env.HOSTED_API_KEY, process.env.E2E_ADMIN_PASSWORD];
+  const secrets = [
+    process.env.JWT_SECRET,
+    process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY,
+    process.env.SERVICE_CLOUD_ACCESS_KEY_ID,
+    process.env.HOSTED_API_KEY,
+    process.env.E2E_ADMIN_PASSWORD,
+  ];
   if (BCRYPT_HASH.test(raw)) throw new Error(`${method} ${path} returned a password hash`);
   for (const secret of secrets) {
     if (secret && raw.includes(secret)) throw new Error(`${method} ${path} returned an unmasked secret`);

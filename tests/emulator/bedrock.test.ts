@@ -55,9 +55,7 @@ describe('Bedrock control plane', () => {
   });
 
   it('filters the list by customization and inference type together', async () => {
-    const out = await control.send(
-      new ListFoundationModelsCommand({ byCustomizationType: 'FINE_TUNING', byInferenceType: 'ON_DEMAND' }),
-    );
+    const out = await control.send(new ListFoundationModelsCommand({ byCustomizationType: 'FINE_TUNING', byInferenceType: 'ON_DEMAND' }));
     expect(out.modelSummaries?.map((m) => m.modelId).sort()).toEqual(['amazon.nova-lite-v1:0', 'amazon.titan-text-express-v1']);
   });
 
@@ -91,9 +89,7 @@ describe('Bedrock control plane', () => {
 
 describe('Bedrock Converse', () => {
   it('replies deterministically, quoting the last user message', async () => {
-    const out = await runtime.send(
-      new ConverseCommand({ modelId: HAIKU, messages: [{ role: 'user', content: [{ text: 'Hello there' }] }] }),
-    );
+    const out = await runtime.send(new ConverseCommand({ modelId: HAIKU, messages: [{ role: 'user', content: [{ text: 'Hello there' }] }] }));
     expect(out.output?.message?.role).toBe('assistant');
     expect(out.output?.message?.content?.[0]?.text).toBe(
       `Emulated reply from ${HAIKU}. You said: "Hello there". Context: 1 messages received; earlier user messages: []; system: no.`,
@@ -166,15 +162,11 @@ describe('Bedrock Converse', () => {
   it('rejects an empty conversation with a ValidationException', async () => {
     const err = await rejection(runtime.send(new ConverseCommand({ modelId: HAIKU, messages: [] })));
     expect(err.name).toBe('ValidationException');
-    expect(err.message).toBe(
-      'A conversation must start with a user message. Try again with a conversation that starts with a user message.',
-    );
+    expect(err.message).toBe('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
   });
 
   it('rejects a conversation that starts with the assistant', async () => {
-    const err = await rejection(
-      runtime.send(new ConverseCommand({ modelId: HAIKU, messages: [{ role: 'assistant', content: [{ text: 'Hi' }] }] })),
-    );
+    const err = await rejection(runtime.send(new ConverseCommand({ modelId: HAIKU, messages: [{ role: 'assistant', content: [{ text: 'Hi' }] }] })));
     expect(err.name).toBe('ValidationException');
     expect(err.message).toMatch(/^A conversation must start with a user message/);
   });
@@ -197,9 +189,7 @@ describe('Bedrock Converse', () => {
 
   it('refuses to converse with an embedding model', async () => {
     const err = await rejection(
-      runtime.send(
-        new ConverseCommand({ modelId: 'amazon.titan-embed-text-v2:0', messages: [{ role: 'user', content: [{ text: 'x' }] }] }),
-      ),
+      runtime.send(new ConverseCommand({ modelId: 'amazon.titan-embed-text-v2:0', messages: [{ role: 'user', content: [{ text: 'x' }] }] })),
     );
     expect(err.name).toBe('ValidationException');
     expect(err.message).toMatch(/doesn't support the model that you provided/);

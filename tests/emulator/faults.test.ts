@@ -117,7 +117,9 @@ describe('fault injection through the control API', () => {
 
   it('holds the response of a timeout fault until the SDK gives up', async () => {
     // This handler version only warns on requestTimeout unless told to throw.
-    const impatient = new BedrockClient(clientConfig(emulator.url, { requestHandler: new NodeHttpHandler({ requestTimeout: 300, throwOnRequestTimeout: true }) }));
+    const impatient = new BedrockClient(
+      clientConfig(emulator.url, { requestHandler: new NodeHttpHandler({ requestTimeout: 300, throwOnRequestTimeout: true }) }),
+    );
     try {
       await injectFault(emulator.url, { target: 'ListFoundationModels', fault: 'timeout', count: 1 });
       const started = Date.now();

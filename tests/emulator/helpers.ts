@@ -57,11 +57,7 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
 export const decode = (bytes: Uint8Array | undefined) => JSON.parse(new TextDecoder().decode(bytes));
 
 /** Creates `<name>-model` and `<name>-config`, the way the dedicated adapter deploys. */
-export async function createModelAndConfig(
-  sm: SageMakerClient,
-  name: string,
-  instanceType: ProductionVariantInstanceType = 'ml.g5.2xlarge',
-) {
+export async function createModelAndConfig(sm: SageMakerClient, name: string, instanceType: ProductionVariantInstanceType = 'ml.g5.2xlarge') {
   await sm.send(
     new CreateModelCommand({
       ModelName: `${name}-model`,
@@ -72,9 +68,7 @@ export async function createModelAndConfig(
   await sm.send(
     new CreateEndpointConfigCommand({
       EndpointConfigName: `${name}-config`,
-      ProductionVariants: [
-        { VariantName: 'AllTraffic', ModelName: `${name}-model`, InitialInstanceCount: 1, InstanceType: instanceType },
-      ],
+      ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: `${name}-model`, InitialInstanceCount: 1, InstanceType: instanceType }],
     }),
   );
 }

@@ -101,7 +101,10 @@ describe('hosted OpenAI-compatible API', () => {
     const plain = (await (await chat({ model: LLAMA, messages })).json()) as any;
     const res = await chat({ model: LLAMA, messages, stream: true, stream_options: { include_usage: true } });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
-    const events = (await res.text()).split('\n\n').filter(Boolean).map((e) => e.replace(/^data: /, ''));
+    const events = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ''));
     expect(events.at(-1)).toBe('[DONE]');
     const chunks = events.slice(0, -1).map((e) => JSON.parse(e));
     const text = chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('');

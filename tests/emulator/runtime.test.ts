@@ -53,8 +53,7 @@ describe('SageMaker InvokeEndpoint', () => {
           index: 0,
           message: {
             role: 'assistant',
-            content:
-              'Emulated reply from chat-model. You said: "Ping". Context: 1 messages received; earlier user messages: []; system: yes.',
+            content: 'Emulated reply from chat-model. You said: "Ping". Context: 1 messages received; earlier user messages: []; system: yes.',
           },
           finish_reason: 'stop',
         },

@@ -129,9 +129,7 @@ describe('SageMaker model registry', () => {
   });
 
   it('describes a package with its inference specification', async () => {
-    const out = await sm.send(
-      new DescribeModelPackageCommand({ ModelPackageName: `${ARN_PREFIX}:model-package/fraud-detector-xgboost/3` }),
-    );
+    const out = await sm.send(new DescribeModelPackageCommand({ ModelPackageName: `${ARN_PREFIX}:model-package/fraud-detector-xgboost/3` }));
     expect(out.InferenceSpecification?.Containers?.[0]).toMatchObject({
       Image: '683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-xgboost:1.7-1',
       ModelDataUrl: 's3://model-ops-artifacts-123456789012/fraud-detector-xgboost/v3/model.tar.gz',
@@ -229,7 +227,12 @@ describe('SageMaker endpoint lifecycle', () => {
     expect(during.EndpointStatus).toBe('Creating');
     expect(during.ProductionVariants).toBeUndefined();
 
-    const final = (await pollUntil(() => describe_('Life'), (o) => statusOf(o) === 'InService')).at(-1) as DescribeEndpointCommandOutput;
+    const final = (
+      await pollUntil(
+        () => describe_('Life'),
+        (o) => statusOf(o) === 'InService',
+      )
+    ).at(-1) as DescribeEndpointCommandOutput;
     expect(final).toMatchObject({ EndpointName: 'Life', EndpointConfigName: 'life-config', EndpointStatus: 'InService' });
     expect(final.CreationTime).toBeInstanceOf(Date);
     expect(final.LastModifiedTime!.getTime()).toBeGreaterThanOrEqual(final.CreationTime!.getTime() + LIFECYCLE_MS);
@@ -261,7 +264,12 @@ describe('SageMaker endpoint lifecycle', () => {
     expect(during.EndpointConfigName).toBe('upd-config');
     expect(during.PendingDeploymentSummary?.EndpointConfigName).toBe('upd-2-config');
 
-    const final = (await pollUntil(() => describe_('upd'), (o) => statusOf(o) === 'InService')).at(-1);
+    const final = (
+      await pollUntil(
+        () => describe_('upd'),
+        (o) => statusOf(o) === 'InService',
+      )
+    ).at(-1);
     expect(final?.EndpointConfigName).toBe('upd-2-config');
     expect(final?.PendingDeploymentSummary).toBeUndefined();
   });
@@ -321,7 +329,10 @@ describe('SageMaker endpoint lifecycle', () => {
     await createModelAndConfig(sm, 'doomed');
     await injectFault(emulator.url, { target: 'CreateEndpoint', model: 'doomed', fault: 'fail' });
     await sm.send(new CreateEndpointCommand({ EndpointName: 'doomed', EndpointConfigName: 'doomed-config' }));
-    const seen = await pollUntil(() => describe_('doomed'), (o) => statusOf(o) !== 'Creating');
+    const seen = await pollUntil(
+      () => describe_('doomed'),
+      (o) => statusOf(o) !== 'Creating',
+    );
     const final = seen.at(-1);
     expect(final?.EndpointStatus).toBe('Failed');
     expect(final?.FailureReason).toBe(
@@ -335,7 +346,10 @@ describe('SageMaker endpoint lifecycle', () => {
     await createModelAndConfig(sm, 'bw');
     await injectFault(emulator.url, { target: 'CreateEndpoint', model: 'bw-model', fault: 'fail' });
     await sm.send(new CreateEndpointCommand({ EndpointName: 'bw', EndpointConfigName: 'bw-config' }));
-    const seen = await pollUntil(() => describe_('bw'), (o) => statusOf(o) !== 'Creating');
+    const seen = await pollUntil(
+      () => describe_('bw'),
+      (o) => statusOf(o) !== 'Creating',
+    );
     expect(seen.at(-1)?.EndpointStatus).toBe('Failed');
   });
 
@@ -344,7 +358,10 @@ describe('SageMaker endpoint lifecycle', () => {
     await createModelAndConfig(sm, 'roll-2');
     await injectFault(emulator.url, { target: 'UpdateEndpoint', model: 'roll', fault: 'fail' });
     await sm.send(new UpdateEndpointCommand({ EndpointName: 'roll', EndpointConfigName: 'roll-2-config' }));
-    const seen = await pollUntil(() => describe_('roll'), (o) => statusOf(o) === 'InService');
+    const seen = await pollUntil(
+      () => describe_('roll'),
+      (o) => statusOf(o) === 'InService',
+    );
     expect(seen.at(-1)?.EndpointConfigName).toBe('roll-config');
     expect(seen.at(-1)?.FailureReason).toMatch(/did not pass the ping health check/);
   });

@@ -85,21 +85,26 @@ describe('signingKey at cold start (a fresh process, as Lambda starts one)', () 
   const coldStart = (parameter: string) =>
     new Promise<{ status: number; stdout: string; stderr: string }>((resolve) => {
       execFile(
-      process.execPath,
-      ['node_modules/tsx/dist/cli.mjs', '--input-type=module', '-e', "const { signingKey } = await import('./lib/auth/secret.ts'); console.log('KEY', (await signingKey()).byteLength);"],
-      {
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: {
-          PATH: process.env.PATH,
-          JWT_SECRET_PARAMETER: parameter,
-          SERVICE_CLOUD_ENDPOINT: emulator.url,
-          AWS_REGION: 'us-east-1',
-          AWS_ACCESS_KEY_ID: 'ASIATEST',
-          AWS_SECRET_ACCESS_KEY: 'test',
-          AWS_SESSION_TOKEN: 'session',
+        process.execPath,
+        [
+          'node_modules/tsx/dist/cli.mjs',
+          '--input-type=module',
+          '-e',
+          "const { signingKey } = await import('./lib/auth/secret.ts'); console.log('KEY', (await signingKey()).byteLength);",
+        ],
+        {
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: {
+            PATH: process.env.PATH,
+            JWT_SECRET_PARAMETER: parameter,
+            SERVICE_CLOUD_ENDPOINT: emulator.url,
+            AWS_REGION: 'us-east-1',
+            AWS_ACCESS_KEY_ID: 'ASIATEST',
+            AWS_SECRET_ACCESS_KEY: 'test',
+            AWS_SESSION_TOKEN: 'session',
+          },
         },
-      },
         (err, stdout, stderr) => resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       );
     });

@@ -24,7 +24,15 @@ describe('POST /api/admin/users', () => {
     const { token } = await makeUser('super_admin');
     const res = await call(createUser as Handler, { method: 'POST', token, body: newUser('a1') });
     expect(res.status).toBe(201);
-    expect(res.body.user).toMatchObject({ username: 'new-a1', email: 'new-a1@example.com', role: 'user', is_active: true, organization: 'Acme', cloud_region: 'us-east-1', last_login: null });
+    expect(res.body.user).toMatchObject({
+      username: 'new-a1',
+      email: 'new-a1@example.com',
+      role: 'user',
+      is_active: true,
+      organization: 'Acme',
+      cloud_region: 'us-east-1',
+      last_login: null,
+    });
     expect(res.raw).not.toMatch(/password|hash/i);
     const logged = await call(login as Handler, { method: 'POST', body: { username: 'new-a1', password: 'a-long-password' } });
     expect(logged.status).toBe(200);
@@ -37,7 +45,9 @@ describe('POST /api/admin/users', () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ success: false, error: 'Username is already taken' });
     // the e-mail of the refused request stays free
-    expect((await call(createUser as Handler, { method: 'POST', token, body: newUser('dup2', { email: 'other-dup@example.com' }) })).status).toBe(201);
+    expect((await call(createUser as Handler, { method: 'POST', token, body: newUser('dup2', { email: 'other-dup@example.com' }) })).status).toBe(
+      201,
+    );
   });
 
   test('an e-mail already registered, in another letter case, is 409', async () => {
@@ -97,7 +107,12 @@ describe('role matrix', () => {
     const admin = await makeUser('admin');
     const superAdmin = await makeUser('super_admin');
     expect((await call(awsCredentials as Handler, { token: admin.token })).status).toBe(200);
-    await call(updateUser as Handler, { method: 'PATCH', pathParameters: { userId: admin.user.id }, token: superAdmin.token, body: { role: 'user' } });
+    await call(updateUser as Handler, {
+      method: 'PATCH',
+      pathParameters: { userId: admin.user.id },
+      token: superAdmin.token,
+      body: { role: 'user' },
+    });
     expect((await call(awsCredentials as Handler, { token: admin.token })).status).toBe(403);
   });
 });
@@ -142,12 +157,25 @@ describe('GET and PATCH /api/admin/users/{userId}', () => {
     const supers = list.body.users.filter((u: { role: string; is_active: boolean }) => u.role === 'super_admin' && u.is_active);
     // Demote every other super_admin, then try the last one.
     for (const s of supers.filter((u: { id: string }) => u.id !== first.user.id)) {
-      expect((await call(updateUser as Handler, { method: 'PATCH', token: first.token, pathParameters: { userId: s.id }, body: { role: 'admin' } })).status).toBe(200);
+      expect(
+        (await call(updateUser as Handler, { method: 'PATCH', token: first.token, pathParameters: { userId: s.id }, body: { role: 'admin' } }))
+          .status,
+      ).toBe(200);
     }
-    const demote = await call(updateUser as Handler, { method: 'PATCH', token: first.token, pathParameters: { userId: first.user.id }, body: { role: 'admin' } });
+    const demote = await call(updateUser as Handler, {
+      method: 'PATCH',
+      token: first.token,
+      pathParameters: { userId: first.user.id },
+      body: { role: 'admin' },
+    });
     expect(demote.status).toBe(409);
     expect(demote.body.error).toBe('The last active super_admin cannot be demoted or deactivated');
-    const deactivate = await call(updateUser as Handler, { method: 'PATCH', token: first.token, pathParameters: { userId: first.user.id }, body: { is_active: false } });
+    const deactivate = await call(updateUser as Handler, {
+      method: 'PATCH',
+      token: first.token,
+      pathParameters: { userId: first.user.id },
+      body: { is_active: false },
+    });
     expect(deactivate.status).toBe(409);
     expect(deactivate.body.error).toBe('The last active super_admin cannot be demoted or deactivated');
     // the refused request changed nothing, the name guards included
@@ -228,7 +256,11 @@ describe('query conversion', () => {
 
 describe('tokens re-signed with changed claims', () => {
   const resign = (claims: Record<string, unknown>) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('24h').sign(new TextEncoder().encode(process.env.JWT_SECRET));
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('24h')
+      .sign(new TextEncoder().encode(process.env.JWT_SECRET));
 
   test('a validly signed token claiming super_admin for a user grants nothing: the stored role decides', async () => {
     const { user } = await makeUser('user');

@@ -16,13 +16,25 @@ describe('audit log', () => {
       body: { username: 'audited-one', email: 'audited-one@example.com', name: 'A', role: 'user', password: 'long-enough-pw' },
     });
     expect(created.status).toBe(201);
-    await call(updateUser as Handler, { method: 'PATCH', token: boss.token, pathParameters: { userId: created.body.user.id }, body: { role: 'admin' } });
+    await call(updateUser as Handler, {
+      method: 'PATCH',
+      token: boss.token,
+      pathParameters: { userId: created.body.user.id },
+      body: { role: 'admin' },
+    });
     await call(awsCredentials as Handler, { token: admin.token });
     await call(awsCredentials as Handler, { token: user.token }); // refused: recorded as a failure
 
     const res = await call(listAudit as Handler, { token: boss.token });
     expect(res.status).toBe(200);
-    const entries = res.body.entries as { action: string; actor: { username: string }; target?: string; outcome: string; status: number; at: string }[];
+    const entries = res.body.entries as {
+      action: string;
+      actor: { username: string };
+      target?: string;
+      outcome: string;
+      status: number;
+      at: string;
+    }[];
     expect(entries.map((e) => [e.action, e.actor.username, e.outcome, e.status])).toEqual([
       ['credentials.read.cloud', user.user.username, 'failure', 403],
       ['credentials.read.cloud', admin.user.username, 'success', 200],
@@ -31,7 +43,12 @@ describe('audit log', () => {
     ]);
     expect(entries[2]?.target).toBe(created.body.user.id);
     expect(entries[3]?.target).toBe('audited-one');
-    expect([...entries].map((e) => e.at).sort().reverse()).toEqual(entries.map((e) => e.at));
+    expect(
+      [...entries]
+        .map((e) => e.at)
+        .sort()
+        .reverse(),
+    ).toEqual(entries.map((e) => e.at));
   });
 
   test('only a super_admin may read the audit log', async () => {
@@ -47,5 +64,13 @@ describe('audit log', () => {
     const second = await call(listAudit as Handler, { token: boss.token, query: { limit: '2', cursor: first.body.nextCursor } });
     expect(second.status).toBe(200);
     expect(second.body.entries[0].id).not.toBe(first.body.entries[1].id);
+  });
+
+  test('without a limit a page holds 50 entries, the default docs/openapi.yaml states', async () => {
+    const boss = await makeUser('super_admin');
+    await Promise.all(Array.from({ length: 51 }, () => call(awsCredentials as Handler, { token: boss.token })));
+    const res = await call(listAudit as Handler, { token: boss.token });
+    expect(res.body.entries).toHaveLength(50);
+    expect(res.body.nextCursor).toEqual(expect.any(String));
   });
 });

@@ -48,17 +48,14 @@ describe('POST /api/auth/login', () => {
     expect(res.body).toEqual({ success: false, message: 'Invalid username or password' });
   });
 
-  test.each([
-    [{ password: 'x' }],
-    [{ username: 'someone' }],
-    [{ username: '', password: '' }],
-    [{ username: '   ', password: 'x' }],
-    [{}],
-  ])('missing username or password (%j) is 400 "Username and password are required"', async (body) => {
-    const res = await post(body);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, message: 'Username and password are required' });
-  });
+  test.each([[{ password: 'x' }], [{ username: 'someone' }], [{ username: '', password: '' }], [{ username: '   ', password: 'x' }], [{}]])(
+    'missing username or password (%j) is 400 "Username and password are required"',
+    async (body) => {
+      const res = await post(body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, message: 'Username and password are required' });
+    },
+  );
 
   test('an empty body is 400, not a crash', async () => {
     const res = await call(login as Handler, { method: 'POST', path: '/api/auth/login' });
@@ -150,7 +147,11 @@ describe('GET /api/auth/validate', () => {
     const { user, token } = await makeUser('admin');
     const res = await check(token);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: expect.any(String), user: { id: user.id, username: user.username, email: user.email, name: user.name, role: 'admin' } });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: expect.any(String),
+      user: { id: user.id, username: user.username, email: user.email, name: user.name, role: 'admin' },
+    });
     expect(res.body.user).not.toHaveProperty('password_hash');
   });
 
@@ -169,18 +170,59 @@ describe('GET /api/auth/validate', () => {
 
   const attacks: [string, () => Promise<string>][] = [
     ['alg none', async () => new UnsecuredJWT({ userId: 'x', username: 'x', role: 'super_admin' }).setIssuedAt().setExpirationTime('24h').encode()],
-    ['HS256 signed with another secret', async () => new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('24h').sign(new TextEncoder().encode('another-secret-that-is-long-enough-to-be-used'))],
-    ['HS512 with the right secret', async () => new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS512' }).setIssuedAt().setExpirationTime('24h').sign(secret())],
-    ['RS256', async () => {
-      const { privateKey } = await generateKeyPair('RS256');
-      return new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'RS256' }).setIssuedAt().setExpirationTime('24h').sign(privateKey);
-    }],
-    ['expired by one second', async () => {
-      const iat = Math.floor(Date.now() / 1000) - 86_401;
-      return new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt(iat).setExpirationTime(iat + 86_400).sign(secret());
-    }],
-    ['exp missing', async () => new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(secret())],
-    ['a lifetime longer than 24 h', async () => new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('48h').sign(secret())],
+    [
+      'HS256 signed with another secret',
+      async () =>
+        new SignJWT({ userId: 'x', username: 'x', role: 'user' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt()
+          .setExpirationTime('24h')
+          .sign(new TextEncoder().encode('another-secret-that-is-long-enough-to-be-used')),
+    ],
+    [
+      'HS512 with the right secret',
+      async () =>
+        new SignJWT({ userId: 'x', username: 'x', role: 'user' })
+          .setProtectedHeader({ alg: 'HS512' })
+          .setIssuedAt()
+          .setExpirationTime('24h')
+          .sign(secret()),
+    ],
+    [
+      'RS256',
+      async () => {
+        const { privateKey } = await generateKeyPair('RS256');
+        return new SignJWT({ userId: 'x', username: 'x', role: 'user' })
+          .setProtectedHeader({ alg: 'RS256' })
+          .setIssuedAt()
+          .setExpirationTime('24h')
+          .sign(privateKey);
+      },
+    ],
+    [
+      'expired by one second',
+      async () => {
+        const iat = Math.floor(Date.now() / 1000) - 86_401;
+        return new SignJWT({ userId: 'x', username: 'x', role: 'user' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt(iat)
+          .setExpirationTime(iat + 86_400)
+          .sign(secret());
+      },
+    ],
+    [
+      'exp missing',
+      async () => new SignJWT({ userId: 'x', username: 'x', role: 'user' }).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(secret()),
+    ],
+    [
+      'a lifetime longer than 24 h',
+      async () =>
+        new SignJWT({ userId: 'x', username: 'x', role: 'user' })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setIssuedAt()
+          .setExpirationTime('48h')
+          .sign(secret()),
+    ],
     ['garbage', async () => 'not.a.token'],
   ];
 

@@ -18,11 +18,25 @@ test('50 concurrent turns into one thread leave exactly 100 messages, in a total
   const conversationId = await newConversation(owner.token, resource);
   // An empty thread to start from, so every message in it comes from the 50 concurrent turns.
   const threadId = randomUUID();
-  await transactWrite([threadWrite({ conversationId, threadId, userId: owner.user.id, resourceId: resource.id, isNew: true, at: new Date().toISOString(), addMessages: 0 })]);
+  await transactWrite([
+    threadWrite({
+      conversationId,
+      threadId,
+      userId: owner.user.id,
+      resourceId: resource.id,
+      isNew: true,
+      at: new Date().toISOString(),
+      addMessages: 0,
+    }),
+  ]);
 
   const results = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
-      call(postThread as Handler, { method: 'POST', token: owner.token, body: { message: `turn ${i}`, conversationId, resourceId: resource.id, threadId } }),
+      call(postThread as Handler, {
+        method: 'POST',
+        token: owner.token,
+        body: { message: `turn ${i}`, conversationId, resourceId: resource.id, threadId },
+      }),
     ),
   );
   expect(results.map((r) => r.status)).toEqual(Array(50).fill(200));
@@ -74,8 +88,15 @@ test('200 concurrent turns across 10 threads: every thread complete, nothing los
     const thread = await call(getThread as Handler, { token: owner.token, query: { threadId, conversationId, limit: '1000' } });
     const messages = thread.body.messages as { role: string; content: string }[];
     expect(messages).toHaveLength(40);
-    const expected = Array.from({ length: 200 }, (_, i) => i).filter((i) => i % 10 === t).map((i) => `t${t} turn ${i}`);
-    expect(messages.filter((m) => m.role === 'user').map((m) => m.content).sort()).toEqual(expected.sort());
+    const expected = Array.from({ length: 200 }, (_, i) => i)
+      .filter((i) => i % 10 === t)
+      .map((i) => `t${t} turn ${i}`);
+    expect(
+      messages
+        .filter((m) => m.role === 'user')
+        .map((m) => m.content)
+        .sort(),
+    ).toEqual(expected.sort());
   }
 
   const usage = await call(usageCurrent as Handler, { token: owner.token, query: { conversationId } });

@@ -71,7 +71,10 @@ export async function dedicatedResource(fields: Partial<Resource> = {}, options:
       new CreateModelCommand({
         ModelName: `${name}-model`,
         ExecutionRoleArn: 'arn:aws:iam::123456789012:role/model-ops-test-sagemaker',
-        PrimaryContainer: { Image: '763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:latest', ModelDataUrl: 's3://bucket/model.tar.gz' },
+        PrimaryContainer: {
+          Image: '763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:latest',
+          ModelDataUrl: 's3://bucket/model.tar.gz',
+        },
       }),
     );
     await sm.send(

@@ -76,7 +76,12 @@ describe('GET /api/chat/legacy', () => {
   test('a conversation without legacy messages gives an empty list, an unknown one 404', async () => {
     const { token } = await makeUser('user');
     const conversationId = await newConversation(token);
-    expect((await call(getLegacy as Handler, { token, query: { conversationId } })).body).toMatchObject({ success: true, messages: [], count: 0, source: 'legacy' });
+    expect((await call(getLegacy as Handler, { token, query: { conversationId } })).body).toMatchObject({
+      success: true,
+      messages: [],
+      count: 0,
+      source: 'legacy',
+    });
     expect((await call(getLegacy as Handler, { token, query: { conversationId: randomUUID() } })).status).toBe(404);
   });
 

@@ -110,7 +110,11 @@ describe.each([
     expect(res.body).toMatchObject({ success: true, threadId });
     const messages = res.body.messages as any[];
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
-    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['My name is Ada.', 'I like chess.', 'What do you know about me?']);
+    expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'My name is Ada.',
+      'I like chess.',
+      'What do you know about me?',
+    ]);
     for (const m of messages) expect(m.timestamp).toMatch(ISO);
     expect(messages.filter((m) => m.role === 'assistant').map((m) => m.content)).toEqual(replies.map((r) => r.content));
   });
@@ -247,7 +251,13 @@ describe('a failing model call', () => {
       post(owner.token, { message: 'Please keep this text.', conversationId, resourceId: resource.id, threadId }),
     );
     expect(failed.status).toBe(500);
-    expect(failed.body).toEqual({ success: false, error: 'The managed platform failed (status 500)', details: expect.any(String), threadId: '', messages: [] });
+    expect(failed.body).toEqual({
+      success: false,
+      error: 'The managed platform failed (status 500)',
+      details: expect.any(String),
+      threadId: '',
+      messages: [],
+    });
 
     const thread = await read(owner.token, { threadId, conversationId });
     expect(thread.body.messages.map((m: any) => [m.role, m.content, m.status])).toEqual([
@@ -310,7 +320,12 @@ describe('a dedicated resource that is not InService', () => {
     const conversationId = await newConversation(owner.token, resource);
     const res = await post(owner.token, { message: 'keep me', conversationId, resourceId: resource.id });
     expect(res.status).toBe(409);
-    expect(res.body).toMatchObject({ success: false, error: `Resource '${resource.name}' is not InService (status: Failed)`, threadId: '', messages: [] });
+    expect(res.body).toMatchObject({
+      success: false,
+      error: `Resource '${resource.name}' is not InService (status: Failed)`,
+      threadId: '',
+      messages: [],
+    });
     const listed = await call(conversationMessages as Handler, { token: owner.token, pathParameters: { id: conversationId } });
     expect(listed.body.messages).toEqual([expect.objectContaining({ content: 'keep me', status: 'failed' })]);
   });

@@ -26,7 +26,13 @@ describe('POST /api/conversations', () => {
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
     expect(res.body.conversation_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.body.conversation).toMatchObject({ id: res.body.conversation_id, user_id: user.id, title: 'Support bot', use_case: 'customer support', deployed_resource: valid().deployed_resource });
+    expect(res.body.conversation).toMatchObject({
+      id: res.body.conversation_id,
+      user_id: user.id,
+      title: 'Support bot',
+      use_case: 'customer support',
+      deployed_resource: valid().deployed_resource,
+    });
     expect(res.raw).not.toMatch(/"PK"|GSI1/);
   });
 
@@ -36,8 +42,16 @@ describe('POST /api/conversations', () => {
     ['a missing use_case', (b: any) => delete b.use_case, "Missing required field 'use_case'"],
     ['a missing deployed_resource', (b: any) => delete b.deployed_resource, "Missing required field 'deployed_resource'"],
     ['a missing deployed_resource.region', (b: any) => delete b.deployed_resource.region, "Missing required field 'deployed_resource.region'"],
-    ['a text estimated_hourly_cost', (b: any) => (b.deployed_resource.estimated_hourly_cost = '1.2'), "Invalid field 'deployed_resource.estimated_hourly_cost'"],
-    ['a negative estimated_hourly_cost', (b: any) => (b.deployed_resource.estimated_hourly_cost = -1), "Invalid field 'deployed_resource.estimated_hourly_cost'"],
+    [
+      'a text estimated_hourly_cost',
+      (b: any) => (b.deployed_resource.estimated_hourly_cost = '1.2'),
+      "Invalid field 'deployed_resource.estimated_hourly_cost'",
+    ],
+    [
+      'a negative estimated_hourly_cost',
+      (b: any) => (b.deployed_resource.estimated_hourly_cost = -1),
+      "Invalid field 'deployed_resource.estimated_hourly_cost'",
+    ],
     ['an unknown resource_type', (b: any) => (b.deployed_resource.resource_type = 'mainframe'), "Invalid field 'deployed_resource.resource_type'"],
     ['an unknown field', (b: any) => (b.owner = 'someone-else'), "Unknown field 'owner'"],
   ])('%s is 400 naming the field', async (_what, spoil, expected) => {
@@ -93,7 +107,11 @@ describe('GET /api/conversations/{id}/messages', () => {
     const conversationId = await newConversation(token, resource);
     const t1 = await call(postThread as Handler, { method: 'POST', token, body: { message: 'thread one', conversationId, resourceId: resource.id } });
     const l1 = await call(postLegacy as Handler, { method: 'POST', token, body: { message: 'legacy one', conversationId, resourceId: resource.id } });
-    const t2 = await call(postThread as Handler, { method: 'POST', token, body: { message: 'thread two', conversationId, resourceId: resource.id, threadId: t1.body.threadId } });
+    const t2 = await call(postThread as Handler, {
+      method: 'POST',
+      token,
+      body: { message: 'thread two', conversationId, resourceId: resource.id, threadId: t1.body.threadId },
+    });
     expect([t1.status, l1.status, t2.status]).toEqual([200, 200, 200]);
 
     const all: any[] = [];

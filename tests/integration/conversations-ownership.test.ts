@@ -25,9 +25,13 @@ beforeAll(async () => {
   owner = await makeUser('user');
   resource = await managedResource();
   conversationId = await newConversation(owner.token, resource, "A's private conversation");
-  const first = await ok(call(postThread as Handler, { method: 'POST', token: owner.token, body: { message: 'secret plans', conversationId, resourceId: resource.id } }));
+  const first = await ok(
+    call(postThread as Handler, { method: 'POST', token: owner.token, body: { message: 'secret plans', conversationId, resourceId: resource.id } }),
+  );
   threadId = first.body.threadId;
-  await ok(call(postLegacy as Handler, { method: 'POST', token: owner.token, body: { message: 'legacy secret', conversationId, resourceId: resource.id } }));
+  await ok(
+    call(postLegacy as Handler, { method: 'POST', token: owner.token, body: { message: 'legacy secret', conversationId, resourceId: resource.id } }),
+  );
 });
 
 const reads = () =>
@@ -53,16 +57,24 @@ describe.each(['user', 'admin'] as const)("another %s cannot see or use someone'
   });
 
   test('posting into the thread is 404 and writes nothing', async () => {
-    const res = await call(postThread as Handler, { method: 'POST', token: other.token, body: { message: 'intrusion', conversationId, resourceId: resource.id, threadId } });
+    const res = await call(postThread as Handler, {
+      method: 'POST',
+      token: other.token,
+      body: { message: 'intrusion', conversationId, resourceId: resource.id, threadId },
+    });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ success: false, error: 'Conversation not found', threadId: '', messages: [] });
-    const legacy = await call(postLegacy as Handler, { method: 'POST', token: other.token, body: { message: 'intrusion', conversationId, resourceId: resource.id } });
+    const legacy = await call(postLegacy as Handler, {
+      method: 'POST',
+      token: other.token,
+      body: { message: 'intrusion', conversationId, resourceId: resource.id },
+    });
     expect(legacy.status).toBe(404);
     const thread = await call(getThread as Handler, { token: owner.token, query: { threadId, conversationId } });
     expect(thread.body.messages).toHaveLength(2);
   });
 
-  test("the conversation does not appear in their listing", async () => {
+  test('the conversation does not appear in their listing', async () => {
     const res = await call(listConversations as Handler, { token: other.token });
     expect(res.body.conversations.map((c: { id: string }) => c.id)).not.toContain(conversationId);
   });
@@ -78,7 +90,11 @@ describe('a super_admin', () => {
 
   test("cannot post into someone else's conversation (403), which stays unchanged", async () => {
     const superAdmin = await makeUser('super_admin');
-    const res = await call(postThread as Handler, { method: 'POST', token: superAdmin.token, body: { message: 'hello', conversationId, resourceId: resource.id, threadId } });
+    const res = await call(postThread as Handler, {
+      method: 'POST',
+      token: superAdmin.token,
+      body: { message: 'hello', conversationId, resourceId: resource.id, threadId },
+    });
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ success: false, error: "Only the conversation's owner can post messages into it", threadId: '', messages: [] });
     const usage = await call(usageCurrent as Handler, { token: owner.token, query: { conversationId } });

@@ -54,7 +54,7 @@ test('an outage is a bounded 503 and the service recovers, data intact, when the
   // A freshly restarted DynamoDB Local can take a moment to answer its first requests: the service
   // must recover by itself (no restart, same warm handler), so poll for a bounded time.
   let back = await call(validate as Handler, { token });
-  for (const deadline = Date.now() + 60_000; back.status === 503 && Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 60_000; back.status === 503 && Date.now() < deadline;) {
     await new Promise((r) => setTimeout(r, 500));
     back = await call(validate as Handler, { token });
   }

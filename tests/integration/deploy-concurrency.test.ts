@@ -76,7 +76,8 @@ test('50 concurrent dedicated deploys of 10 names: 10 succeed, 40 are 409, 10 en
   );
   expect(tally(results)).toEqual({ statuses: { 200: 10, 409: 40 }, errors: [] });
   expect(new Set(results.filter((r) => r.status === 200).map((r) => r.body.endpointName))).toEqual(new Set(wanted));
-  for (const r of results.filter((x) => x.status === 409)) expect(r.body.error).toMatch(/^An endpoint named "race-[0-9a-f]{8}" already exists on the dedicated platform/);
+  for (const r of results.filter((x) => x.status === 409))
+    expect(r.body.error).toMatch(/^An endpoint named "race-[0-9a-f]{8}" already exists on the dedicated platform/);
 
   const resources = await tracked('dedicated');
   expect(resources.map((r) => r.name).sort()).toEqual([...wanted].sort());

@@ -30,7 +30,12 @@ const IMAGE = '763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-
 // Names are unique per run: every test file shares the one emulator.
 const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 
-const sagemaker = new SageMakerClient({ region: 'us-east-1', endpoint: EMULATOR, credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1 });
+const sagemaker = new SageMakerClient({
+  region: 'us-east-1',
+  endpoint: EMULATOR,
+  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  maxAttempts: 1,
+});
 afterAll(() => sagemaker.destroy());
 
 let admin: string;
@@ -46,8 +51,14 @@ const realDeploy = (endpointName: string, extra: Record<string, unknown> = {}) =
 const statusOf = (id: string) => call(status as Handler, { token: user, pathParameters: { resourceId: id } });
 const controlOf = (id: string, body: Record<string, unknown>, token = admin) =>
   call(control as Handler, { method: 'POST', token, pathParameters: { resourceId: id }, body });
-const listed = async (query: Record<string, string> = {}) => (await call(list as Handler, { token: user, query: { limit: '100', ...query } })).body.resources as any[];
-const emulatorState = async () => (await (await fetch(`${EMULATOR}/_emulator/state`)).json()) as { endpoints: { name: string; status: string }[]; models: string[]; endpointConfigs: string[] };
+const listed = async (query: Record<string, string> = {}) =>
+  (await call(list as Handler, { token: user, query: { limit: '100', ...query } })).body.resources as any[];
+const emulatorState = async () =>
+  (await (await fetch(`${EMULATOR}/_emulator/state`)).json()) as {
+    endpoints: { name: string; status: string }[];
+    models: string[];
+    endpointConfigs: string[];
+  };
 
 describe('POST /api/deploy/dedicated: dry run', () => {
   test('is the default and returns the plan of spec 4.3 with the configured role and VPC, and an hourly estimate', async () => {
@@ -67,7 +78,14 @@ describe('POST /api/deploy/dedicated: dry run', () => {
         model: { modelPackageArn: PACKAGE, inferenceImage: expect.stringContaining('tgi'), modelDataUrl: expect.stringMatching(/^s3:\/\//) },
         modelPackage: { displayName: 'llm-support-bot v1', modelApprovalStatus: 'Approved' },
         endpoint: expect.stringContaining(`/endpoints/${name}/invocations`),
-        estimatedCost: { pricing_model: 'hourly', instance_type: 'ml.g5.2xlarge', instance_count: 1, hourly_usd: 1.515, daily_usd: 36.36, monthly_usd: 1105.95 },
+        estimatedCost: {
+          pricing_model: 'hourly',
+          instance_type: 'ml.g5.2xlarge',
+          instance_count: 1,
+          hourly_usd: 1.515,
+          daily_usd: 36.36,
+          monthly_usd: 1105.95,
+        },
       },
     });
     const state = await emulatorState();
@@ -77,7 +95,13 @@ describe('POST /api/deploy/dedicated: dry run', () => {
   });
 
   test('an image with model data and two instances is planned at twice the hourly price', async () => {
-    const res = await deploy({ endpointName: uniqueName('img'), instanceType: 'ml.m5.xlarge', instanceCount: 2, inferenceImage: IMAGE, modelDataUrl: 's3://bucket/model.tar.gz' });
+    const res = await deploy({
+      endpointName: uniqueName('img'),
+      instanceType: 'ml.m5.xlarge',
+      instanceCount: 2,
+      inferenceImage: IMAGE,
+      modelDataUrl: 's3://bucket/model.tar.gz',
+    });
     expect(res.status).toBe(200);
     expect(res.body.plan.model).toEqual({ modelPackageArn: null, inferenceImage: IMAGE, modelDataUrl: 's3://bucket/model.tar.gz' });
     expect(res.body.plan.estimatedCost).toMatchObject({ hourly_usd: 0.46, monthly_usd: 335.8 });
@@ -112,18 +136,43 @@ describe('the dedicated lifecycle', () => {
     const name = uniqueName('life');
     const res = await realDeploy(name);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: expect.stringContaining('Creating'), endpointName: name, endpoint: expect.stringContaining(name), status: 'Creating' });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: expect.stringContaining('Creating'),
+      endpointName: name,
+      endpoint: expect.stringContaining(name),
+      status: 'Creating',
+    });
     expect((await emulatorState()).endpoints.map((e) => e.name)).toContain(name);
 
     const st = await statusOf(res.body.id);
     expect(st.status).toBe(200);
     expect(st.body.resource).toMatchObject({
-      id: res.body.id, name, type: 'dedicated', status: 'InService', health: 'healthy', region: 'us-east-1',
-      instance_type: 'ml.g5.xlarge', instance_count: 1, model_name: 'llm-support-bot v1',
+      id: res.body.id,
+      name,
+      type: 'dedicated',
+      status: 'InService',
+      health: 'healthy',
+      region: 'us-east-1',
+      instance_type: 'ml.g5.xlarge',
+      instance_count: 1,
+      model_name: 'llm-support-bot v1',
     });
-    expect(Object.keys(st.body.metrics).sort()).toEqual(['cpu_utilization', 'error_rate_percent', 'memory_utilization', 'response_time_ms', 'throughput_per_minute']);
+    expect(Object.keys(st.body.metrics).sort()).toEqual([
+      'cpu_utilization',
+      'error_rate_percent',
+      'memory_utilization',
+      'response_time_ms',
+      'throughput_per_minute',
+    ]);
     for (const v of Object.values(st.body.metrics)) expect(typeof v).toBe('number');
-    expect(st.body.costs).toEqual({ hourly_cost: 1.408, daily_cost: 33.792, monthly_estimate: 1027.84, last_updated: expect.any(String), pricing_model: 'hourly' });
+    expect(st.body.costs).toEqual({
+      hourly_cost: 1.408,
+      daily_cost: 33.792,
+      monthly_estimate: 1027.84,
+      last_updated: expect.any(String),
+      pricing_model: 'hourly',
+    });
     // The list shows the stored status the status read has just refreshed.
     expect((await listed({ type: 'dedicated', status: 'InService' })).map((r) => r.id)).toContain(res.body.id);
   });
@@ -133,7 +182,13 @@ describe('the dedicated lifecycle', () => {
     await statusOf(res.body.id);
     const out = await controlOf(res.body.id, { action: 'restart' });
     expect(out.status).toBe(200);
-    expect(out.body).toEqual({ success: true, message: expect.stringContaining('Restart'), action: 'restart', status: 'updating', resourceId: res.body.id });
+    expect(out.body).toEqual({
+      success: true,
+      message: expect.stringContaining('Restart'),
+      action: 'restart',
+      status: 'updating',
+      resourceId: res.body.id,
+    });
     expect((await statusOf(res.body.id)).body.resource).toMatchObject({ status: 'InService', health: 'healthy' });
   });
 
@@ -178,8 +233,15 @@ describe('the dedicated lifecycle', () => {
 
   test('a name already used by an endpoint this service does not track is 409 and leaves no reservation', async () => {
     const name = uniqueName('foreign');
-    await sagemaker.send(new CreateModelCommand({ ModelName: name, ExecutionRoleArn: 'arn:aws:iam::123456789012:role/x', PrimaryContainer: { Image: IMAGE } }));
-    await sagemaker.send(new CreateEndpointConfigCommand({ EndpointConfigName: name, ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: name, InstanceType: 'ml.g5.xlarge', InitialInstanceCount: 1 }] }));
+    await sagemaker.send(
+      new CreateModelCommand({ ModelName: name, ExecutionRoleArn: 'arn:aws:iam::123456789012:role/x', PrimaryContainer: { Image: IMAGE } }),
+    );
+    await sagemaker.send(
+      new CreateEndpointConfigCommand({
+        EndpointConfigName: name,
+        ProductionVariants: [{ VariantName: 'AllTraffic', ModelName: name, InstanceType: 'ml.g5.xlarge', InitialInstanceCount: 1 }],
+      }),
+    );
     await sagemaker.send(new CreateEndpointCommand({ EndpointName: name, EndpointConfigName: name }));
     const res = await realDeploy(name);
     expect(res.status).toBe(409);
@@ -188,7 +250,7 @@ describe('the dedicated lifecycle', () => {
   });
 });
 
-describe('an endpoint deleted behind the service\'s back', () => {
+describe("an endpoint deleted behind the service's back", () => {
   async function vanished() {
     const name = uniqueName('vanish');
     const res = await realDeploy(name);

@@ -47,7 +47,12 @@ describe('POST /api/deploy/managed', () => {
         modelId: HAIKU,
         endpointName: name,
         region: 'us-east-1',
-        modelDetails: { providerName: 'Anthropic', inputModalities: expect.any(Array), outputModalities: ['TEXT'], inferenceTypesSupported: ['ON_DEMAND'] },
+        modelDetails: {
+          providerName: 'Anthropic',
+          inputModalities: expect.any(Array),
+          outputModalities: ['TEXT'],
+          inferenceTypesSupported: ['ON_DEMAND'],
+        },
         invokeEndpoint: expect.stringMatching(/^http.*\/model\/.+\/converse$/),
         pricing: { note: expect.any(String), billingModel: expect.any(String), per_1k_input_tokens_usd: 0.00025, per_1k_output_tokens_usd: 0.00125 },
         estimatedCost: { pricing_model: 'token', per_1k_input_tokens_usd: 0.00025, per_1k_output_tokens_usd: 0.00125, example: { cost_usd: 0.5 } },
@@ -62,22 +67,52 @@ describe('POST /api/deploy/managed', () => {
     const name = `haiku-${tag()}`;
     const res = await managed({ modelId: HAIKU, endpointName: name, dryRun: false });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, message: expect.any(String), endpoint: expect.stringContaining('/converse'), modelId: HAIKU, region: 'us-east-1' });
+    expect(res.body).toMatchObject({
+      success: true,
+      message: expect.any(String),
+      endpoint: expect.stringContaining('/converse'),
+      modelId: HAIKU,
+      region: 'us-east-1',
+    });
     expect(res.body.id).toMatch(/^[0-9a-f-]{36}$/);
 
     const st = await statusOf(res.body.id);
     expect(st.status).toBe(200);
     expect(Object.keys(st.body.resource)).toEqual([
-      'id', 'name', 'type', 'status', 'health', 'endpoint_url', 'region', 'instance_type', 'instance_count', 'model_name', 'created_at', 'last_updated',
+      'id',
+      'name',
+      'type',
+      'status',
+      'health',
+      'endpoint_url',
+      'region',
+      'instance_type',
+      'instance_count',
+      'model_name',
+      'created_at',
+      'last_updated',
     ]);
     expect(st.body.resource).toMatchObject({
-      id: res.body.id, name, type: 'managed', status: 'InService', health: 'healthy', endpoint_url: res.body.endpoint, region: 'us-east-1',
-      instance_type: null, instance_count: null, model_name: 'Claude 3 Haiku',
+      id: res.body.id,
+      name,
+      type: 'managed',
+      status: 'InService',
+      health: 'healthy',
+      endpoint_url: res.body.endpoint,
+      region: 'us-east-1',
+      instance_type: null,
+      instance_count: null,
+      model_name: 'Claude 3 Haiku',
     });
     expect(st.body.metrics).toEqual({ response_time_ms: 0 });
     expect(st.body.costs).toEqual({
-      hourly_cost: 0, daily_cost: 0, monthly_estimate: 0, last_updated: expect.any(String), pricing_model: 'token',
-      per_1k_input_tokens_usd: 0.00025, per_1k_output_tokens_usd: 0.00125,
+      hourly_cost: 0,
+      daily_cost: 0,
+      monthly_estimate: 0,
+      last_updated: expect.any(String),
+      pricing_model: 'token',
+      per_1k_input_tokens_usd: 0.00025,
+      per_1k_output_tokens_usd: 0.00125,
     });
   });
 
@@ -131,7 +166,10 @@ describe('POST /api/deploy/managed', () => {
   });
 
   test('a user is 403 and no token is 401', async () => {
-    expect((await managed({ modelId: HAIKU, endpointName: `u-${tag()}` }, user)).body).toEqual({ success: false, error: 'Admin privileges required' });
+    expect((await managed({ modelId: HAIKU, endpointName: `u-${tag()}` }, user)).body).toEqual({
+      success: false,
+      error: 'Admin privileges required',
+    });
     expect((await managed({ modelId: HAIKU, endpointName: `u-${tag()}` }, user)).status).toBe(403);
     expect((await call(deployManaged as Handler, { method: 'POST', body: { modelId: HAIKU, endpointName: 'x' } })).status).toBe(401);
   });
@@ -148,11 +186,29 @@ describe('POST /api/deploy/hosted', () => {
     const name = `llama-${tag()}`;
     const res = await hosted({ modelId: LLAMA, endpointName: name });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ success: true, provider: 'hosted', modelId: LLAMA, endpoint: expect.stringMatching(/\/v1\/chat\/completions$/), message: expect.any(String) });
+    expect(res.body).toMatchObject({
+      success: true,
+      provider: 'hosted',
+      modelId: LLAMA,
+      endpoint: expect.stringMatching(/\/v1\/chat\/completions$/),
+      message: expect.any(String),
+    });
     const st = await statusOf(res.body.id);
-    expect(st.body.resource).toMatchObject({ name, type: 'hosted', status: 'InService', health: 'healthy', instance_type: null, model_name: 'Llama 3.1 8B Instruct' });
+    expect(st.body.resource).toMatchObject({
+      name,
+      type: 'hosted',
+      status: 'InService',
+      health: 'healthy',
+      instance_type: null,
+      model_name: 'Llama 3.1 8B Instruct',
+    });
     expect(st.body.metrics).toEqual({ response_time_ms: 0 });
-    expect(st.body.costs).toMatchObject({ pricing_model: 'token', per_1k_input_tokens_usd: 0.0003, per_1k_output_tokens_usd: 0.0003, hourly_cost: 0 });
+    expect(st.body.costs).toMatchObject({
+      pricing_model: 'token',
+      per_1k_input_tokens_usd: 0.0003,
+      per_1k_output_tokens_usd: 0.0003,
+      hourly_cost: 0,
+    });
   });
 
   test('dryRun true checks connectivity, returns a plan with prices and tracks nothing', async () => {
@@ -205,7 +261,13 @@ describe('control of managed and hosted resources', () => {
     const res = await managed({ modelId: HAIKU, endpointName: name, dryRun: false });
     const out = await controlOf(res.body.id, { action: 'delete', confirm: true });
     expect(out.status).toBe(200);
-    expect(out.body).toEqual({ success: true, message: expect.stringContaining('removed from tracking'), action: 'delete', status: 'deleting', resourceId: res.body.id });
+    expect(out.body).toEqual({
+      success: true,
+      message: expect.stringContaining('removed from tracking'),
+      action: 'delete',
+      status: 'deleting',
+      resourceId: res.body.id,
+    });
     expect((await statusOf(res.body.id)).status).toBe(404);
     expect((await controlOf(res.body.id, { action: 'delete', confirm: true })).status).toBe(404);
     expect((await managed({ modelId: HAIKU, endpointName: name, dryRun: false })).status).toBe(200);

@@ -374,7 +374,7 @@ export function fuzzCases(op: Operation): FuzzCase[] {
   add('body', 'an extra unknown field', { ...base, body: { ...(base.body ?? {}), fuzzUnknownField: 1 } }, 'reject');
 
   if (op.body) {
-    const body = (base.body ?? {});
+    const body = base.body ?? {};
     const schema = op.body;
     const variant = (category: string, label: string, path: PathSeg[], value: unknown) => {
       const mutated = withValue(body, path, value);
@@ -429,7 +429,12 @@ export function fuzzCases(op: Operation): FuzzCase[] {
         if (s.pattern) values.push(['control characters', UNICODE]);
       }
       for (const [label, value] of values) {
-        add('query parameter', `${p.name}: ${label}`, { ...base, query: { ...base.query, [p.name]: value } }, queryValueValid(s, value) ? 'no5xx' : 'reject');
+        add(
+          'query parameter',
+          `${p.name}: ${label}`,
+          { ...base, query: { ...base.query, [p.name]: value } },
+          queryValueValid(s, value) ? 'no5xx' : 'reject',
+        );
       }
       if (p.required) {
         const query = { ...base.query };
@@ -444,7 +449,8 @@ export function fuzzCases(op: Operation): FuzzCase[] {
 // ---------------------------------------------------------------------------------------------------
 // Checks on every response.
 
-const INTERNAL = /TypeError|ReferenceError|RangeError|SyntaxError|DynamoDB|ValidationException|ConditionalCheckFailed|ResourceNotFoundException|node_modules|@aws-sdk|Typebox|middy/i;
+const INTERNAL =
+  /TypeError|ReferenceError|RangeError|SyntaxError|DynamoDB|ValidationException|ConditionalCheckFailed|ResourceNotFoundException|node_modules|@aws-sdk|Typebox|middy/i;
 const STACK_LINE = /at .+\.(ts|js|mjs):\d+/;
 const BCRYPT = /\$2[aby]\$\d\d\$/;
 /** The secrets no response may carry (the test runtime sets all three). */

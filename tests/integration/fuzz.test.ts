@@ -1,12 +1,23 @@
 /**
- * Issue 8, item 1: bad input on every route, generated from docs/openapi.yaml. Each case is sent as a
+ * Bad input on every route, generated from docs/openapi.yaml. Each case is sent as a
  * super_admin (past the role guard, so the input reaches validation) and must be answered with a 4xx
  * in the spec's error shape (413 for a body over the limit), with nothing internal in it, and without
  * a write to the table.
  */
 import { call } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
-import { callOptions, closeTableClient, errorProblems, fuzzCases, leaks, loadHandler, operations, SECRET_NAMES, tableItems, type FuzzCase } from './fuzz-cases';
+import {
+  callOptions,
+  closeTableClient,
+  errorProblems,
+  fuzzCases,
+  leaks,
+  loadHandler,
+  operations,
+  SECRET_NAMES,
+  tableItems,
+  type FuzzCase,
+} from './fuzz-cases';
 
 const SKIP = new Set(['GET /api/openapi.json']);
 const ops = operations().filter((op) => !SKIP.has(op.key));

@@ -33,7 +33,11 @@ describe('structured logs', () => {
     const { user, token } = await makeUser('admin');
     let issued = '';
     const logs = await captureLogs(async () => {
-      const ok = await call(login as Handler, { method: 'POST', routeKey: 'POST /api/auth/login', body: { username: user.username, password: PASSWORD } });
+      const ok = await call(login as Handler, {
+        method: 'POST',
+        routeKey: 'POST /api/auth/login',
+        body: { username: user.username, password: PASSWORD },
+      });
       issued = ok.body.token;
       await call(login as Handler, { method: 'POST', body: { username: user.username, password: 'a-wrong-password-123' } });
       await call(validate as Handler, { routeKey: 'GET /api/auth/validate', token });
@@ -41,12 +45,23 @@ describe('structured logs', () => {
       await call(awsCredentials as Handler, { token });
       await call(nvidiaCredentials as Handler, { token });
     });
-    const lines = logs.split('\n').filter((l) => l.trim().startsWith('{')).map((l) => JSON.parse(l));
+    const lines = logs
+      .split('\n')
+      .filter((l) => l.trim().startsWith('{'))
+      .map((l) => JSON.parse(l));
     const validateLine = lines.find((l) => l.route === 'GET /api/auth/validate' && l.status === 200);
     expect(validateLine).toMatchObject({ message: 'request', userId: user.id, role: 'admin', status: 200, latencyMs: expect.any(Number) });
     expect(lines.some((l) => l.route === 'POST /api/auth/login' && l.status === 200)).toBe(true);
 
-    for (const secret of [PASSWORD, 'a-wrong-password-123', token, issued, process.env.JWT_SECRET, process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY, process.env.HOSTED_API_KEY]) {
+    for (const secret of [
+      PASSWORD,
+      'a-wrong-password-123',
+      token,
+      issued,
+      process.env.JWT_SECRET,
+      process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY,
+      process.env.HOSTED_API_KEY,
+    ]) {
       expect(secret).toBeTruthy();
       expect(logs).not.toContain(secret as string);
     }

@@ -19,7 +19,8 @@ import { PASSWORD, makeUser } from '../helpers/users';
  * written as the previous code wrote them.
  */
 
-const post = (username: string, password: string) => call(login as Handler, { method: 'POST', path: '/api/auth/login', body: { username, password } });
+const post = (username: string, password: string) =>
+  call(login as Handler, { method: 'POST', path: '/api/auth/login', body: { username, password } });
 const patch = (userId: string, token: string, body: Record<string, unknown>) =>
   call(updateUser as Handler, { method: 'PATCH', pathParameters: { userId }, token, body });
 const guardKeys = (user: { username: string; email: string }) => [
@@ -139,7 +140,8 @@ describe('guards written before the copies existed', () => {
   test('a password reset fills in the copies of old-style guards', async () => {
     const user = await makeOldStyle();
     expect((await patch(user.id, admin, { password: 'reset-old-style' })).status).toBe(200);
-    for (const key of guardKeys(user)) expect(await read(key)).toMatchObject({ userId: user.id, password_hash: expect.stringMatching(/^\$2/), is_active: true });
+    for (const key of guardKeys(user))
+      expect(await read(key)).toMatchObject({ userId: user.id, password_hash: expect.stringMatching(/^\$2/), is_active: true });
     expect((await post(user.username, PASSWORD)).status).toBe(401);
     expect((await post(user.email, 'reset-old-style')).status).toBe(200);
   });
@@ -156,7 +158,7 @@ describe('DynamoDB round trips of a login', () => {
     meter.install(db);
     meter.record = true;
     // verifyPassword calls compare(password, hash) and awaits the promise.
-    bcrypt.compare = (async (password: string, hash: string) => {
+    bcrypt.compare = async (password: string, hash: string) => {
       const mark: { started: number; ended?: number } = { started: performance.now() };
       compares.push(mark);
       try {
@@ -164,7 +166,7 @@ describe('DynamoDB round trips of a login', () => {
       } finally {
         mark.ended = performance.now();
       }
-    });
+    };
   });
   afterAll(() => {
     bcrypt.compare = original;

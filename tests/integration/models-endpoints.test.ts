@@ -50,7 +50,15 @@ describe('GET /api/models/managed', () => {
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1' });
     expect(res.body.models).toHaveLength(8);
     for (const m of res.body.models) {
-      expect(Object.keys(m).sort()).toEqual(['customization', 'inferenceTypesSupported', 'inputModalities', 'modelArn', 'modelId', 'outputModalities', 'providerName']);
+      expect(Object.keys(m).sort()).toEqual([
+        'customization',
+        'inferenceTypesSupported',
+        'inputModalities',
+        'modelArn',
+        'modelId',
+        'outputModalities',
+        'providerName',
+      ]);
       expect(typeof m.modelId).toBe('string');
       expect(typeof m.providerName).toBe('string');
       expect(m.modelArn).toMatch(/^arn:aws:bedrock:us-east-1::foundation-model\//);
@@ -133,7 +141,12 @@ describe('GET /api/models/dedicated', () => {
         expect(Object.keys(c).sort()).toEqual(['framework', 'frameworkVersion', 'image', 'modelDataUrl']);
         expect(Object.values(c).every((v) => typeof v === 'string')).toBe(true);
       }
-      for (const key of ['supportedContentTypes', 'supportedResponseMIMETypes', 'supportedRealtimeInferenceInstanceTypes', 'supportedTransformInstanceTypes']) {
+      for (const key of [
+        'supportedContentTypes',
+        'supportedResponseMIMETypes',
+        'supportedRealtimeInferenceInstanceTypes',
+        'supportedTransformInstanceTypes',
+      ]) {
         expect(m[key].every((v: unknown) => typeof v === 'string')).toBe(true);
       }
     }
@@ -158,7 +171,12 @@ describe('GET /api/models/dedicated', () => {
   test('source=account lists the account model packages', async () => {
     const res = await list({ source: 'account' });
     expect(res.body.source).toBe('account');
-    expect(res.body.models.map((m: any) => m.displayName)).toEqual(['llm-support-bot v2', 'llm-support-bot v1', 'fraud-detector-xgboost v3', 'legacy-sentiment-classifier']);
+    expect(res.body.models.map((m: any) => m.displayName)).toEqual([
+      'llm-support-bot v2',
+      'llm-support-bot v1',
+      'fraud-detector-xgboost v3',
+      'legacy-sentiment-classifier',
+    ]);
   });
 
   test('max caps the number of models', async () => {
@@ -167,7 +185,10 @@ describe('GET /api/models/dedicated', () => {
   });
 
   test('search filters by name without regard to case, on model names and display names', async () => {
-    expect((await list({ search: 'llama' })).body.models.map((m: any) => m.displayName)).toEqual(['Meta Llama 3 70B Instruct', 'Meta Llama 3 8B Instruct']);
+    expect((await list({ search: 'llama' })).body.models.map((m: any) => m.displayName)).toEqual([
+      'Meta Llama 3 70B Instruct',
+      'Meta Llama 3 8B Instruct',
+    ]);
     expect((await list({ search: 'MISTRAL 7B' })).body.models.map((m: any) => m.displayName)).toEqual(['Mistral 7B Instruct']);
     expect((await list({ source: 'all', search: 'support' })).body.models).toHaveLength(2);
     expect((await list({ search: 'nothing-like-this' })).body.models).toEqual([]);
@@ -211,7 +232,13 @@ describe('GET /api/models/hosted', () => {
       expect(['chat', 'embedding']).toContain(m.task);
       expect(m.tags.every((t: unknown) => typeof t === 'string')).toBe(true);
     }
-    expect(res.body.models.find((m: any) => m.id === LLAMA)).toEqual({ id: LLAMA, name: 'Llama 3.1 8B Instruct', provider: 'hosted', tags: ['llama', 'chat'], task: 'chat' });
+    expect(res.body.models.find((m: any) => m.id === LLAMA)).toEqual({
+      id: LLAMA,
+      name: 'Llama 3.1 8B Instruct',
+      provider: 'hosted',
+      tags: ['llama', 'chat'],
+      task: 'chat',
+    });
   });
 
   test.each(['1', 'true'])('debug=%s adds the raw upstream answer as raw', async (debug) => {
@@ -333,7 +360,11 @@ describe('GET /api/hosted/model-info/{modelId+}', () => {
 
   test('usage counts the hosted model under its own id', async () => {
     const model = 'google/gemma-2-9b-it';
-    await db.send(new TransactWriteCommand({ TransactItems: [modelTotalsWrite('hosted', model, { requests: 3, tokensIn: 9, tokensOut: 12, costUsd: 0.000042 }, new Date())] }));
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [modelTotalsWrite('hosted', model, { requests: 3, tokensIn: 9, tokensOut: 12, costUsd: 0.000042 }, new Date())],
+      }),
+    );
     const res = await info(hostedInfo, `/api/hosted/model-info/${model}`, model);
     expect(res.body.usage).toEqual({ totalInvocations: 3, totalInputTokens: 9, totalOutputTokens: 12, estimatedCost: 0.000042 });
   });
@@ -375,7 +406,11 @@ describe('POST /api/admin/sync-models', () => {
     expect(first.body.syncedAt).toMatch(ISO);
     expect(first.body.errors).toEqual([]);
     expect(Object.keys(first.body.platforms).sort()).toEqual(['dedicated', 'hosted', 'managed']);
-    for (const [platform, total] of [['managed', 8], ['dedicated', 10], ['hosted', 6]] as const) {
+    for (const [platform, total] of [
+      ['managed', 8],
+      ['dedicated', 10],
+      ['hosted', 6],
+    ] as const) {
       const report = first.body.platforms[platform];
       expect(Object.keys(report).sort()).toEqual(['added', 'changed', 'removed', 'status', 'total', 'unchanged']);
       expect(report.status).toBe('refreshed');
@@ -399,7 +434,14 @@ describe('POST /api/admin/sync-models', () => {
   });
 
   test('a sync drops cached dedicated searches', async () => {
-    await putCatalogue({ platform: 'dedicated', variant: { kind: 'search', source: 'public', search: 'llama' }, entries: [], complete: true, fetchedAt: new Date().toISOString(), expiresAt: Math.floor(Date.now() / 1000) + 3600 });
+    await putCatalogue({
+      platform: 'dedicated',
+      variant: { kind: 'search', source: 'public', search: 'llama' },
+      entries: [],
+      complete: true,
+      fetchedAt: new Date().toISOString(),
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+    });
     const res = await sync(adminToken);
     expect(res.body).toMatchObject({ platforms: { dedicated: { status: 'refreshed' } } });
     expect(await listCachedVariants('dedicated')).toEqual([

@@ -55,7 +55,8 @@ afterAll(() => emulator.close());
 const get = (handler: unknown, path: string, query?: Record<string, string>) => call(handler as Handler, { path, query, token });
 
 /** Words that would betray upstream internals: SDK and error class names, hosts, raw bodies. */
-const INTERNALS = /Exception|InternalFailure|InternalServ|smithy|Deserialization|SyntaxError|ThrottlingException|\$metadata|stack|127\.0\.0\.1|localhost|emulator|problem|about:blank|x-amzn|requestId/i;
+const INTERNALS =
+  /Exception|InternalFailure|InternalServ|smithy|Deserialization|SyntaxError|ThrottlingException|\$metadata|stack|127\.0\.0\.1|localhost|emulator|problem|about:blank|x-amzn|requestId/i;
 
 function expectUpstreamFailure(res: { status: number; body: any; raw: string }, message: string) {
   expect(res.status).toBe(502);
@@ -85,10 +86,13 @@ describe('faults on catalogue listings', () => {
     expectUpstreamFailure(await get(listDedicated, '/api/models/dedicated'), MESSAGES('dedicated')[fault]);
   });
 
-  test.each(FAULTS)('GET /api/models/dedicated?source=account with a %s fault on the registry is 502 naming the dedicated platform', async (fault) => {
-    await injectFault(emulator.url, { target: 'ListModelPackages', fault });
-    expectUpstreamFailure(await get(listDedicated, '/api/models/dedicated', { source: 'account' }), MESSAGES('dedicated')[fault]);
-  });
+  test.each(FAULTS)(
+    'GET /api/models/dedicated?source=account with a %s fault on the registry is 502 naming the dedicated platform',
+    async (fault) => {
+      await injectFault(emulator.url, { target: 'ListModelPackages', fault });
+      expectUpstreamFailure(await get(listDedicated, '/api/models/dedicated', { source: 'account' }), MESSAGES('dedicated')[fault]);
+    },
+  );
 
   test('a fault on describing one hub model fails the dedicated listing the same way', async () => {
     await injectFault(emulator.url, { target: 'DescribeHubContent', model: 'huggingface-llm-gemma-2b-instruct', fault: '500' });
@@ -108,7 +112,11 @@ describe('faults on catalogue listings', () => {
   test('the upstream message may be shown as details, its error type never', async () => {
     await injectFault(emulator.url, { target: 'ListFoundationModels', fault: '500' });
     const res = await get(listManaged, '/api/models/managed');
-    expect(res.body).toEqual({ success: false, error: 'The managed platform failed (status 500)', details: 'An internal server error occurred. Retry your request.' });
+    expect(res.body).toEqual({
+      success: false,
+      error: 'The managed platform failed (status 500)',
+      details: 'An internal server error occurred. Retry your request.',
+    });
   });
 });
 
@@ -137,13 +145,19 @@ describe('faults on model detail', () => {
   test.each(FAULTS)('GET /api/managed/model-info with a %s fault is 502, not 404', async (fault) => {
     const id = 'amazon.nova-lite-v1:0';
     await injectFault(emulator.url, { target: 'GetFoundationModel', model: id, fault });
-    expectUpstreamFailure(await call(managedInfo as Handler, { path: `/api/managed/model-info/${id}`, pathParameters: { modelId: id }, token }), MESSAGES('managed')[fault]);
+    expectUpstreamFailure(
+      await call(managedInfo as Handler, { path: `/api/managed/model-info/${id}`, pathParameters: { modelId: id }, token }),
+      MESSAGES('managed')[fault],
+    );
   });
 
   test.each(FAULTS)('GET /api/hosted/model-info with a %s fault is 502, not 404', async (fault) => {
     const id = 'google/gemma-2-9b-it';
     await injectFault(emulator.url, { target: 'models.list', fault });
-    expectUpstreamFailure(await call(hostedInfo as Handler, { path: `/api/hosted/model-info/${id}`, pathParameters: { modelId: id }, token }), MESSAGES('hosted')[fault]);
+    expectUpstreamFailure(
+      await call(hostedInfo as Handler, { path: `/api/hosted/model-info/${id}`, pathParameters: { modelId: id }, token }),
+      MESSAGES('hosted')[fault],
+    );
   });
 });
 
@@ -154,7 +168,11 @@ describe('faults during sync-models', () => {
     await injectFault(emulator.url, { target: 'ListHubContents', fault: '429' });
     const res = await sync();
     expect(res.status).toBe(200);
-    expect(res.body.platforms.dedicated).toEqual({ status: 'failed', error: 'The dedicated platform is throttling requests', details: 'Rate exceeded' });
+    expect(res.body.platforms.dedicated).toEqual({
+      status: 'failed',
+      error: 'The dedicated platform is throttling requests',
+      details: 'Rate exceeded',
+    });
     expect(res.body.platforms.managed.status).toBe('refreshed');
     expect(res.body.platforms.hosted.status).toBe('refreshed');
     expect(res.body.errors).toEqual(['The dedicated platform is throttling requests']);

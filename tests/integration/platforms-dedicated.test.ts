@@ -40,7 +40,9 @@ describe('dedicated catalogue against the shared emulator', () => {
       inferenceContainers: [
         {
           image: expect.stringMatching(/^763104351884\.dkr\.ecr\.us-east-1\.amazonaws\.com\/huggingface-pytorch-tgi-inference:2\.1\.1-/),
-          modelDataUrl: expect.stringMatching(/^s3:\/\/jumpstart-cache-prod-us-east-1\/.+\/huggingface-llm-mistral-7b-instruct\/artifacts\/inference-prepack\/v1\.0\.0\/$/),
+          modelDataUrl: expect.stringMatching(
+            /^s3:\/\/jumpstart-cache-prod-us-east-1\/.+\/huggingface-llm-mistral-7b-instruct\/artifacts\/inference-prepack\/v1\.0\.0\/$/,
+          ),
           framework: 'huggingface',
           frameworkVersion: '2.1.1',
         },
@@ -54,7 +56,12 @@ describe('dedicated catalogue against the shared emulator', () => {
 
   test('the account source lists registry versions and unversioned packages, with their containers', async () => {
     const models = await dedicated.listModels({ source: 'account', max: 20 });
-    expect(models.map((m) => m.displayName)).toEqual(['llm-support-bot v2', 'llm-support-bot v1', 'fraud-detector-xgboost v3', 'legacy-sentiment-classifier']);
+    expect(models.map((m) => m.displayName)).toEqual([
+      'llm-support-bot v2',
+      'llm-support-bot v1',
+      'fraud-detector-xgboost v3',
+      'legacy-sentiment-classifier',
+    ]);
     expect(models[1]).toEqual({
       modelPackageArn: PACKAGE_V1,
       displayName: 'llm-support-bot v1',
@@ -86,7 +93,9 @@ describe('dedicated catalogue against the shared emulator', () => {
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
     ]);
-    expect((await dedicated.listModels({ source: 'account', max: 20, search: 'fraud' })).map((m) => m.displayName)).toEqual(['fraud-detector-xgboost v3']);
+    expect((await dedicated.listModels({ source: 'account', max: 20, search: 'fraud' })).map((m) => m.displayName)).toEqual([
+      'fraud-detector-xgboost v3',
+    ]);
   });
 
   test('describeModelPackage reads a registry package, a public hub model, or says undefined', async () => {
@@ -160,7 +169,9 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
         Tags: expect.arrayContaining([{ Key: 'managed-by', Value: 'model-ops' }]),
       });
       const config = emulator.state.endpointConfigs.get(description.configName);
-      expect(config?.variants).toEqual([{ VariantName: 'AllTraffic', ModelName: model, InitialInstanceCount: 1, InstanceType: 'ml.g5.2xlarge', InitialVariantWeight: 1 }]);
+      expect(config?.variants).toEqual([
+        { VariantName: 'AllTraffic', ModelName: model, InitialInstanceCount: 1, InstanceType: 'ml.g5.2xlarge', InitialVariantWeight: 1 },
+      ]);
       expect(config?.input.Tags).toEqual(expect.arrayContaining([{ Key: 'managed-by', Value: 'model-ops' }]));
     });
 
@@ -171,7 +182,14 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
       expect(modelInput(accepted).PrimaryContainer).toMatchObject({
         Image: expect.stringContaining('djl-inference'),
         Environment: expect.objectContaining({ SAGEMAKER_PROGRAM: 'inference.py' }),
-        ModelDataSource: { S3DataSource: { S3Uri: expect.stringMatching(/^s3:\/\/jumpstart-cache-prod-us-east-1\/gated\//), S3DataType: 'S3Prefix', CompressionType: 'None', ModelAccessConfig: { AcceptEula: true } } },
+        ModelDataSource: {
+          S3DataSource: {
+            S3Uri: expect.stringMatching(/^s3:\/\/jumpstart-cache-prod-us-east-1\/gated\//),
+            S3DataType: 'S3Prefix',
+            CompressionType: 'None',
+            ModelAccessConfig: { AcceptEula: true },
+          },
+        },
       });
       expect(modelInput(accepted).EnableNetworkIsolation).toBe(true);
 
@@ -182,7 +200,9 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
 
     test('an inference image with model data is deployed as given', async () => {
       const ep = name();
-      await platform.deploy(spec(ep, { modelPackageArn: undefined, inferenceImage: '111.dkr.ecr.us-east-1.amazonaws.com/img:1', modelDataUrl: 's3://b/model.tar.gz' }));
+      await platform.deploy(
+        spec(ep, { modelPackageArn: undefined, inferenceImage: '111.dkr.ecr.us-east-1.amazonaws.com/img:1', modelDataUrl: 's3://b/model.tar.gz' }),
+      );
       expect(modelInput(ep).PrimaryContainer).toEqual({ Image: '111.dkr.ecr.us-east-1.amazonaws.com/img:1', ModelDataUrl: 's3://b/model.tar.gz' });
     });
 
@@ -234,7 +254,13 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
     test('describe reports status, configuration and instances', async () => {
       const ep = name();
       const { configName } = await platform.deploy(spec(ep));
-      expect(await platform.describe(ep)).toMatchObject({ name: ep, status: 'InService', configName, instanceType: 'ml.g5.2xlarge', instanceCount: 1 });
+      expect(await platform.describe(ep)).toMatchObject({
+        name: ep,
+        status: 'InService',
+        configName,
+        instanceType: 'ml.g5.2xlarge',
+        instanceCount: 1,
+      });
     });
 
     test('restart moves the endpoint onto a fresh copy of its configuration', async () => {
@@ -250,7 +276,10 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
 
     test('restart of a missing endpoint is a 404 naming it', async () => {
       const ep = name();
-      expect(await rejection(platform.restart(ep))).toMatchObject({ statusCode: 404, message: `The dedicated platform has no endpoint named "${ep}"` });
+      expect(await rejection(platform.restart(ep))).toMatchObject({
+        statusCode: 404,
+        message: `The dedicated platform has no endpoint named "${ep}"`,
+      });
     });
 
     test('a failed UpdateEndpoint removes the configuration copy it was given', async () => {
@@ -300,7 +329,10 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
 
     test('chat on an endpoint that does not exist says it is not available', async () => {
       const err = await rejection(chat.chat({ target: 'no-such-endpoint', messages: [{ role: 'user', content: 'x' }] }));
-      expect(err).toMatchObject({ statusCode: 502, message: 'The dedicated endpoint "no-such-endpoint" is not available (not found, or not InService)' });
+      expect(err).toMatchObject({
+        statusCode: 502,
+        message: 'The dedicated endpoint "no-such-endpoint" is not available (not found, or not InService)',
+      });
     });
 
     test.each([
@@ -322,7 +354,13 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
       await rejection(chat.chat({ target: metricsEp, messages: [{ role: 'user', content: 'boom' }] }));
 
       const m = await metrics.metrics(metricsEp, 15);
-      expect(Object.keys(m).sort()).toEqual(['cpu_utilization', 'error_rate_percent', 'memory_utilization', 'response_time_ms', 'throughput_per_minute']);
+      expect(Object.keys(m).sort()).toEqual([
+        'cpu_utilization',
+        'error_rate_percent',
+        'memory_utilization',
+        'response_time_ms',
+        'throughput_per_minute',
+      ]);
       expect(m.throughput_per_minute).toBeCloseTo(4 / 15, 2);
       expect(m.error_rate_percent).toBe(25);
       expect(m.response_time_ms).toBeGreaterThanOrEqual(0);

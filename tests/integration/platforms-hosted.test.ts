@@ -24,8 +24,17 @@ describe('hosted adapter against the shared emulator', () => {
   test('listModels maps /v1/models to hosted list entries and keeps the raw answer', async () => {
     const { models, raw } = await hosted.listModels();
     expect(models).toHaveLength(6);
-    expect(models.find((m) => m.id === LLAMA)).toEqual({ id: LLAMA, name: 'Llama 3.1 8B Instruct', provider: 'hosted', tags: ['llama', 'chat'], task: 'chat' });
-    expect(raw).toMatchObject({ object: 'list', data: expect.arrayContaining([expect.objectContaining({ id: LLAMA, object: 'model', owned_by: 'meta' })]) });
+    expect(models.find((m) => m.id === LLAMA)).toEqual({
+      id: LLAMA,
+      name: 'Llama 3.1 8B Instruct',
+      provider: 'hosted',
+      tags: ['llama', 'chat'],
+      task: 'chat',
+    });
+    expect(raw).toMatchObject({
+      object: 'list',
+      data: expect.arrayContaining([expect.objectContaining({ id: LLAMA, object: 'model', owned_by: 'meta' })]),
+    });
   });
 
   test('getModel builds the spec 2.6 model detail from the catalogue', async () => {
@@ -55,7 +64,11 @@ describe('hosted adapter against the shared emulator', () => {
   test('checkConnectivity of an unknown model is a 502 that carries the upstream 404', async () => {
     const err = await rejection(hosted.checkConnectivity('meta/no-such-model'));
     expect(err).toBeInstanceOf(UpstreamError);
-    expect(err).toMatchObject({ statusCode: 502, upstreamStatus: 404, message: 'The hosted platform does not know the model "meta/no-such-model" (status 404)' });
+    expect(err).toMatchObject({
+      statusCode: 502,
+      upstreamStatus: 404,
+      message: 'The hosted platform does not know the model "meta/no-such-model" (status 404)',
+    });
   });
 
   test('chat posts the system prompt and the conversation and reports usage', async () => {
@@ -84,7 +97,11 @@ describe('hosted adapter against the shared emulator', () => {
 
   test('a wrong key is a 502 "refused the service\'s credentials" with the upstream status', async () => {
     const err = await rejection(createHostedPlatform({ apiKey: 'wrong-key' }).chat({ target: LLAMA, messages: [{ role: 'user', content: 'hi' }] }));
-    expect(err).toMatchObject({ statusCode: 502, upstreamStatus: 403, message: "The hosted platform refused the service's credentials (status 403)" });
+    expect(err).toMatchObject({
+      statusCode: 502,
+      upstreamStatus: 403,
+      message: "The hosted platform refused the service's credentials (status 403)",
+    });
   });
 });
 
@@ -139,7 +156,12 @@ describe('hosted adapter faults (private emulator)', () => {
   });
 
   test('a 4xx other than 429 is not retried', async () => {
-    const err = await rejection(createHostedPlatform({ baseUrl: `${emulator.url}/v1`, apiKey: 'bad', maxAttempts: 3 }).chat({ target: LLAMA, messages: [{ role: 'user', content: 'x' }] }));
+    const err = await rejection(
+      createHostedPlatform({ baseUrl: `${emulator.url}/v1`, apiKey: 'bad', maxAttempts: 3 }).chat({
+        target: LLAMA,
+        messages: [{ role: 'user', content: 'x' }],
+      }),
+    );
     expect(err.upstreamStatus).toBe(403);
     expect(await calls('chat.completions')).toBe(1);
   });

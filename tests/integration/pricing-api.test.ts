@@ -39,7 +39,11 @@ describe('GET /api/pricing', () => {
       last_updated: '2024-10-01T00:00:00.000Z',
     });
     expect(find(res.body.pricing.hosted, 'modelId', 'meta/llama-3.1-8b-instruct')).toMatchObject({ per_1k_input_tokens_usd: 0.0003 });
-    expect(find(res.body.pricing.dedicated, 'instanceType', 'ml.g5.xlarge')).toMatchObject({ hourly_usd: 1.408, daily_usd: 33.792, monthly_estimate_usd: 1027.84 });
+    expect(find(res.body.pricing.dedicated, 'instanceType', 'ml.g5.xlarge')).toMatchObject({
+      hourly_usd: 1.408,
+      daily_usd: 33.792,
+      monthly_estimate_usd: 1027.84,
+    });
   });
 
   test('needs a token: 401', async () => {
@@ -60,7 +64,10 @@ describe('POST /api/pricing', () => {
     const after = await table();
     expect(after.body.source).toBe('mixed');
     expect(after.body.last_updated).toBe(res.body.last_updated);
-    expect(find(after.body.pricing.managed, 'modelId', 'anthropic.claude-3-haiku-20240307-v1:0')).toMatchObject({ per_1k_input_tokens_usd: 0.0002, source: 'admin' });
+    expect(find(after.body.pricing.managed, 'modelId', 'anthropic.claude-3-haiku-20240307-v1:0')).toMatchObject({
+      per_1k_input_tokens_usd: 0.0002,
+      source: 'admin',
+    });
     expect(find(after.body.pricing.hosted, 'modelId', 'acme/new-model')).toMatchObject({ per_1k_output_tokens_usd: 0.0007, source: 'admin' });
 
     // A new instance type becomes deployable, and a managed resource's costs use the new price.
@@ -82,11 +89,23 @@ describe('POST /api/pricing', () => {
 
   test.each([
     ['a negative price', [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: -1 }], "Invalid field 'entries.0.hourly_usd'"],
-    ['a token entry without output price', [{ platform: 'managed', modelId: 'm', per_1k_input_tokens_usd: 1 }], "Missing required field 'entries.0.per_1k_output_tokens_usd'"],
-    ['a dedicated entry with a model id', [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: 1, modelId: 'm' }], "Invalid field 'entries.0.modelId'"],
+    [
+      'a token entry without output price',
+      [{ platform: 'managed', modelId: 'm', per_1k_input_tokens_usd: 1 }],
+      "Missing required field 'entries.0.per_1k_output_tokens_usd'",
+    ],
+    [
+      'a dedicated entry with a model id',
+      [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: 1, modelId: 'm' }],
+      "Invalid field 'entries.0.modelId'",
+    ],
     ['a malformed instance type', [{ platform: 'dedicated', instanceType: 'g5.xlarge', hourly_usd: 1 }], "Invalid field 'entries.0.instanceType'"],
     ['an unknown platform', [{ platform: 'other', modelId: 'm' }], "Invalid field 'entries.0.platform'"],
-    ['an unknown field', [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: 1, currency: 'EUR' }], "Unknown field 'entries.0.currency'"],
+    [
+      'an unknown field',
+      [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: 1, currency: 'EUR' }],
+      "Unknown field 'entries.0.currency'",
+    ],
     ['no entries', [], "Invalid field 'entries'"],
     [
       'the same entry twice',
@@ -114,14 +133,22 @@ describe('POST /api/pricing/update', () => {
     const res = await refresh();
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ success: true, source: 'aws-price-list', region: 'us-east-1', summary: { kept_admin_overrides: 2 } });
-    expect(res.body.kept_admin_overrides).toEqual(expect.arrayContaining(['dedicated ml.g5.xlarge', 'managed anthropic.claude-3-haiku-20240307-v1:0']));
+    expect(res.body.kept_admin_overrides).toEqual(
+      expect.arrayContaining(['dedicated ml.g5.xlarge', 'managed anthropic.claude-3-haiku-20240307-v1:0']),
+    );
     // The emulator's list prices equal the shipped defaults: nothing changed.
     expect(res.body.changes).toEqual([]);
     const after = await table();
     expect(find(after.body.pricing.dedicated, 'instanceType', 'ml.g5.2xlarge')).toMatchObject({ hourly_usd: 1.515, source: 'aws-price-list' });
-    expect(find(after.body.pricing.managed, 'modelId', 'amazon.nova-lite-v1:0')).toMatchObject({ per_1k_input_tokens_usd: 0.00006, source: 'aws-price-list' });
+    expect(find(after.body.pricing.managed, 'modelId', 'amazon.nova-lite-v1:0')).toMatchObject({
+      per_1k_input_tokens_usd: 0.00006,
+      source: 'aws-price-list',
+    });
     // Embeddings have no output price in the list: the output price stays as it was.
-    expect(find(after.body.pricing.managed, 'modelId', 'amazon.titan-embed-text-v2:0')).toMatchObject({ per_1k_input_tokens_usd: 0.00002, per_1k_output_tokens_usd: 0 });
+    expect(find(after.body.pricing.managed, 'modelId', 'amazon.titan-embed-text-v2:0')).toMatchObject({
+      per_1k_input_tokens_usd: 0.00002,
+      per_1k_output_tokens_usd: 0,
+    });
     expect(find(after.body.pricing.dedicated, 'instanceType', 'ml.g5.xlarge')).toMatchObject({ hourly_usd: 9.99, source: 'admin' });
   });
 

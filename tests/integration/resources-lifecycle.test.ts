@@ -49,7 +49,8 @@ const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const deploy = (endpointName: string) =>
   call(h.deploy, { method: 'POST', token: admin, body: { endpointName, instanceType: 'ml.g5.xlarge', modelPackageArn: PACKAGE, dryRun: false } });
 const statusOf = (id: string) => call(h.status, { token: user, pathParameters: { resourceId: id } });
-const controlOf = (id: string, body: Record<string, unknown>) => call(h.control, { method: 'POST', token: admin, pathParameters: { resourceId: id }, body });
+const controlOf = (id: string, body: Record<string, unknown>) =>
+  call(h.control, { method: 'POST', token: admin, pathParameters: { resourceId: id }, body });
 const fault = (rule: { target: string; fault: string; model?: string; count?: number }) =>
   fetch(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
 const endpointOnPlatform = (name: string) => emulator.state.endpoints.get(name);
@@ -134,7 +135,9 @@ test('delete: deleting, then Deleting on status, 409 for any action meanwhile, t
 test('concurrent control calls on one resource: exactly one wins, the others are 409', async () => {
   const { id } = await inService();
   const results = await Promise.all(
-    Array.from({ length: 12 }, (_, i) => controlOf(id, i % 3 === 2 ? { action: 'delete', confirm: true } : { action: i % 3 === 0 ? 'restart' : 'start' })),
+    Array.from({ length: 12 }, (_, i) =>
+      controlOf(id, i % 3 === 2 ? { action: 'delete', confirm: true } : { action: i % 3 === 0 ? 'restart' : 'start' }),
+    ),
   );
   const statuses: Record<number, number> = {};
   for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
@@ -190,7 +193,13 @@ test('status still answers when CloudWatch fails, with zero metrics and a warnin
   await fault({ target: 'GetMetricData', fault: '500', model: name, count: 3 });
   const st = await statusOf(id);
   expect(st.status).toBe(200);
-  expect(st.body.metrics).toEqual({ response_time_ms: 0, throughput_per_minute: 0, error_rate_percent: 0, cpu_utilization: 0, memory_utilization: 0 });
+  expect(st.body.metrics).toEqual({
+    response_time_ms: 0,
+    throughput_per_minute: 0,
+    error_rate_percent: 0,
+    cpu_utilization: 0,
+    memory_utilization: 0,
+  });
   expect(st.body.warnings).toEqual(['Metrics are temporarily unavailable; the figures shown are zeros']);
 });
 

@@ -24,7 +24,12 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) {
     ids.managed!.push((await post(deployManaged, { modelId: 'amazon.nova-lite-v1:0', endpointName: `m${i}`, dryRun: false })).body.id);
     ids.hosted!.push((await post(deployHosted, { modelId: 'meta/llama-3.1-8b-instruct', endpointName: `h${i}` })).body.id);
-    const d = await post(deployDedicated, { endpointName: `list-${randomUUID().slice(0, 8)}`, instanceType: 'ml.m5.xlarge', inferenceImage: 'img:1', dryRun: false });
+    const d = await post(deployDedicated, {
+      endpointName: `list-${randomUUID().slice(0, 8)}`,
+      instanceType: 'ml.m5.xlarge',
+      inferenceImage: 'img:1',
+      dryRun: false,
+    });
     ids.dedicated!.push(d.body.id);
   }
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 8, item 2: the role matrix over every operation of docs/openapi.yaml, derived from each
+ * The role matrix over every operation of docs/openapi.yaml, derived from each
  * operation's x-roles (and `security: []` for public ones). Each operation is called with no token
  * and as a fresh user, admin and super_admin, with a minimal valid request (random UUIDs for ids, so
  * an allowed role may get a 404): a role outside x-roles gets 403, no token gets 401 unless the
@@ -8,7 +8,18 @@
 import { randomUUID } from 'node:crypto';
 import { call } from '../helpers/invoke';
 import { PASSWORD, makeUser } from '../helpers/users';
-import { ROLES, baseRequest, callOptions, errorProblems, leaks, loadHandler, operations, SECRET_NAMES, type Operation, type Role } from './fuzz-cases';
+import {
+  ROLES,
+  baseRequest,
+  callOptions,
+  errorProblems,
+  leaks,
+  loadHandler,
+  operations,
+  SECRET_NAMES,
+  type Operation,
+  type Role,
+} from './fuzz-cases';
 
 const ops = operations();
 type Caller = Role | 'no token';

@@ -34,7 +34,11 @@ test("without conversationId the caller's figures add up every conversation, thr
     await call(postThread as Handler, { method: 'POST', token, body: { message: 'hosted thread', conversationId: c2, resourceId: hosted.id } }),
     await call(postThread as Handler, { method: 'POST', token, body: { message: 'dedicated thread', conversationId: c2, resourceId: dedicated.id } }),
   ];
-  const legacy = await call(postLegacy as Handler, { method: 'POST', token, body: { message: 'managed legacy', conversationId: c1, resourceId: managed.id } });
+  const legacy = await call(postLegacy as Handler, {
+    method: 'POST',
+    token,
+    body: { message: 'managed legacy', conversationId: c1, resourceId: managed.id },
+  });
   expect([...turns, legacy].map((r) => r.status)).toEqual([200, 200, 200, 200]);
 
   const [m, h, d] = turns.map((t) => t.body.messages[1]);

@@ -27,11 +27,15 @@ function projectsFromArgv() {
  */
 export default async function globalSetup(globalConfig) {
   const e2e = process.env.SKIP_E2E !== '1' && e2eSelected(globalConfig);
-  const child = spawn(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...(e2e ? ['--e2e'] : [])], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...(e2e ? ['--e2e'] : [])],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      detached: true,
+    },
+  );
   globalThis.__TEST_RUNTIME__ = child;
   const env = await new Promise((resolve, reject) => {
     let buffer = '';

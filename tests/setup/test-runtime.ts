@@ -38,13 +38,18 @@ async function main() {
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
 
-
   let offline: Offline | undefined;
   if (withOffline) {
     const table = 'model-ops-e2e';
     await ensureTable(localDynamoClient(dynamo.endpoint), table);
     const adminPassword = randomBytes(12).toString('base64url');
-    Object.assign(process.env, env, { TABLE_NAME: table, ADMIN_USERNAME: 'e2e-admin', ADMIN_EMAIL: 'e2e-admin@example.com', ADMIN_PASSWORD: adminPassword, BCRYPT_COST: '10' });
+    Object.assign(process.env, env, {
+      TABLE_NAME: table,
+      ADMIN_USERNAME: 'e2e-admin',
+      ADMIN_EMAIL: 'e2e-admin@example.com',
+      ADMIN_PASSWORD: adminPassword,
+      BCRYPT_COST: '10',
+    });
     const { seedSuperAdmin } = await import('../../local/seed');
     await seedSuperAdmin();
     offline = await startOffline({
@@ -55,9 +60,9 @@ async function main() {
     });
     stops.push(() => (offline as Offline).stop());
     Object.assign(env, { E2E_BASE_URL: offline.url, E2E_TABLE_NAME: table, E2E_ADMIN_USERNAME: 'e2e-admin', E2E_ADMIN_PASSWORD: adminPassword });
-}
+  }
 
-console.log(`READY ${JSON.stringify(env)}`);
+  console.log(`READY ${JSON.stringify(env)}`);
 }
 
 // Anything that fails during start-up stops what was already started: no orphaned Java processes.

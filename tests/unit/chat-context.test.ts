@@ -5,7 +5,17 @@ let clock = 0;
 /** A turn as the thread query returns it: newest first, so the reply (seq 1) before the question. */
 function turn(question: string, answer: string | null, status: 'ok' | 'failed' = 'ok'): StoredMessage[] {
   const ts = new Date(Date.UTC(2024, 0, 1) + clock++ * 1000).toISOString();
-  const base = { source: 'thread' as const, conversation_id: 'c', thread_id: 't', turn_id: `turn-${clock}`, turn_ts: ts, timestamp: ts, metadata: {}, user_id: 'u', resource_id: 'r' };
+  const base = {
+    source: 'thread' as const,
+    conversation_id: 'c',
+    thread_id: 't',
+    turn_id: `turn-${clock}`,
+    turn_ts: ts,
+    timestamp: ts,
+    metadata: {},
+    user_id: 'u',
+    resource_id: 'r',
+  };
   const user: StoredMessage = { ...base, seq: 0, role: 'user', content: question, status };
   if (answer === null) return [user];
   return [{ ...base, seq: 1, role: 'assistant', content: answer, status: 'ok' }, user];

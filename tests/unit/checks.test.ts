@@ -1,23 +1,153 @@
 /**
- * The precompiled request checks (functions/<area>/checks.ts, lib/http/checks.ts) are generated from
- * the TypeBox schemas by `npm run checks`: they must be what the generator makes of today's schemas,
- * and they must accept and refuse what the schemas do.
+ * The request checks under generated/checks/ (ajv standalone code that `npm run generate` makes from
+ * the TypeBox schemas, scripts/generate/checks.ts) must accept and refuse exactly what their TypeBox
+ * schemas do, and lib/http/validation.ts words their refusals and converts query strings.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { BadRequest } from '../../lib/http/errors';
-import { validator } from '../../lib/http/validation';
-import { render, SOURCES, targetOf } from '../../local/checks-build';
-import { UpsertPricingBody } from '../../functions/pricing/checks';
-import { ListConversationsQuery } from '../../functions/conversations/checks';
-import { ThreadChatBody } from '../../functions/chat/checks';
+import { validator, type Check } from '../../lib/http/validation';
+import { ROOT } from '../../scripts/generate';
+import { objectSchemasOf, schemasModules } from '../../scripts/generate/checks';
+import { UpsertPricingBody } from '../../generated/checks/pricing';
+import { ListConversationsQuery } from '../../generated/checks/conversations';
+import { ThreadChatBody } from '../../generated/checks/chat';
 import { MAX_MESSAGE_CHARS } from '../../lib/chat/limits';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+type Json = any;
 
-test.each(SOURCES)('%s has an up-to-date checks.ts (run npm run checks)', async (source) => {
-  expect(readFileSync(join(root, targetOf(source)), 'utf8')).toBe(await render(source));
+/** Strings to try for a string schema: the first that fits its pattern and length is taken. */
+const STRINGS = [
+  'abc',
+  '20',
+  '123e4567-e89b-42d3-a456-426614174000',
+  'us-east-1',
+  'ada@example.com',
+  'anthropic.claude-3-haiku-20240307-v1:0',
+  'arn:aws:sagemaker:us-east-1:123456789012:model-package/demo/1',
+  'arn:aws:iam::123456789012:role/demo',
+  's3://bucket/model.tar.gz',
+];
+
+/** A value the schema should accept: with every property, or (`optional` false) with only those it needs. */
+function sample(schema: Json, optional = true): unknown {
+  if (schema.const !== undefined) return schema.const;
+  if (schema.anyOf) return sample(schema.anyOf[0], optional);
+  switch (schema.type) {
+    case 'object': {
+      const required: string[] = schema.required ?? [];
+      const all = Object.keys(schema.properties ?? {});
+      // Required first, then optional ones up to minProperties.
+      const keys = optional
+        ? all
+        : [...required, ...all.filter((key) => !required.includes(key))].slice(0, Math.max(required.length, schema.minProperties ?? 0));
+      return Object.fromEntries(keys.map((key) => [key, sample(schema.properties[key], optional)]));
+    }
+    case 'array':
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => sample(schema.items, optional));
+    case 'string': {
+      const fits = (s: string) =>
+        (!schema.pattern || new RegExp(schema.pattern, 'u').test(s)) &&
+        s.length >= (schema.minLength ?? 0) &&
+        s.length <= (schema.maxLength ?? Infinity);
+      return STRINGS.find(fits) ?? 'x'.repeat(Math.max(1, schema.minLength ?? 0));
+    }
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 0;
+    case 'boolean':
+      return true;
+  }
+  return undefined;
+}
+
+const WRONG_TYPE: Record<string, unknown> = { string: 12, integer: 'x', number: 'x', boolean: 'yes', object: 'x', array: 'x' };
+
+/** Values around the schema's edges: each required property missing, each property wrong, unknown ones. */
+function candidates(schema: Json): { label: string; value: unknown }[] {
+  const full = sample(schema) as Record<string, unknown>;
+  const minimal = sample(schema, false) as Record<string, unknown>;
+  const out = [
+    { label: 'every property', value: full },
+    { label: 'required properties only', value: minimal },
+    { label: 'an unknown property', value: { ...full, unknownProperty: 1 } },
+    { label: 'an empty object', value: {} },
+    { label: 'null', value: null },
+    { label: 'an array', value: [] },
+    { label: 'a string', value: 'text' },
+  ];
+  for (const [key, property] of Object.entries<Json>(schema.properties ?? {})) {
+    const without = { ...full };
+    delete without[key];
+    out.push({ label: `without ${key}`, value: without });
+    const type = property.type ?? (property.anyOf ? typeof property.anyOf[0].const : undefined);
+    if (type) out.push({ label: `${key} of the wrong type`, value: { ...full, [key]: WRONG_TYPE[type] ?? null } });
+    for (const [edge, length] of [
+      ['at its longest', property.maxLength],
+      ['too long', property.maxLength + 1],
+      ['too short', property.minLength - 1],
+    ]) {
+      if (length >= 0) out.push({ label: `${key} ${edge}`, value: { ...full, [key]: 'a'.repeat(length) } });
+    }
+    for (const [edge, number] of [
+      ['at its maximum', property.maximum],
+      ['over its maximum', property.maximum + 1],
+      ['at its minimum', property.minimum],
+      ['under its minimum', property.minimum - 1],
+    ]) {
+      if (typeof number === 'number' && !Number.isNaN(number)) out.push({ label: `${key} ${edge}`, value: { ...full, [key]: number } });
+    }
+    if (property.anyOf) out.push({ label: `${key} not one of its values`, value: { ...full, [key]: 'none-of-these' } });
+  }
+  return out;
+}
+
+describe.each(schemasModules(ROOT))('the checks of $source', ({ source, target }) => {
+  let schemas: [string, TSchema][];
+  let checks: Record<string, Check<TSchema>>;
+  beforeAll(async () => {
+    schemas = await objectSchemasOf(ROOT, source);
+    checks = await import(`${ROOT}/${target}`);
+  });
+
+  test(`are in ${target}, one for each exported object schema`, () => {
+    expect(schemas.length).toBeGreaterThan(0);
+    expect(
+      Object.keys(checks)
+        .filter((name) => !name.endsWith('$validate'))
+        .sort(),
+    ).toEqual(schemas.map(([name]) => name).sort());
+  });
+
+  test('accept a sample of every schema, with and without its optional properties', () => {
+    for (const [name, schema] of schemas) {
+      for (const value of [sample(schema), sample(schema, false)]) {
+        expect({ name, value, typebox: Value.Check(schema, value) }).toEqual({ name, value, typebox: true });
+        expect({ name, value, check: checks[name]?.validate(structuredClone(value)) }).toEqual({ name, value, check: true });
+      }
+    }
+  });
+
+  test('fill in exactly the defaults the TypeBox schema declares', () => {
+    for (const [name, schema] of schemas) {
+      const value = sample(schema, false);
+      const checked = structuredClone(value);
+      checks[name]?.validate(checked);
+      expect({ name, checked }).toEqual({ name, checked: Value.Default(schema, structuredClone(value)) });
+    }
+  });
+
+  test('accept and refuse what the TypeBox schema accepts and refuses', () => {
+    const disagreements: string[] = [];
+    for (const [name, schema] of schemas) {
+      for (const { label, value } of candidates(schema)) {
+        const typebox = Value.Check(schema, value);
+        const check = checks[name]?.validate(structuredClone(value));
+        if (check !== typebox) disagreements.push(`${name}, ${label}: TypeBox ${typebox}, check ${check}`);
+      }
+    }
+    expect(disagreements).toEqual([]);
+  });
 });
 
 const refusal = (fn: () => unknown): BadRequest => {
@@ -40,7 +170,10 @@ describe('error wording', () => {
 
   test.each([
     [{ entries: [{ ...entry, hourly_usd: -1 }] }, "Invalid field 'entries.0.hourly_usd': must be >= 0 (USD, 0 to 10000)"],
-    [{ entries: [{ ...entry, platform: 'other' }] }, "Invalid field 'entries.0.platform': must be one of the allowed values (managed, hosted or dedicated)"],
+    [
+      { entries: [{ ...entry, platform: 'other' }] },
+      "Invalid field 'entries.0.platform': must be one of the allowed values (managed, hosted or dedicated)",
+    ],
     [{ entries: [{ ...entry, currency: 'EUR' }] }, "Unknown field 'entries.0.currency'"],
     [{ entries: [{ instanceType: 'ml.m5.large' }] }, "Missing required field 'entries.0.platform'"],
     [{}, "Missing required field 'entries'"],
@@ -55,10 +188,16 @@ describe('error wording', () => {
 
   test('string lengths count UTF-16 code units, as JavaScript (and the chat limits) count them', () => {
     const chat = validator(ThreadChatBody, 'body');
-    const body = (message: string) => ({ conversationId: '00000000-0000-4000-8000-000000000000', resourceId: '00000000-0000-4000-8000-000000000001', message });
+    const body = (message: string) => ({
+      conversationId: '00000000-0000-4000-8000-000000000000',
+      resourceId: '00000000-0000-4000-8000-000000000001',
+      message,
+    });
     const emoji = '\u{1F600}'; // two code units
     expect(() => chat.parse(body(emoji.repeat(MAX_MESSAGE_CHARS / 2)))).not.toThrow();
-    expect(refusal(() => chat.parse(body(emoji.repeat(MAX_MESSAGE_CHARS / 2) + 'x'))).message).toMatch(/^Invalid field 'message': must NOT have more than/);
+    expect(refusal(() => chat.parse(body(emoji.repeat(MAX_MESSAGE_CHARS / 2) + 'x'))).message).toMatch(
+      /^Invalid field 'message': must NOT have more than/,
+    );
   });
 });
 
@@ -66,7 +205,11 @@ describe('query strings are converted strictly', () => {
   const list = validator(ListConversationsQuery, 'query');
 
   test('an integer string becomes a number', () => {
-    expect(list.parse({ limit: '20' })).toEqual({ limit: 20 });
+    expect(list.parse({ limit: '7' })).toEqual({ limit: 7 });
+  });
+
+  test('an absent parameter with a default gets it, as a number', () => {
+    expect(list.parse({})).toEqual({ limit: 20 });
   });
 
   test.each(['2.5', 'true', '', '1e3', '0x10'])('limit=%s is refused as a string that is not an integer', (limit) => {

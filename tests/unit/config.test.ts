@@ -16,7 +16,10 @@ describe('signing secret', () => {
   });
 
   test('deployed stages name an SSM parameter instead of holding the secret', () => {
-    expect(signingSecretSource({ JWT_SECRET_PARAMETER: '/model-ops/prod/jwt-secret' })).toEqual({ kind: 'ssm', parameterName: '/model-ops/prod/jwt-secret' });
+    expect(signingSecretSource({ JWT_SECRET_PARAMETER: '/model-ops/prod/jwt-secret' })).toEqual({
+      kind: 'ssm',
+      parameterName: '/model-ops/prod/jwt-secret',
+    });
   });
 
   test('a function refuses to start (its module fails to load) with a short secret', () => {

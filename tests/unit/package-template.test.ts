@@ -87,7 +87,19 @@ const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
 async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string }> {
   const service = join(workDir, name);
-  for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'core', 'lib', 'tables']) {
+  // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone.
+  for (const entry of [
+    'serverless.yml',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'functions',
+    'core',
+    'lib',
+    'tables',
+    'scripts',
+    'docs',
+  ]) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
@@ -121,7 +133,11 @@ beforeAll(async () => {
   template = plain.template;
   packagingFailure = plain.failure;
   if (!plain.failure) untracedBundle = await bundleText(plain.out, 'chatThreadPost');
-  traced = { template: withTracing.template, failure: withTracing.failure, bundle: withTracing.failure ? undefined : await bundleText(withTracing.out, 'chatThreadPost') };
+  traced = {
+    template: withTracing.template,
+    failure: withTracing.failure,
+    bundle: withTracing.failure ? undefined : await bundleText(withTracing.out, 'chatThreadPost'),
+  };
 }, TIMEOUT_MS);
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -225,7 +241,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
 describe('X-Ray tracing is switched by TRACING_ENABLED at package time', () => {
   const functions = (t: Json) => Object.entries<Json>(t.Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
   const roleActions = (t: Json, roleName: string) =>
-    asList<Json>(t.Resources[roleName]?.Properties?.Policies).flatMap((p) => asList<Json>(p.PolicyDocument.Statement).flatMap((st) => asList<string>(st.Action)));
+    asList<Json>(t.Resources[roleName]?.Properties?.Policies).flatMap((p) =>
+      asList<Json>(p.PolicyDocument.Statement).flatMap((st) => asList<string>(st.Action)),
+    );
   const roleOf = (fn: Json) => fn.Properties.Role?.['Fn::GetAtt']?.[0] as string;
 
   test('off by default: passive tracing, no X-Ray permission, no Tracer in the bundles', () => {
@@ -242,7 +260,10 @@ describe('X-Ray tracing is switched by TRACING_ENABLED at package time', () => {
     expect(traced.failure).toBeUndefined();
     for (const [name, fn] of functions(traced.template)) {
       expect([name, fn.Properties.TracingConfig?.Mode]).toEqual([name, 'Active']);
-      expect([name, roleActions(traced.template, roleOf(fn))]).toEqual([name, expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords'])]);
+      expect([name, roleActions(traced.template, roleOf(fn))]).toEqual([
+        name,
+        expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+      ]);
     }
     expect(traced.bundle).toContain('captureAWSv3Client');
   });

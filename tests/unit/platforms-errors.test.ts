@@ -7,7 +7,12 @@ import { fromStatus, toUpstreamError, upstreamDetail } from '../../lib/platforms
  * that the emulator can produce is also exercised end to end in tests/integration/platforms-*.
  */
 const sdkError = (name: string, status: number | undefined, message: string, extra: Record<string, unknown> = {}) =>
-  Object.assign(new Error(message), { name, $fault: status && status >= 500 ? 'server' : 'client', $metadata: { httpStatusCode: status, requestId: 'req-123', attempts: 3 }, ...extra });
+  Object.assign(new Error(message), {
+    name,
+    $fault: status && status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status, requestId: 'req-123', attempts: 3 },
+    ...extra,
+  });
 
 const mapped = (err: unknown, platform: 'managed' | 'dedicated' | 'hosted' = 'managed') => toUpstreamError(platform, err) as UpstreamError;
 
@@ -28,7 +33,12 @@ describe('toUpstreamError', () => {
   });
 
   test.each([
-    [Object.assign(new Error('@smithy/node-http-handler - [ERROR] a request has exceeded the configured 300 ms requestTimeout.'), { name: 'TimeoutError', code: 'ETIMEDOUT' })],
+    [
+      Object.assign(new Error('@smithy/node-http-handler - [ERROR] a request has exceeded the configured 300 ms requestTimeout.'), {
+        name: 'TimeoutError',
+        code: 'ETIMEDOUT',
+      }),
+    ],
     [Object.assign(new Error('Stream timed out because of no activity for 300 ms'), { name: 'TimeoutError' })],
     [Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' })],
     [Object.assign(new Error('socket hang up'), { code: 'ETIMEDOUT' })],
@@ -67,9 +77,14 @@ describe('toUpstreamError', () => {
   });
 
   test('a 2xx body that does not parse is 502 "could not be read" and shows nothing of the body', () => {
-    const raw = Object.assign(new SyntaxError('Bad control character in string literal in JSON at position 12\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.'), {
-      $metadata: { httpStatusCode: 200 },
-    });
+    const raw = Object.assign(
+      new SyntaxError(
+        'Bad control character in string literal in JSON at position 12\n  Deserialization error: to see the raw response, inspect the hidden field {error}.$response on this object.',
+      ),
+      {
+        $metadata: { httpStatusCode: 200 },
+      },
+    );
     const err = mapped(raw, 'hosted');
     expect(err.statusCode).toBe(502);
     expect(err.message).toBe('The hosted platform returned a response that could not be read');
@@ -79,10 +94,15 @@ describe('toUpstreamError', () => {
 
   test('a model failure reports what the model answered, not the wrapper and its log links', () => {
     const err = mapped(
-      sdkError('ModelError', 424, 'Received server error (500) from primary with message "CUDA error". See https://us-east-1.console.aws.amazon.com/cloudwatch/home in account 123456789012 for more information.', {
-        OriginalStatusCode: 500,
-        OriginalMessage: 'CUDA error',
-      }),
+      sdkError(
+        'ModelError',
+        424,
+        'Received server error (500) from primary with message "CUDA error". See https://us-east-1.console.aws.amazon.com/cloudwatch/home in account 123456789012 for more information.',
+        {
+          OriginalStatusCode: 500,
+          OriginalMessage: 'CUDA error',
+        },
+      ),
       'dedicated',
     );
     expect(err.statusCode).toBe(502);

@@ -72,7 +72,13 @@ describe('the control state table', () => {
 
 describe('costs', () => {
   test('hourly cost is price times count; daily is 24 hours and monthly 730', () => {
-    expect(hourlyCosts(1.408, 2, 'T')).toEqual({ hourly_cost: 2.816, daily_cost: 67.584, monthly_estimate: 2055.68, last_updated: 'T', pricing_model: 'hourly' });
+    expect(hourlyCosts(1.408, 2, 'T')).toEqual({
+      hourly_cost: 2.816,
+      daily_cost: 67.584,
+      monthly_estimate: 2055.68,
+      last_updated: 'T',
+      pricing_model: 'hourly',
+    });
   });
 
   test('mean chat latency is 0 before any chat, then total over count', () => {

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { putAuditEntry } from '../../../tables/audit';
 import { logger } from '../../../core/observability';
-import type { ApiEvent } from '../stack';
+import type { ApiEvent } from '../types';
 
 export interface AuditOptions {
   /** What was done, e.g. 'user.update', 'deploy.dedicated', 'credentials.read'. */

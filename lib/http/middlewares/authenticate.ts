@@ -3,9 +3,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { InvalidToken, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../errors';
-import type { ApiEvent } from '../stack';
-
-export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
+import type { ApiEvent, AuthLevel } from '../types';
 
 /** Spec 5.5: the admin check is "role equals admin or super_admin". */
 const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {

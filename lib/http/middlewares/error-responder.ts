@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
 import { HttpError, UpstreamError, fromDataError } from '../errors';
-import type { ApiEvent } from '../stack';
+import type { ApiEvent } from '../types';
 
 /**
  * Spec section 7. `standard`: success, error, details?. `message`: the login and validate variant,

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { BadRequest, PayloadTooLarge } from '../errors';
-import type { ApiEvent } from '../stack';
+import type { ApiEvent } from '../types';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { flushMetrics, logger } from '../../../core/observability';
-import type { ApiEvent } from '../stack';
+import type { ApiEvent } from '../types';
 
 /**
  * One structured line per request: route, caller, status, latency. Deliberately no headers, body or

@@ -48,7 +48,7 @@ if (values.help || !command) {
   process.exit(values.help ? 0 : 1);
 }
 
-// Point the domain code at the right table before it is imported (lib/config reads the environment).
+// Point the domain code at the right table before it is imported (core/config reads the environment).
 if (values.stage && values.stage !== 'local') {
   process.env.TABLE_NAME = `model-ops-${values.stage}`;
   if (values.region) process.env.AWS_REGION = values.region;
@@ -129,10 +129,15 @@ try {
   }
 } catch (err) {
   const e = err as Error & { statusCode?: number };
-  if (e.statusCode === 503 || e.name === 'ServiceUnavailable') {
-    fail(values.stage ? `The table of stage ${values.stage} did not answer: ${e.message}` : 'DynamoDB Local is not running: start the service with `npm start` first.');
+  if (e.name === 'DatabaseUnavailable') {
+    fail(
+      values.stage
+        ? `The table of stage ${values.stage} did not answer: ${e.message}`
+        : 'DynamoDB Local is not running: start the service with `npm start` first.',
+    );
   }
-  if (e.name === 'ResourceNotFoundException') fail(`Table ${process.env.TABLE_NAME} does not exist${values.stage ? '' : ': start the service once with `npm start`'}.`);
+  if (e.name === 'ResourceNotFoundException')
+    fail(`Table ${process.env.TABLE_NAME} does not exist${values.stage ? '' : ': start the service once with `npm start`'}.`);
   fail(e.message);
 }
 process.exit(0);

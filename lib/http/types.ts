@@ -1,0 +1,40 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { User } from '../../tables/users';
+
+/**
+ * What every part of lib/http speaks: the event as the middlewares enrich it, the request a handler
+ * receives and the reply it may return. The stack (stack.ts) and its middlewares both import these,
+ * so the middlewares never import the stack that composes them.
+ */
+
+/** Who may call an endpoint: anyone, or a caller with at least this role (spec 5.5). */
+export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
+
+export interface ApiEvent extends APIGatewayProxyEventV2 {
+  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
+  user?: User;
+  /** Set by the input middleware: body, query and path, parsed and validated. */
+  input?: { body: unknown; query: unknown; path: unknown };
+}
+
+export interface ApiRequest<B, Q, P, A extends AuthLevel> {
+  body: B;
+  query: Q;
+  path: P;
+  user: A extends 'none' ? undefined : User;
+  event: ApiEvent;
+  context: Context;
+}
+
+/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
+export interface Reply {
+  readonly [REPLY]: true;
+  statusCode: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+export const REPLY = Symbol('reply');
+
+export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
+  return { [REPLY]: true, statusCode, body, headers };
+}
