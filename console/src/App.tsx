@@ -2,7 +2,7 @@ import { Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { ApiError, api, errorText, unwrap } from './api/client';
 import { EXPIRED, endSession, getSession, startSession, storedToken, subscribe, tokenExpiry } from './api/session';
-import { ErrorText, Spinner } from './components/ui';
+import { Spinner } from './components/ui';
 import { Login } from './pages/Login';
 import { PAGES, allowed } from './pages';
 
@@ -78,21 +78,13 @@ function NavLinks({ group }: { group: 'main' | 'admin' }) {
 
 function Shell() {
   const session = getSession();
-  const [logoutError, setLogoutError] = useState<unknown>();
-  const [loggingOut, setLoggingOut] = useState(false);
   if (!session) return null;
-  const logout = async () => {
-    setLoggingOut(true);
-    try {
-      await unwrap(api.POST('/api/auth/logout'));
-      endSession('You have logged out.');
-    } catch (err) {
-      // The server keeps no session: the token is forgotten here whatever it answered.
-      setLogoutError(err);
-      endSession('You have logged out.');
-    } finally {
-      setLoggingOut(false);
-    }
+  const logout = () => {
+    // The token is forgotten here first, whatever happens next; the server keeps no session, so its
+    // answer changes nothing and is not waited for.
+    const token = session.token;
+    endSession('You have logged out.');
+    void api.POST('/api/auth/logout', { headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
   };
   const hasAdmin = PAGES.some((p) => p.nav?.group === 'admin' && allowed(p, session.user.role));
   return (
@@ -119,12 +111,11 @@ function Shell() {
           <span>
             {session.user.name || session.user.username} <span className="role">({session.user.role.replace('_', ' ')})</span>
           </span>
-          <button type="button" className="small" onClick={logout} disabled={loggingOut}>
+          <button type="button" className="small" onClick={logout}>
             Log out
           </button>
         </div>
       </header>
-      <ErrorText error={logoutError} />
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Spinner label="Loading the page…" />}>
           <Switch>
