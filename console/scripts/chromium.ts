@@ -11,6 +11,8 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
 export function chromiumAvailable(): boolean {
   return existsSync(CHROMIUM);
 }
@@ -28,7 +30,7 @@ export async function launchChromium(options: { viewport?: { width: number; heig
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: ARGS,
     viewport: options.viewport ?? { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? 'light',
     locale: 'en-GB',
@@ -42,4 +44,13 @@ export async function launchChromium(options: { viewport?: { width: number; heig
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A browser whose contexts are each a fresh, empty profile (playwright gives every launch a temporary
+ * user-data-dir of its own): for measuring first loads with nothing cached.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }

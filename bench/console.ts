@@ -1,0 +1,133 @@
+/**
+ * Section 7, the web console: what a person waits for on loopback, and what the browser downloads.
+ *
+ *   first load: a fresh browser profile (nothing cached) opens http://<front door>/, measured from
+ *     the navigation until the login form can be used (its "Log in" button visible and enabled);
+ *   models page after login: from clicking "Log in" until the managed catalogue's table is shown;
+ *   a second visit in the same profile (index.html revalidated, assets from the cache);
+ *   first-load JavaScript: every script the login page loads, gzipped (level 9, as the front door
+ *     and CloudFront serve them) and brotli-compressed, and the scripts the models page adds.
+ *
+ * The stack is the real one: serverless-offline over this run's DynamoDB Local and the emulator,
+ * behind the local front door (local/front-door.ts) serving the production build (console/dist).
+ * Chromium is Debian's (/usr/bin/chromium), driven by playwright-core.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { check, fmtKb, fmtMs, markdownTable, onCleanup, summarize, type Row, type SectionResult } from './harness';
+import { service } from './service';
+
+const FIRST_LOAD_TARGET_MS = 1000;
+const JS_TARGET_BYTES = 200 * 1024;
+
+export async function consoleLoad(options: { runs: number }): Promise<SectionResult> {
+  const svc = await service();
+  const [{ freePort, startOffline }, { startFrontDoor, CONSOLE_DIST }, { ensureConsoleBuilt }, { launchBrowser }] = await Promise.all([
+    import('../local/runtime'),
+    import('../local/front-door'),
+    import('../console/scripts/build'),
+    import('../console/scripts/chromium'),
+  ]);
+  process.stderr.write(`  building the console if stale, starting serverless-offline and the front door…\n`);
+  await ensureConsoleBuilt({ quiet: true });
+  const { user, password } = await (async () => {
+    const made = await svc.users.makeUser('admin');
+    return { user: made.user, password: svc.users.PASSWORD };
+  })();
+  const unregisterStarting = onCleanup('serverless-offline (starting)', () => undefined);
+  const offline = await startOffline({ port: await freePort(), lambdaPort: await freePort(), stage: svc.runtime.stage, env: svc.runtime.env }).finally(unregisterStarting);
+  onCleanup('serverless-offline', () => offline.stop());
+  const door = await startFrontDoor({ port: await freePort(), apiUrl: offline.url });
+  onCleanup('front door', () => door.close());
+  const browser = await launchBrowser();
+  onCleanup('chromium', () => browser.close());
+
+  const firstLoad: number[] = [];
+  const toModels: number[] = [];
+  const revisit: number[] = [];
+  let loginScripts: string[] = [];
+  let modelsScripts: string[] = [];
+  // One unmeasured run first: serverless-offline loads each handler on its first call.
+  for (let i = 0; i < options.runs + 1; i++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const scripts: string[] = [];
+    page.on('response', (r) => {
+      if (r.request().resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+    });
+    let t = performance.now();
+    await page.goto(`${door.url}/`);
+    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    const loginMs = performance.now() - t;
+    const loginCount = scripts.length;
+    await page.getByLabel('Username or e-mail').fill(user.username);
+    await page.getByLabel('Password').fill(password);
+    t = performance.now();
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.getByRole('region', { name: 'Managed models' }).getByRole('link').first().waitFor();
+    const modelsMs = performance.now() - t;
+    t = performance.now();
+    await page.goto(`${door.url}/models`);
+    await page.getByRole('region', { name: 'Managed models' }).getByRole('link').first().waitFor();
+    const revisitMs = performance.now() - t;
+    if (i > 0) {
+      firstLoad.push(loginMs);
+      toModels.push(modelsMs);
+      revisit.push(revisitMs);
+    }
+    loginScripts = scripts.slice(0, loginCount);
+    modelsScripts = [...new Set(scripts.slice(loginCount))].filter((s) => !loginScripts.includes(s));
+    await context.close();
+  }
+
+  const sizes = (paths: string[]) =>
+    paths.reduce(
+      (acc, p) => {
+        const body = readFileSync(join(CONSOLE_DIST, p));
+        return { raw: acc.raw + body.length, gzip: acc.gzip + gzipSync(body, { level: 9 }).length, br: acc.br + brotliCompressSync(body).length };
+      },
+      { raw: 0, gzip: 0, br: 0 },
+    );
+  const login = sizes([...new Set(loginScripts)]);
+  const models = sizes(modelsScripts);
+  const f = summarize(firstLoad);
+  const m = summarize(toModels);
+  const r = summarize(revisit);
+  const rows: Row[] = [
+    { section: '7 console', measure: 'first load: login page usable (empty cache)', value: `median ${fmtMs(f.median)}, max ${fmtMs(f.max)} (n ${f.n})`, target: `≤ ${FIRST_LOAD_TARGET_MS} ms`, status: check(f.median <= FIRST_LOAD_TARGET_MS) },
+    { section: '7 console', measure: 'log in → models page shown', value: `median ${fmtMs(m.median)}, max ${fmtMs(m.max)} (n ${m.n})`, target: `≤ ${FIRST_LOAD_TARGET_MS} ms`, status: check(m.median <= FIRST_LOAD_TARGET_MS) },
+    { section: '7 console', measure: 'revisit of the models page (cached assets)', value: `median ${fmtMs(r.median)} (n ${r.n})`, status: 'info' },
+    {
+      section: '7 console',
+      measure: 'first-load JavaScript (login page), gzipped',
+      value: `${fmtKb(login.gzip)} (${loginScripts.length} files; brotli ${fmtKb(login.br)}, raw ${fmtKb(login.raw)})`,
+      target: '≤ 200 KB',
+      status: check(login.gzip <= JS_TARGET_BYTES),
+    },
+    { section: '7 console', measure: 'JavaScript the models page adds, gzipped', value: `${fmtKb(models.gzip)} (${modelsScripts.length} files)`, status: 'info' },
+  ];
+  const markdown = [
+    `Debian's Chromium (headless, playwright-core) against the local front door over serverless-offline, DynamoDB Local and the emulator, all on loopback; the production build of the console. ${f.n} runs, each in a fresh browser context (empty cache), after one unmeasured run that warms serverless-offline's handlers.`,
+    '',
+    markdownTable(
+      ['Measure', 'Median', 'Max'],
+      [
+        ['first load: navigation to a usable login form (empty cache)', fmtMs(f.median), fmtMs(f.max)],
+        ['log in: click to the managed models table', fmtMs(m.median), fmtMs(m.max)],
+        ['revisit /models in the same profile (index.html revalidated, assets cached)', fmtMs(r.median), fmtMs(r.max)],
+      ],
+    ),
+    '',
+    markdownTable(
+      ['JavaScript', 'Files', 'Raw', 'gzip -9', 'brotli'],
+      [
+        ['loaded by the login page (first load)', loginScripts.length, fmtKb(login.raw), fmtKb(login.gzip), fmtKb(login.br)],
+        ['added by the models page', modelsScripts.length, fmtKb(models.raw), fmtKb(models.gzip), fmtKb(models.br)],
+      ],
+    ),
+    '',
+    `- Targets (issue 16): first load under 1 s (${f.median <= FIRST_LOAD_TARGET_MS ? 'met' : 'NOT met'}), first-load JavaScript within 200 KB gzipped (${login.gzip <= JS_TARGET_BYTES ? 'met' : 'NOT met'}). Every page is its own chunk, loaded when first opened; the chart library (Chart.js) only with the Usage page.`,
+  ].join('\n');
+  return { rows, markdown };
+}
