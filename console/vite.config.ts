@@ -5,6 +5,9 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
+  mode: 'production',
+  // Always React's production build, whatever NODE_ENV the calling process has (jest sets 'test').
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: 'public',
   // React's automatic JSX runtime through Vite's own transformer; no plugin is needed for a build.
   oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },

@@ -1,7 +1,7 @@
 import { Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { ApiError, api, errorText, unwrap } from './api/client';
-import { EXPIRED, endSession, getSession, startSession, storedToken, subscribe, tokenExpiry } from './api/session';
+import { EXPIRED, endSession, getSession, startSession, storedToken, storedUser, subscribe, tokenExpiry, updateUser } from './api/session';
 import { Spinner } from './components/ui';
 import { Login } from './pages/Login';
 import { PAGES, allowed } from './pages';
@@ -10,7 +10,11 @@ function useSession() {
   return useSyncExternalStore(subscribe, getSession);
 }
 
-/** On load, a token kept in this tab is checked with the server before anything is shown. */
+/**
+ * On load, a token kept in this tab is checked with the server. With the user it was last seen as,
+ * the console is shown at once and the check runs alongside (a refused token ends the session with
+ * the same words as any 401); without, the check comes first.
+ */
 function useRestoredSession(): 'checking' | 'done' {
   const [state, setState] = useState<'checking' | 'done'>(() => (storedToken() && !getSession() ? 'checking' : 'done'));
   useEffect(() => {
@@ -22,8 +26,13 @@ function useRestoredSession(): 'checking' | 'done' {
       setState('done');
       return;
     }
+    const known = storedUser();
+    if (known) {
+      startSession(token, known);
+      setState('done');
+    }
     unwrap(api.GET('/api/auth/validate', { headers: { Authorization: `Bearer ${token}` } }))
-      .then((res) => startSession(token, res.user))
+      .then((res) => (known ? updateUser(res.user) : startSession(token, res.user)))
       .catch((err: unknown) => endSession(err instanceof ApiError && err.status === 401 ? EXPIRED : `Your session could not be checked (${errorText(err)}). Please log in again.`))
       .finally(() => setState('done'));
   }, [state]);

@@ -13,9 +13,15 @@ export interface Page {
   /** wouter pattern */
   path: string;
   component: LazyExoticComponent<ComponentType>;
+  /** Loads the page's chunk ahead of need (React.lazy loads it once, whoever asks first). */
+  preload: () => Promise<unknown>;
   roles: readonly Role[];
   /** Shown in the main menu (group "main") or the admin menu, under this name. */
   nav?: { label: string; group: 'main' | 'admin'; href?: string };
+}
+
+function chunk(load: () => Promise<{ default: ComponentType }>) {
+  return { component: lazy(load), preload: load };
 }
 
 const EVERYONE = ['user', 'admin', 'super_admin'] as const;
@@ -23,19 +29,29 @@ const ADMINS = ['admin', 'super_admin'] as const;
 const SUPER = ['super_admin'] as const;
 
 export const PAGES: Page[] = [
-  { path: '/models/:platform?', component: lazy(() => import('./pages/Models')), roles: EVERYONE, nav: { label: 'Models', group: 'main', href: '/models' } },
-  { path: '/model', component: lazy(() => import('./pages/ModelDetail')), roles: EVERYONE },
-  { path: '/deploy/:platform?', component: lazy(() => import('./pages/Deploy')), roles: ADMINS, nav: { label: 'Deploy', group: 'main', href: '/deploy' } },
-  { path: '/resources', component: lazy(() => import('./pages/Resources')), roles: EVERYONE, nav: { label: 'Resources', group: 'main' } },
-  { path: '/resources/:id', component: lazy(() => import('./pages/ResourceDetail')), roles: EVERYONE },
-  { path: '/chat', component: lazy(() => import('./pages/Chat')), roles: EVERYONE, nav: { label: 'Chat', group: 'main' } },
-  { path: '/chat/:conversationId', component: lazy(() => import('./pages/Chat')), roles: EVERYONE },
-  { path: '/usage', component: lazy(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },
-  { path: '/admin/users', component: lazy(() => import('./pages/admin/Users')), roles: SUPER, nav: { label: 'Users', group: 'admin' } },
-  { path: '/admin/credentials', component: lazy(() => import('./pages/admin/Credentials')), roles: ADMINS, nav: { label: 'Credentials', group: 'admin' } },
-  { path: '/admin/pricing', component: lazy(() => import('./pages/admin/Pricing')), roles: ADMINS, nav: { label: 'Pricing', group: 'admin' } },
-  { path: '/admin/audit', component: lazy(() => import('./pages/admin/Audit')), roles: SUPER, nav: { label: 'Audit log', group: 'admin' } },
-  { path: '/admin/sync', component: lazy(() => import('./pages/admin/Sync')), roles: ADMINS, nav: { label: 'Model sync', group: 'admin' } },
+  { path: '/models/:platform?', ...chunk(() => import('./pages/Models')), roles: EVERYONE, nav: { label: 'Models', group: 'main', href: '/models' } },
+  { path: '/model', ...chunk(() => import('./pages/ModelDetail')), roles: EVERYONE },
+  { path: '/deploy/:platform?', ...chunk(() => import('./pages/Deploy')), roles: ADMINS, nav: { label: 'Deploy', group: 'main', href: '/deploy' } },
+  { path: '/resources', ...chunk(() => import('./pages/Resources')), roles: EVERYONE, nav: { label: 'Resources', group: 'main' } },
+  { path: '/resources/:id', ...chunk(() => import('./pages/ResourceDetail')), roles: EVERYONE },
+  { path: '/chat', ...chunk(() => import('./pages/Chat')), roles: EVERYONE, nav: { label: 'Chat', group: 'main' } },
+  { path: '/chat/:conversationId', ...chunk(() => import('./pages/Chat')), roles: EVERYONE },
+  { path: '/usage', ...chunk(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },
+  { path: '/admin/users', ...chunk(() => import('./pages/admin/Users')), roles: SUPER, nav: { label: 'Users', group: 'admin' } },
+  { path: '/admin/credentials', ...chunk(() => import('./pages/admin/Credentials')), roles: ADMINS, nav: { label: 'Credentials', group: 'admin' } },
+  { path: '/admin/pricing', ...chunk(() => import('./pages/admin/Pricing')), roles: ADMINS, nav: { label: 'Pricing', group: 'admin' } },
+  { path: '/admin/audit', ...chunk(() => import('./pages/admin/Audit')), roles: SUPER, nav: { label: 'Audit log', group: 'admin' } },
+  { path: '/admin/sync', ...chunk(() => import('./pages/admin/Sync')), roles: ADMINS, nav: { label: 'Model sync', group: 'admin' } },
 ];
 
 export const allowed = (page: Page, role: Role) => page.roles.includes(role);
+
+/** Starts loading the chunk of the page at `path` (for example while the login call is under way). */
+export function preloadPage(path: string): void {
+  const bare = path.split('?')[0] as string;
+  const page = PAGES.find((p) => {
+    const prefix = p.path.split('/:')[0] as string;
+    return bare === prefix || bare.startsWith(`${prefix}/`);
+  });
+  void page?.preload().catch(() => undefined);
+}

@@ -22,6 +22,8 @@ export interface Session {
 }
 
 const KEY = 'model-ops.token';
+// The user as last validated: shown at once on a reload while the token is checked again.
+const USER_KEY = 'model-ops.user';
 let current: Session | null = null;
 let notice: string | null = null;
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -59,12 +61,21 @@ export function storedToken(): string | null {
   }
 }
 
+export function storedUser(): User | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(USER_KEY) ?? 'null') as User | null;
+  } catch {
+    return null;
+  }
+}
+
 export function startSession(token: string, user: User): void {
   const expiresAt = tokenExpiry(token);
   current = { token, user, expiresAt };
   notice = null;
   try {
     sessionStorage.setItem(KEY, token);
+    sessionStorage.setItem(USER_KEY, JSON.stringify(user));
   } catch {
     // Storage may be disabled; the session then lasts until the page is left.
   }
@@ -77,6 +88,11 @@ export function startSession(token: string, user: User): void {
 export function updateUser(user: User): void {
   if (!current) return;
   current = { ...current, user };
+  try {
+    sessionStorage.setItem(USER_KEY, JSON.stringify(user));
+  } catch {
+    // not kept
+  }
   emit();
 }
 
@@ -86,6 +102,7 @@ export function endSession(message: string | null = null): void {
   notice = message;
   try {
     sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(USER_KEY);
   } catch {
     // nothing stored
   }

@@ -3,6 +3,7 @@ import { useLocation, useSearch } from 'wouter';
 import { ApiError, api, unwrap } from '../api/client';
 import { clearNotice, getNotice, startSession, subscribe } from '../api/session';
 import { ErrorText, Field } from '../components/ui';
+import { preloadPage } from '../pages';
 
 export function Login() {
   const notice = useSyncExternalStore(subscribe, getNotice);
@@ -12,9 +13,13 @@ export function Login() {
   const [pending, setPending] = useState(false);
   const search = useSearch();
   const [, navigate] = useLocation();
+  const next = new URLSearchParams(search).get('next');
+  const target = next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' ? next : '/models';
   useEffect(() => {
     document.title = 'Log in · Model Operations';
-  }, []);
+    // The page after login loads while the person types.
+    preloadPage(target);
+  }, [target]);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -26,9 +31,8 @@ export function Login() {
     setPending(true);
     try {
       const res = await unwrap(api.POST('/api/auth/login', { body: { username: username.trim(), password } }));
-      const next = new URLSearchParams(search).get('next');
       startSession(res.token, res.user);
-      navigate(next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' ? next : '/models', { replace: true });
+      navigate(target, { replace: true });
     } catch (err) {
       setError(err);
       setPassword('');
