@@ -6,11 +6,12 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/',
   mode: 'production',
-  // Always React's production build, whatever NODE_ENV the calling process has (jest sets 'test').
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: 'public',
   // React's automatic JSX runtime through Vite's own transformer; no plugin is needed for a build.
-  oxc: { jsx: { runtime: 'automatic', importSource: 'react' } },
+  // Production JSX and React's production build whatever NODE_ENV the caller has (jest sets 'test',
+  // and the two must agree: development JSX calls jsxDEV, which React's production build lacks).
+  oxc: { jsx: { runtime: 'automatic', importSource: 'react', development: false } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -55,7 +55,8 @@ export interface FrontDoor {
 
 export async function startFrontDoor(options: { port: number; apiUrl: string; root?: string; host?: string }): Promise<FrontDoor> {
   const root = resolve(options.root ?? CONSOLE_DIST);
-  if (!existsSync(join(root, 'index.html'))) throw new Error(`The console is not built (${root}/index.html is missing); run npm run console:build`);
+  if (!existsSync(join(root, 'index.html')))
+    throw new Error(`The console is not built (${root}/index.html is missing); run npm run console:build`);
   const api = new URL(options.apiUrl);
   const rewrite = loadRewrite();
   const security = rules.securityHeaders();
@@ -126,7 +127,12 @@ export async function startFrontDoor(options: { port: number; apiUrl: string; ro
   };
 
   const proxy = (req: IncomingMessage, res: ServerResponse) => {
-    const headers = { ...req.headers, host: api.host, 'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1', 'x-forwarded-proto': 'http' };
+    const headers = {
+      ...req.headers,
+      host: api.host,
+      'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
+      'x-forwarded-proto': 'http',
+    };
     const upstream = httpRequest({ host: api.hostname, port: api.port, method: req.method, path: req.url, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
       // Headers go out at once, and each chunk as it comes: nothing waits for the whole body.
@@ -135,7 +141,9 @@ export async function startFrontDoor(options: { port: number; apiUrl: string; ro
     });
     upstream.on('error', (err) => {
       if (res.headersSent) return void res.destroy(err);
-      res.writeHead(502, { 'Content-Type': 'application/json' }).end(JSON.stringify({ success: false, error: 'The API is not reachable', details: err.message }));
+      res
+        .writeHead(502, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ success: false, error: 'The API is not reachable', details: err.message }));
     });
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);

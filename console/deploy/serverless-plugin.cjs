@@ -38,11 +38,20 @@ class ConsolePlugin {
   }
 
   build() {
-    const result = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), '-e', "import('./console/scripts/build.ts').then((m) => m.ensureConsoleBuilt({ log: console.log }))"], {
-      cwd: ROOT,
-      stdio: 'inherit',
-    });
-    if (result.status !== 0) throw new this.serverless.classes.Error('The web console did not build (npm run console:build); nothing was deployed.');
+    const result = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+        '-e',
+        "import('./console/scripts/build.ts').then((m) => m.ensureConsoleBuilt({ log: console.log }))",
+      ],
+      {
+        cwd: ROOT,
+        stdio: 'inherit',
+      },
+    );
+    if (result.status !== 0)
+      throw new this.serverless.classes.Error('The web console did not build (npm run console:build); nothing was deployed.');
   }
 
   async outputs() {
@@ -53,7 +62,8 @@ class ConsolePlugin {
   }
 
   async upload() {
-    if (!existsSync(join(DIST, 'index.html'))) throw new this.serverless.classes.Error('console/dist is missing; run npm run console:build');
+    if (!existsSync(join(DIST, 'index.html')))
+      throw new this.serverless.classes.Error('console/dist is missing; run npm run console:build');
     const { ConsoleBucketName: bucket, ConsoleUrl: url } = await this.outputs();
     const provider = this.serverless.getProvider('aws');
     const { S3Client, PutObjectCommand, ListObjectsV2Command, DeleteObjectsCommand } = require('@aws-sdk/client-s3');
@@ -62,7 +72,13 @@ class ConsolePlugin {
     const keys = filesUnder(DIST).sort((a, b) => (a === 'index.html' ? 1 : b === 'index.html' ? -1 : a.localeCompare(b)));
     for (const key of keys) {
       await s3.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: readFileSync(join(DIST, key)), ContentType: rules.contentType(key), CacheControl: rules.cacheControl(key) }),
+        new PutObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          Body: readFileSync(join(DIST, key)),
+          ContentType: rules.contentType(key),
+          CacheControl: rules.cacheControl(key),
+        }),
       );
     }
     // Files of earlier builds go once the new index.html is in place (pages open in browsers may
@@ -75,8 +91,11 @@ class ConsolePlugin {
       for (const o of page.Contents || []) if (!keep.has(o.Key)) stale.push({ Key: o.Key });
       token = page.NextContinuationToken;
     } while (token);
-    for (let i = 0; i < stale.length; i += 1000) await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: stale.slice(i, i + 1000) } }));
-    this.log.notice(`Web console: ${keys.length} files uploaded to ${bucket}${stale.length ? `, ${stale.length} old ones removed` : ''}. Open ${url}`);
+    for (let i = 0; i < stale.length; i += 1000)
+      await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: stale.slice(i, i + 1000) } }));
+    this.log.notice(
+      `Web console: ${keys.length} files uploaded to ${bucket}${stale.length ? `, ${stale.length} old ones removed` : ''}. Open ${url}`,
+    );
   }
 }
 

@@ -18,7 +18,14 @@ export const CONSOLE_DIST = join(CONSOLE_DIR, 'dist');
 const TYPES = join(ROOT, 'generated', 'console', 'api.ts');
 const CONTRACT = join(ROOT, 'docs', 'openapi.yaml');
 // What the build reads: a change to any of these makes console/dist stale.
-const SOURCES = [join(CONSOLE_DIR, 'src'), join(CONSOLE_DIR, 'index.html'), join(CONSOLE_DIR, 'vite.config.ts'), join(CONSOLE_DIR, 'public'), CONTRACT, join(ROOT, 'package-lock.json')];
+const SOURCES = [
+  join(CONSOLE_DIR, 'src'),
+  join(CONSOLE_DIR, 'index.html'),
+  join(CONSOLE_DIR, 'vite.config.ts'),
+  join(CONSOLE_DIR, 'public'),
+  CONTRACT,
+  join(ROOT, 'package-lock.json'),
+];
 
 function newest(path: string): number {
   if (!existsSync(path)) return 0;

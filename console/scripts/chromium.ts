@@ -11,7 +11,17 @@ import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
 
 export function chromiumAvailable(): boolean {
   return existsSync(CHROMIUM);
@@ -24,8 +34,11 @@ export interface LaunchedBrowser {
 }
 
 /** A persistent context on a fresh user-data-dir (what --user-data-dir asks for), removed on close. */
-export async function launchChromium(options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<LaunchedBrowser> {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<LaunchedBrowser> {
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
   const profile = mkdtempSync(join(tmpdir(), 'model-ops-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -51,6 +64,7 @@ export async function launchChromium(options: { viewport?: { width: number; heig
  * user-data-dir of its own): for measuring first loads with nothing cached.
  */
 export async function launchBrowser(): Promise<Browser> {
-  if (!chromiumAvailable()) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }

@@ -16,11 +16,15 @@ const ROOT = join(CONSOLE_DIR, '..');
 const OUT = join(ROOT, 'docs', 'screenshots');
 
 async function startStack(): Promise<{ env: Record<string, string>; stop: () => void }> {
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'tests', 'setup', 'test-runtime.ts'), '--console'], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'tests', 'setup', 'test-runtime.ts'), '--console'],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      detached: true,
+    },
+  );
   const stop = () => {
     try {
       process.kill(-(child.pid as number), 'SIGTERM');
@@ -66,24 +70,53 @@ async function main() {
   const admin = { username: env.E2E_ADMIN_USERNAME as string, password: env.E2E_ADMIN_PASSWORD as string };
   try {
     const token = (await call(base, 'POST', '/api/auth/login', undefined, admin)).token as string;
-    const haiku = await call(base, 'POST', '/api/deploy/managed', token, { modelId: 'anthropic.claude-3-haiku-20240307-v1:0', endpointName: 'support-haiku', dryRun: false });
+    const haiku = await call(base, 'POST', '/api/deploy/managed', token, {
+      modelId: 'anthropic.claude-3-haiku-20240307-v1:0',
+      endpointName: 'support-haiku',
+      dryRun: false,
+    });
     await call(base, 'POST', '/api/deploy/hosted', token, { modelId: 'meta/llama-3.1-8b-instruct', dryRun: false });
     const pkg = (await call(base, 'GET', '/api/models/dedicated?source=all&max=5', token)).models[0].modelPackageArn;
-    const dedicated = await call(base, 'POST', '/api/deploy/dedicated', token, { endpointName: 'summariser-g5', instanceType: 'ml.g5.xlarge', modelPackageArn: pkg, dryRun: false });
+    const dedicated = await call(base, 'POST', '/api/deploy/dedicated', token, {
+      endpointName: 'summariser-g5',
+      instanceType: 'ml.g5.xlarge',
+      modelPackageArn: pkg,
+      dryRun: false,
+    });
     await call(base, 'GET', `/api/resources/${dedicated.id}/status`, token);
-    await call(base, 'POST', '/api/admin/users', token, { username: 'ada', email: 'ada@example.com', name: 'Ada Lovelace', role: 'admin', password: 'a-long-password' });
+    await call(base, 'POST', '/api/admin/users', token, {
+      username: 'ada',
+      email: 'ada@example.com',
+      name: 'Ada Lovelace',
+      role: 'admin',
+      password: 'a-long-password',
+    });
     for (const [title, questions] of [
-      ['Customer support', ['How do I reset my password?', 'And if I no longer have access to my e-mail?', 'Thanks! How long does it take?']],
+      [
+        'Customer support',
+        ['How do I reset my password?', 'And if I no longer have access to my e-mail?', 'Thanks! How long does it take?'],
+      ],
       ['Release notes draft', ['Summarise these changes for a release note: faster login, a web console.']],
     ] as const) {
       const conv = await call(base, 'POST', '/api/conversations', token, {
         title,
         use_case: 'support',
-        deployed_resource: { resource_name: 'support-haiku', resource_type: 'managed', cloud_resource_id: 'anthropic.claude-3-haiku-20240307-v1:0', region: 'us-east-1', estimated_hourly_cost: 0 },
+        deployed_resource: {
+          resource_name: 'support-haiku',
+          resource_type: 'managed',
+          cloud_resource_id: 'anthropic.claude-3-haiku-20240307-v1:0',
+          region: 'us-east-1',
+          estimated_hourly_cost: 0,
+        },
       });
       let threadId: string | undefined;
       for (const message of questions) {
-        const turn = await call(base, 'POST', '/api/chat/thread', token, { message, conversationId: conv.conversation_id, resourceId: haiku.id, ...(threadId ? { threadId } : {}) });
+        const turn = await call(base, 'POST', '/api/chat/thread', token, {
+          message,
+          conversationId: conv.conversation_id,
+          resourceId: haiku.id,
+          ...(threadId ? { threadId } : {}),
+        });
         threadId = turn.threadId;
       }
     }
@@ -120,7 +153,10 @@ async function main() {
       await page.getByLabel('Reply figures').first().waitFor();
       await shot(page, 'chat');
       await page.goto(`${base}/usage`);
-      await page.getByRole('figure', { name: /by conversation/ }).locator('canvas').waitFor();
+      await page
+        .getByRole('figure', { name: /by conversation/ })
+        .locator('canvas')
+        .waitFor();
       await page.waitForTimeout(300);
       await shot(page, 'usage', true);
       await page.goto(`${base}/admin/users`);

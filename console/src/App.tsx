@@ -33,7 +33,13 @@ function useRestoredSession(): 'checking' | 'done' {
     }
     unwrap(api.GET('/api/auth/validate', { headers: { Authorization: `Bearer ${token}` } }))
       .then((res) => (known ? updateUser(res.user) : startSession(token, res.user)))
-      .catch((err: unknown) => endSession(err instanceof ApiError && err.status === 401 ? EXPIRED : `Your session could not be checked (${errorText(err)}). Please log in again.`))
+      .catch((err: unknown) =>
+        endSession(
+          err instanceof ApiError && err.status === 401
+            ? EXPIRED
+            : `Your session could not be checked (${errorText(err)}). Please log in again.`,
+        ),
+      )
       .finally(() => setState('done'));
   }, [state]);
   return state;
@@ -48,7 +54,8 @@ export function App() {
   // The login page remembers where the person was going, and goes there afterwards.
   useEffect(() => {
     if (restoring === 'checking') return;
-    if (!session && location !== '/login') navigate(`/login?next=${encodeURIComponent(search ? `${location}?${search}` : location)}`, { replace: true });
+    if (!session && location !== '/login')
+      navigate(`/login?next=${encodeURIComponent(search ? `${location}?${search}` : location)}`, { replace: true });
   }, [session, location, search, restoring, navigate]);
 
   if (restoring === 'checking') return <Spinner label="Restoring your session…" />;
@@ -155,9 +162,9 @@ function NotFound() {
     <section>
       <h1>{exists && session ? 'Not available to your role' : 'Page not found'}</h1>
       <p>
-        {exists ? 'Your role does not give access to this page.' : 'There is no page at this address.'} <Link href="/models">Go to Models</Link>.
+        {exists ? 'Your role does not give access to this page.' : 'There is no page at this address.'}{' '}
+        <Link href="/models">Go to Models</Link>.
       </p>
     </section>
   );
 }
-

@@ -14,7 +14,8 @@ export function dateTime(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
 }
 
-export const ms = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${Math.round(value).toLocaleString('en-US')} ms`);
+export const ms = (value: number | null | undefined) =>
+  value === null || value === undefined ? '—' : `${Math.round(value).toLocaleString('en-US')} ms`;
 
 export const percent = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${value.toFixed(1)} %`);
 

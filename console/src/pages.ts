@@ -29,16 +29,31 @@ const ADMINS = ['admin', 'super_admin'] as const;
 const SUPER = ['super_admin'] as const;
 
 export const PAGES: Page[] = [
-  { path: '/models/:platform?', ...chunk(() => import('./pages/Models')), roles: EVERYONE, nav: { label: 'Models', group: 'main', href: '/models' } },
+  {
+    path: '/models/:platform?',
+    ...chunk(() => import('./pages/Models')),
+    roles: EVERYONE,
+    nav: { label: 'Models', group: 'main', href: '/models' },
+  },
   { path: '/model', ...chunk(() => import('./pages/ModelDetail')), roles: EVERYONE },
-  { path: '/deploy/:platform?', ...chunk(() => import('./pages/Deploy')), roles: ADMINS, nav: { label: 'Deploy', group: 'main', href: '/deploy' } },
+  {
+    path: '/deploy/:platform?',
+    ...chunk(() => import('./pages/Deploy')),
+    roles: ADMINS,
+    nav: { label: 'Deploy', group: 'main', href: '/deploy' },
+  },
   { path: '/resources', ...chunk(() => import('./pages/Resources')), roles: EVERYONE, nav: { label: 'Resources', group: 'main' } },
   { path: '/resources/:id', ...chunk(() => import('./pages/ResourceDetail')), roles: EVERYONE },
   { path: '/chat', ...chunk(() => import('./pages/Chat')), roles: EVERYONE, nav: { label: 'Chat', group: 'main' } },
   { path: '/chat/:conversationId', ...chunk(() => import('./pages/Chat')), roles: EVERYONE },
   { path: '/usage', ...chunk(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },
   { path: '/admin/users', ...chunk(() => import('./pages/admin/Users')), roles: SUPER, nav: { label: 'Users', group: 'admin' } },
-  { path: '/admin/credentials', ...chunk(() => import('./pages/admin/Credentials')), roles: ADMINS, nav: { label: 'Credentials', group: 'admin' } },
+  {
+    path: '/admin/credentials',
+    ...chunk(() => import('./pages/admin/Credentials')),
+    roles: ADMINS,
+    nav: { label: 'Credentials', group: 'admin' },
+  },
   { path: '/admin/pricing', ...chunk(() => import('./pages/admin/Pricing')), roles: ADMINS, nav: { label: 'Pricing', group: 'admin' } },
   { path: '/admin/audit', ...chunk(() => import('./pages/admin/Audit')), roles: SUPER, nav: { label: 'Audit log', group: 'admin' } },
   { path: '/admin/sync', ...chunk(() => import('./pages/admin/Sync')), roles: ADMINS, nav: { label: 'Model sync', group: 'admin' } },

@@ -33,7 +33,10 @@ test('a super_admin creates a user, who then logs in and sees only the menus of 
   await page.getByLabel('Display name').fill('Twin');
   await page.getByLabel('Initial password').fill(password);
   await page.getByRole('button', { name: 'Create user' }).click();
-  await page.getByRole('alert').filter({ hasText: /already/i }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /already/i })
+    .waitFor();
 
   await page.getByRole('button', { name: 'Log out' }).click();
   await logIn(page, username, password);
@@ -67,7 +70,10 @@ test('a role change, a deactivation and a password reset take effect on the user
   await page.getByLabel('Username or e-mail').fill(username);
   await page.getByLabel('Password').fill('another-long-password');
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.getByRole('alert').filter({ hasText: /deactivated|Invalid/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /deactivated|Invalid/ })
+    .waitFor();
   await logIn(page, ADMIN().username, ADMIN().password);
 });
 
@@ -75,7 +81,11 @@ test('credentials are masked, with example calls and a working copy button', asy
   const { page } = b;
   await adminNav(page).getByRole('link', { name: 'Credentials' }).click();
   const cloud = page.getByRole('region', { name: 'Managed and dedicated platforms' });
-  const secret = (await cloud.getByText(/^\*{12}.{4}$/).nth(1).textContent()) ?? '';
+  const secret =
+    (await cloud
+      .getByText(/^\*{12}.{4}$/)
+      .nth(1)
+      .textContent()) ?? '';
   expect(secret).toMatch(/^\*{12}.{4}$/);
   expect(secret).not.toContain('test-emulator-secret-access-key');
   await cloud.getByRole('button', { name: 'Copy the curl example' }).click();
@@ -89,7 +99,11 @@ test('the pricing table, the audit log and a model sync are there for admins', a
   const { page } = b;
   await adminNav(page).getByRole('link', { name: 'Pricing' }).click();
   await page.getByRole('region', { name: 'Instance prices' }).getByRole('rowheader', { name: 'ml.g5.xlarge' }).waitFor();
-  await page.getByRole('region', { name: 'Token prices' }).getByRole('rowheader', { name: 'anthropic.claude-3-haiku-20240307-v1:0' }).first().waitFor();
+  await page
+    .getByRole('region', { name: 'Token prices' })
+    .getByRole('rowheader', { name: 'anthropic.claude-3-haiku-20240307-v1:0' })
+    .first()
+    .waitFor();
 
   await adminNav(page).getByRole('link', { name: 'Model sync' }).click();
   await page.getByRole('button', { name: 'Sync models now' }).click();

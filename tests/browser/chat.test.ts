@@ -25,7 +25,10 @@ async function conversationTokens(): Promise<number> {
   const summary = figure.getByText(/^Figures of/);
   if ((await summary.count()) === 0) return 0;
   await summary.click();
-  const cell = figure.getByRole('row').filter({ has: page.getByRole('rowheader', { name: title }) }).getByRole('cell');
+  const cell = figure
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: title }) })
+    .getByRole('cell');
   if ((await cell.count()) === 0) return 0;
   return Number((await cell.textContent())?.replace(/,/g, ''));
 }
@@ -38,7 +41,10 @@ test('managed access is planned with its per-token cost and registered on confir
   await model.selectOption('anthropic.claude-3-haiku-20240307-v1:0');
   await page.getByLabel('Endpoint name').fill(endpoint);
   await page.getByRole('button', { name: 'Review the plan' }).click();
-  await page.getByLabel('Estimated cost').getByText(/per 1K input tokens/).waitFor();
+  await page
+    .getByLabel('Estimated cost')
+    .getByText(/per 1K input tokens/)
+    .waitFor();
   await page.getByRole('button', { name: 'Deploy access' }).click();
   await page.getByRole('heading', { name: `Deployment started: ${endpoint}` }).waitFor();
   await page.getByText('InService', { exact: true }).waitFor();
@@ -57,14 +63,20 @@ test('a conversation is started with the resource, and a reply shows its tokens,
 
   await page.getByLabel('Message', { exact: true }).fill('What is the capital of France?');
   await page.getByRole('button', { name: 'Send' }).click();
-  const reply = page.getByRole('listitem').filter({ has: page.getByLabel('Reply figures') }).first();
+  const reply = page
+    .getByRole('listitem')
+    .filter({ has: page.getByLabel('Reply figures') })
+    .first();
   await reply.waitFor();
   const figures = (await reply.getByLabel('Reply figures').textContent()) ?? '';
   expect(figures).toMatch(/\d+ in \+ \d+ out = \d+ tokens/);
   expect(figures).toMatch(/\d+ ms/);
   expect(figures).toMatch(/cost \$0\.\d+/);
   // The conversation's own running figures come from the usage endpoint.
-  await page.getByLabel('Conversation usage').getByText(/1 requests/).waitFor();
+  await page
+    .getByLabel('Conversation usage')
+    .getByText(/1 requests/)
+    .waitFor();
 });
 
 test('the usage chart by conversation grows with the next reply', async () => {
@@ -75,10 +87,16 @@ test('the usage chart by conversation grows with the next reply', async () => {
   await page.getByRole('link', { name: title }).click();
   await page.getByLabel('Message', { exact: true }).fill('And of Italy?');
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.getByLabel('Conversation usage').getByText(/2 requests/).waitFor();
+  await page
+    .getByLabel('Conversation usage')
+    .getByText(/2 requests/)
+    .waitFor();
   const after = await conversationTokens();
   expect(after).toBeGreaterThan(before);
-  await page.getByRole('figure', { name: /Tokens by hour, last 24 hours/ }).locator('canvas').waitFor();
+  await page
+    .getByRole('figure', { name: /Tokens by hour, last 24 hours/ })
+    .locator('canvas')
+    .waitFor();
 });
 
 test('legacy messages of a conversation are readable', async () => {

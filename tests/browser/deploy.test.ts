@@ -35,7 +35,12 @@ test('the three catalogues are browsable and searchable, and a model shows its m
 
   await page.goto(`${CONSOLE()}/models/dedicated`);
   await page.getByRole('heading', { level: 2 }).first().waitFor();
-  expect(await page.getByRole('listitem').filter({ has: page.getByRole('link', { name: /^Deploy / }) }).count()).toBeGreaterThan(0);
+  expect(
+    await page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('link', { name: /^Deploy / }) })
+      .count(),
+  ).toBeGreaterThan(0);
 });
 
 test('a dedicated endpoint is planned with its cost, deployed on confirmation, followed to InService, restarted and deleted', async () => {
@@ -51,7 +56,10 @@ test('a dedicated endpoint is planned with its cost, deployed on confirmation, f
 
   // The plan comes first, with its cost; nothing exists yet.
   const plan = page.getByRole('region', { name: /Plan \(dry run\)/ });
-  await plan.getByLabel('Estimated cost').getByText(/per hour/).waitFor();
+  await plan
+    .getByLabel('Estimated cost')
+    .getByText(/per hour/)
+    .waitFor();
   await plan.getByText(name).first().waitFor();
   await page.getByRole('button', { name: 'Deploy the endpoint' }).click();
   await page.getByRole('heading', { name: `Deployment started: ${name}` }).waitFor();
@@ -91,7 +99,10 @@ test('a deploy the service refuses shows its reason beside the form', async () =
   await model.selectOption('amazon.titan-text-express-v1');
   await page.getByLabel('Endpoint name').fill('not a valid name!');
   await page.getByRole('button', { name: 'Review the plan' }).click();
-  await page.getByRole('alert').filter({ hasText: /endpointName/ }).waitFor();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /endpointName/ })
+    .waitFor();
   expect(await page.getByRole('region', { name: /Plan \(dry run\)/ }).count()).toBe(0);
 });
 
@@ -99,7 +110,19 @@ test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
   const { page } = b;
   await page.setViewportSize({ width: 375, height: 740 });
   try {
-    for (const path of ['/models', '/models/dedicated', '/deploy/dedicated', '/resources', '/chat', '/usage', '/admin/users', '/admin/credentials', '/admin/pricing', '/admin/audit', '/admin/sync']) {
+    for (const path of [
+      '/models',
+      '/models/dedicated',
+      '/deploy/dedicated',
+      '/resources',
+      '/chat',
+      '/usage',
+      '/admin/users',
+      '/admin/credentials',
+      '/admin/pricing',
+      '/admin/audit',
+      '/admin/sync',
+    ]) {
       await page.goto(`${CONSOLE()}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');

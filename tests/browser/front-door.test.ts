@@ -69,7 +69,11 @@ test('a streamed API response reaches the client chunk by chunk, before the upst
 });
 
 test('API requests pass with their method, path, query, body and Authorization; answers come back with their own status and headers', async () => {
-  const res = await fetch(`${door.url}/api/things/1?x=2`, { method: 'PATCH', headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' }, body: '{"a":1}' });
+  const res = await fetch(`${door.url}/api/things/1?x=2`, {
+    method: 'PATCH',
+    headers: { authorization: 'Bearer t0ken', 'content-type': 'application/json' },
+    body: '{"a":1}',
+  });
   expect(res.status).toBe(201);
   expect(res.headers.get('x-api-header')).toBe('kept');
   // The console's CSP is for its own files; API answers carry only the API's headers.

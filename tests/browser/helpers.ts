@@ -49,7 +49,10 @@ export async function logIn(page: Page, username: string, password: string): Pro
 export async function api<T = any>(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<T> {
   const res = await fetch(`${CONSOLE()}${path}`, {
     method,
-    headers: { ...(options.token ? { authorization: `Bearer ${options.token}` } : {}), ...(options.body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...(options.body ? { 'content-type': 'application/json' } : {}),
+    },
     body: options.body ? JSON.stringify(options.body) : undefined,
   });
   const body = (await res.json()) as T;

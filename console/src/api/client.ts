@@ -40,9 +40,19 @@ api.use(auth);
 
 function describe(status: number, body: unknown, response: Response): ApiError {
   const b = (body ?? {}) as { error?: unknown; message?: unknown; details?: unknown };
-  const text = typeof b.error === 'string' ? b.error : typeof b.message === 'string' ? b.message : `The service answered ${status} ${response.statusText}`.trim();
+  const text =
+    typeof b.error === 'string'
+      ? b.error
+      : typeof b.message === 'string'
+        ? b.message
+        : `The service answered ${status} ${response.statusText}`.trim();
   const retry = Number(response.headers.get('Retry-After'));
-  return new ApiError(text, status, typeof b.details === 'string' ? b.details : undefined, Number.isFinite(retry) && retry > 0 ? retry : undefined);
+  return new ApiError(
+    text,
+    status,
+    typeof b.details === 'string' ? b.details : undefined,
+    Number.isFinite(retry) && retry > 0 ? retry : undefined,
+  );
 }
 
 /** The data of a successful call, or an ApiError with the service's words. */

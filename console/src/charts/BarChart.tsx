@@ -59,7 +59,11 @@ export function BarChart(props: BarChartProps) {
       <figcaption id={headingId}>{props.title}</figcaption>
       {labels.length === 0 ? <p className="hint">{props.empty ?? 'Nothing to show yet.'}</p> : null}
       <div className={`chart-canvas${labels.length === 0 ? ' hidden' : ''}`}>
-        <canvas ref={canvas} role="img" aria-label={`${props.title}: ${labels.length} bars, total ${format(total)}. The figures are in the table below.`} />
+        <canvas
+          ref={canvas}
+          role="img"
+          aria-label={`${props.title}: ${labels.length} bars, total ${format(total)}. The figures are in the table below.`}
+        />
       </div>
       {labels.length > 0 ? (
         <details>

@@ -22,7 +22,12 @@ export function ErrorText({ error, id }: { error: unknown; id?: string }) {
 }
 
 /** A labelled form control: the label is visible and names the control. */
-export function Field(props: { label: string; hint?: ReactNode; children: (id: string, describedBy?: string) => ReactNode; className?: string }) {
+export function Field(props: {
+  label: string;
+  hint?: ReactNode;
+  children: (id: string, describedBy?: string) => ReactNode;
+  className?: string;
+}) {
   const id = useId();
   const hintId = props.hint ? `${id}-hint` : undefined;
   return (

@@ -40,7 +40,11 @@ export default function Chat() {
             ))}
           </ul>
           {conversations.data && conversations.data.conversations.length === 0 ? <p>No conversations yet.</p> : null}
-          <NewConversation resources={resources.data?.resources} resourcesError={resources.error} onCreated={() => void conversations.reload()} />
+          <NewConversation
+            resources={resources.data?.resources}
+            resourcesError={resources.error}
+            onCreated={() => void conversations.reload()}
+          />
         </aside>
         <div className="conversation">
           {conversationId && current ? (
@@ -93,8 +97,14 @@ function NewConversation(props: { resources?: Resource[]; resourcesError: unknow
   return (
     <form onSubmit={submit} className="form compact" aria-labelledby="new-conversation">
       <h3 id="new-conversation">New conversation</h3>
-      <Field label="Title">{(id) => <input id={id} value={title} onChange={(e) => setTitle(e.target.value)} required maxLength={200} />}</Field>
-      <Field label="Use case">{(id) => <input id={id} value={useCase} onChange={(e) => setUseCase(e.target.value)} maxLength={500} placeholder="support, drafting…" />}</Field>
+      <Field label="Title">
+        {(id) => <input id={id} value={title} onChange={(e) => setTitle(e.target.value)} required maxLength={200} />}
+      </Field>
+      <Field label="Use case">
+        {(id) => (
+          <input id={id} value={useCase} onChange={(e) => setUseCase(e.target.value)} maxLength={500} placeholder="support, drafting…" />
+        )}
+      </Field>
       <ResourceSelect label="Resource" resources={props.resources} value={resourceId} onChange={setResourceId} />
       <ErrorText error={props.resourcesError} />
       <ErrorText error={create.error} />
@@ -107,7 +117,10 @@ function NewConversation(props: { resources?: Resource[]; resourcesError: unknow
 
 function ResourceSelect(props: { label: string; resources?: Resource[]; value: string; onChange: (id: string) => void }) {
   return (
-    <Field label={props.label} hint={props.resources && props.resources.length === 0 ? 'No resource is InService yet: deploy one first.' : undefined}>
+    <Field
+      label={props.label}
+      hint={props.resources && props.resources.length === 0 ? 'No resource is InService yet: deploy one first.' : undefined}
+    >
       {(id, hint) => (
         <select id={id} aria-describedby={hint} value={props.value} onChange={(e) => props.onChange(e.target.value)} required>
           <option value="">{props.resources ? 'Choose a resource' : 'Loading resources…'}</option>
@@ -141,7 +154,9 @@ function groupThreads(messages: Message[]): Thread[] {
     t.messages.push(m);
   }
   // Newest thread first; legacy last.
-  return [...byId.values()].sort((a, b) => (a.id === null ? 1 : b.id === null ? -1 : (b.messages.at(-1)?.timestamp ?? '').localeCompare(a.messages.at(-1)?.timestamp ?? '')));
+  return [...byId.values()].sort((a, b) =>
+    a.id === null ? 1 : b.id === null ? -1 : (b.messages.at(-1)?.timestamp ?? '').localeCompare(a.messages.at(-1)?.timestamp ?? ''),
+  );
 }
 
 function ConversationView({ conversation, resources }: { conversation: Conversation; resources: Resource[] }) {
@@ -149,20 +164,29 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
     () => unwrap(api.GET('/api/conversations/{id}/messages', { params: { path: { id: conversation.id }, query: { limit: 500 } } })),
     [conversation.id],
   );
-  const usage = useQuery(() => unwrap(api.GET('/api/usage/current', { params: { query: { conversationId: conversation.id } } })), [conversation.id]);
+  const usage = useQuery(
+    () => unwrap(api.GET('/api/usage/current', { params: { query: { conversationId: conversation.id } } })),
+    [conversation.id],
+  );
   const [extra, setExtra] = useState<Message[]>([]);
   const [selected, setSelected] = useState<string | null | 'new'>();
   const messages = useMemo(() => [...(history.data?.messages ?? []), ...extra], [history.data, extra]);
   const threads = useMemo(() => groupThreads(messages), [messages]);
   const thread = selected === 'new' ? undefined : threads.find((t) => t.id === (selected === undefined ? threads[0]?.id : selected));
-  const defaultResource = resources.find((r) => r.name === conversation.deployed_resource.resource_name && r.type === conversation.deployed_resource.resource_type);
+  const defaultResource = resources.find(
+    (r) => r.name === conversation.deployed_resource.resource_name && r.type === conversation.deployed_resource.resource_type,
+  );
   const [resourceId, setResourceId] = useState('');
   const chosen = resourceId || defaultResource?.id || '';
   const prices = usePrices(messages, chosen);
 
   const send = useAction(async (text: string) => {
     const threadId = thread && thread.id !== null ? thread.id : undefined;
-    const res = await unwrap(api.POST('/api/chat/thread', { body: { message: text, conversationId: conversation.id, resourceId: chosen, ...(threadId ? { threadId } : {}) } }));
+    const res = await unwrap(
+      api.POST('/api/chat/thread', {
+        body: { message: text, conversationId: conversation.id, resourceId: chosen, ...(threadId ? { threadId } : {}) },
+      }),
+    );
     const stamped = res.messages.map((m) => ({ ...m, source: 'thread' as const, thread_id: res.threadId }));
     setExtra((prev) => [...prev, ...stamped]);
     setSelected(res.threadId);
@@ -175,11 +199,13 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
       <header className="conversation-head">
         <h2 id="conversation-title">{conversation.title}</h2>
         <p className="hint">
-          {conversation.use_case} · {conversation.deployed_resource.resource_name} ({conversation.deployed_resource.resource_type}) · started {dateTime(conversation.created_at)}
+          {conversation.use_case} · {conversation.deployed_resource.resource_name} ({conversation.deployed_resource.resource_type}) ·
+          started {dateTime(conversation.created_at)}
         </p>
         {usage.data ? (
           <p className="usage-line" aria-label="Conversation usage">
-            This conversation: {usd(usage.data.mtd.cost_usd)} this month · {int(usage.data.mtd.tokens_total)} tokens · {int(usage.data.mtd.requests)} requests
+            This conversation: {usd(usage.data.mtd.cost_usd)} this month · {int(usage.data.mtd.tokens_total)} tokens ·{' '}
+            {int(usage.data.mtd.requests)} requests
           </p>
         ) : null}
         <ErrorText error={usage.error} />
@@ -188,7 +214,13 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
       <ErrorText error={history.error} />
       <div className="threads" role="group" aria-label="Threads">
         {threads.map((t) => (
-          <button key={t.id ?? 'legacy'} type="button" className="small" aria-pressed={thread?.id === t.id} onClick={() => setSelected(t.id)}>
+          <button
+            key={t.id ?? 'legacy'}
+            type="button"
+            className="small"
+            aria-pressed={thread?.id === t.id}
+            onClick={() => setSelected(t.id)}
+          >
             {t.title}
           </button>
         ))}
@@ -196,7 +228,11 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
           New thread
         </button>
       </div>
-      <ol className="messages" aria-label={thread ? (thread.id === null ? 'Legacy messages' : 'Thread messages') : 'New thread'} aria-live="polite">
+      <ol
+        className="messages"
+        aria-label={thread ? (thread.id === null ? 'Legacy messages' : 'Thread messages') : 'New thread'}
+        aria-live="polite"
+      >
         {(thread?.messages ?? []).map((m, i) => (
           <MessageItem key={`${m.timestamp}-${i}-${m.role}`} message={m} price={prices(thread?.messages[i - 1])} />
         ))}
@@ -204,7 +240,14 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
       {thread?.id === null ? (
         <p className="hint">Legacy messages were sent without thread context; they can be read here. New messages go into threads.</p>
       ) : (
-        <Composer resources={resources} resourceId={chosen} onResource={setResourceId} pending={send.pending} error={send.error} onSend={send.run} />
+        <Composer
+          resources={resources}
+          resourceId={chosen}
+          onResource={setResourceId}
+          pending={send.pending}
+          error={send.error}
+          onSend={send.run}
+        />
       )}
     </article>
   );
@@ -226,7 +269,11 @@ function usePrices(messages: Message[], extraResource: string): (userMessage: Me
         ({ data }) => {
           const costs = data?.costs;
           const price: Price =
-            costs?.pricing_model === 'token' ? { input: costs.per_1k_input_tokens_usd ?? 0, output: costs.per_1k_output_tokens_usd ?? 0 } : costs ? 'hourly' : undefined;
+            costs?.pricing_model === 'token'
+              ? { input: costs.per_1k_input_tokens_usd ?? 0, output: costs.per_1k_output_tokens_usd ?? 0 }
+              : costs
+                ? 'hourly'
+                : undefined;
           setCache((c) => ({ ...c, [id]: price }));
         },
         () => setCache((c) => ({ ...c, [id]: undefined })),
@@ -245,7 +292,8 @@ function MessageItem({ message: m, price }: { message: Message; price: Price }) 
   return (
     <li className={`message ${m.role}${m.status === 'failed' ? ' failed' : ''}`}>
       <p className="who">
-        {m.role === 'user' ? (m.metadata.username ?? 'You') : (m.model_id ?? 'Assistant')} <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
+        {m.role === 'user' ? (m.metadata.username ?? 'You') : (m.model_id ?? 'Assistant')}{' '}
+        <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
       </p>
       <div className="content">{m.content}</div>
       {m.status === 'failed' ? <p className="error">The model did not answer this message.</p> : null}
@@ -262,7 +310,14 @@ function MessageItem({ message: m, price }: { message: Message; price: Price }) 
   );
 }
 
-function Composer(props: { resources: Resource[]; resourceId: string; onResource: (id: string) => void; pending: boolean; error: unknown; onSend: (text: string) => Promise<unknown> }) {
+function Composer(props: {
+  resources: Resource[];
+  resourceId: string;
+  onResource: (id: string) => void;
+  pending: boolean;
+  error: unknown;
+  onSend: (text: string) => Promise<unknown>;
+}) {
   const [text, setText] = useState('');
   const input = useRef<HTMLTextAreaElement>(null);
   const submit = async (e?: FormEvent) => {

@@ -9,13 +9,19 @@ import { PLATFORMS, PlatformTabs, isPlatform, type Platform } from './Models';
 type ManagedPlan = Schemas['DeployManagedPlanResponse'];
 type DedicatedPlan = Schemas['DeployDedicatedPlanResponse'];
 type HostedPlan = Schemas['DeployHostedPlanResponse'];
-type AnyPlan = { platform: 'managed'; plan: ManagedPlan } | { platform: 'dedicated'; plan: DedicatedPlan } | { platform: 'hosted'; plan: HostedPlan };
+type AnyPlan =
+  { platform: 'managed'; plan: ManagedPlan } | { platform: 'dedicated'; plan: DedicatedPlan } | { platform: 'hosted'; plan: HostedPlan };
 type Deployed = { id: string; endpointName: string; message: string; status: string };
 
 /** A name the service accepts on every platform: letters, digits and hyphens, 1 to 63. */
 export function suggestName(modelId: string): string {
   const last = (modelId.split('/').at(-1) ?? modelId).split(':')[0] ?? '';
-  const name = last.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40).replace(/-+$/, '');
+  const name = last
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
   return name || 'endpoint';
 }
 
@@ -26,8 +32,16 @@ export default function Deploy() {
     <section>
       <PageTitle>Deploy</PageTitle>
       <PlatformTabs base="/deploy" current={platform} />
-      <p className="lead">{PLATFORMS.find((p) => p.id === platform)?.blurb} You see the plan and its cost first; nothing happens until you confirm.</p>
-      {platform === 'managed' ? <ManagedForm key="managed" /> : platform === 'dedicated' ? <DedicatedForm key="dedicated" /> : <HostedForm key="hosted" />}
+      <p className="lead">
+        {PLATFORMS.find((p) => p.id === platform)?.blurb} You see the plan and its cost first; nothing happens until you confirm.
+      </p>
+      {platform === 'managed' ? (
+        <ManagedForm key="managed" />
+      ) : platform === 'dedicated' ? (
+        <DedicatedForm key="dedicated" />
+      ) : (
+        <HostedForm key="hosted" />
+      )}
     </section>
   );
 }
@@ -121,11 +135,13 @@ function TokenCost({ cost }: { cost: Schemas['TokenEstimate'] }) {
         {usd(cost.per_1k_input_tokens_usd)} per 1K input tokens · {usd(cost.per_1k_output_tokens_usd)} per 1K output tokens
       </p>
       <p>
-        For example, {int(cost.example.requests)} requests of {int(cost.example.input_tokens_per_request)} input and {int(cost.example.output_tokens_per_request)} output tokens
-        cost about <strong>{usd(cost.example.cost_usd)}</strong>. Nothing is charged while it is not used.
+        For example, {int(cost.example.requests)} requests of {int(cost.example.input_tokens_per_request)} input and{' '}
+        {int(cost.example.output_tokens_per_request)} output tokens cost about <strong>{usd(cost.example.cost_usd)}</strong>. Nothing is
+        charged while it is not used.
       </p>
       <p className="hint">
-        {cost.note} {cost.is_estimate ? '(an estimate: this model has no price of its own in the price table)' : ''} Price source: {cost.price_source}.
+        {cost.note} {cost.is_estimate ? '(an estimate: this model has no price of its own in the price table)' : ''} Price source:{' '}
+        {cost.price_source}.
       </p>
     </div>
   );
@@ -143,7 +159,8 @@ function PlanView({ plan: p }: { plan: AnyPlan }) {
             {usd(cost.hourly_usd)} per hour · {usd(cost.daily_usd)} per day · about {usd(cost.monthly_usd)} per month
           </p>
           <p>
-            {int(cost.instance_count)} × {cost.instance_type} at {usd(cost.hourly_usd_per_instance)} an hour each, billed until the endpoint is deleted.
+            {int(cost.instance_count)} × {cost.instance_type} at {usd(cost.hourly_usd_per_instance)} an hour each, billed until the endpoint
+            is deleted.
           </p>
           <p className="hint">{cost.note}</p>
         </div>
@@ -222,7 +239,13 @@ function Warnings({ warnings }: { warnings: string[] }) {
 }
 
 /** The model picker of the managed and hosted forms, over that platform's catalogue. */
-function ModelSelect(props: { options?: { id: string; label: string }[]; loading: boolean; error: unknown; value: string; onChange: (id: string) => void }) {
+function ModelSelect(props: {
+  options?: { id: string; label: string }[];
+  loading: boolean;
+  error: unknown;
+  value: string;
+  onChange: (id: string) => void;
+}) {
   return (
     <>
       <Field label="Model">
@@ -242,7 +265,12 @@ function ModelSelect(props: { options?: { id: string; label: string }[]; loading
   );
 }
 
-const started = (r: { id: string; endpointName: string; message: string; status: string }): Deployed => ({ id: r.id, endpointName: r.endpointName, message: r.message, status: r.status });
+const started = (r: { id: string; endpointName: string; message: string; status: string }): Deployed => ({
+  id: r.id,
+  endpointName: r.endpointName,
+  message: r.message,
+  status: r.status,
+});
 
 function ManagedForm() {
   const catalogue = useQuery(() => unwrap(api.GET('/api/models/managed')), []);
@@ -251,8 +279,12 @@ function ManagedForm() {
   const [region, setRegion] = useState('');
   const body = () => ({ modelId, endpointName: endpointName.trim(), ...(region.trim() ? { region: region.trim() } : {}) });
   const flow = useDeployFlow(
-    async () => ({ platform: 'managed' as const, plan: (await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: true } }))) as ManagedPlan }),
-    async () => started((await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: false } }))) as Schemas['DeployManagedResponse']),
+    async () => ({
+      platform: 'managed' as const,
+      plan: (await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: true } }))) as ManagedPlan,
+    }),
+    async () =>
+      started((await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: false } }))) as Schemas['DeployManagedResponse']),
   );
   return (
     <Flow
@@ -272,10 +304,21 @@ function ManagedForm() {
             }}
           />
           <Field label="Endpoint name" hint="Letters, digits and hyphens; unique among managed resources.">
-            {(id, hint) => <input id={id} aria-describedby={hint} value={endpointName} onChange={(e) => setEndpointName(e.target.value)} required maxLength={63} />}
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                value={endpointName}
+                onChange={(e) => setEndpointName(e.target.value)}
+                required
+                maxLength={63}
+              />
+            )}
           </Field>
           <Field label="Region (optional)" hint="Defaults to the service's region.">
-            {(id, hint) => <input id={id} aria-describedby={hint} value={region} onChange={(e) => setRegion(e.target.value)} placeholder="us-east-1" />}
+            {(id, hint) => (
+              <input id={id} aria-describedby={hint} value={region} onChange={(e) => setRegion(e.target.value)} placeholder="us-east-1" />
+            )}
           </Field>
         </>
       }
@@ -289,8 +332,12 @@ function HostedForm() {
   const [endpointName, setEndpointName] = useState('');
   const body = () => ({ modelId, ...(endpointName.trim() ? { endpointName: endpointName.trim() } : {}) });
   const flow = useDeployFlow(
-    async () => ({ platform: 'hosted' as const, plan: (await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: true } }))) as HostedPlan }),
-    async () => started((await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: false } }))) as Schemas['DeployHostedResponse']),
+    async () => ({
+      platform: 'hosted' as const,
+      plan: (await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: true } }))) as HostedPlan,
+    }),
+    async () =>
+      started((await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: false } }))) as Schemas['DeployHostedResponse']),
   );
   return (
     <Flow
@@ -307,7 +354,15 @@ function HostedForm() {
             onChange={setModelId}
           />
           <Field label="Endpoint name (optional)" hint="Derived from the model when empty; unique among hosted resources.">
-            {(id, hint) => <input id={id} aria-describedby={hint} value={endpointName} onChange={(e) => setEndpointName(e.target.value)} maxLength={63} />}
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                value={endpointName}
+                onChange={(e) => setEndpointName(e.target.value)}
+                maxLength={63}
+              />
+            )}
           </Field>
         </>
       }
@@ -325,7 +380,10 @@ function DedicatedForm() {
   const [inferenceImage, setInferenceImage] = useState('');
   const [modelDataUrl, setModelDataUrl] = useState('');
   const [executionRoleArn, setExecutionRoleArn] = useState('');
-  const selected = useMemo(() => catalogue.data?.models.find((m) => m.modelPackageArn === modelPackageArn), [catalogue.data, modelPackageArn]);
+  const selected = useMemo(
+    () => catalogue.data?.models.find((m) => m.modelPackageArn === modelPackageArn),
+    [catalogue.data, modelPackageArn],
+  );
   const types = selected?.supportedRealtimeInferenceInstanceTypes ?? [];
   useEffect(() => {
     if (selected && !types.includes(instanceType)) setInstanceType(types[0] ?? '');
@@ -343,8 +401,14 @@ function DedicatedForm() {
     ...(acceptEula ? { acceptEula } : {}),
   });
   const flow = useDeployFlow(
-    async () => ({ platform: 'dedicated' as const, plan: (await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: true } }))) as DedicatedPlan }),
-    async () => started((await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: false } }))) as Schemas['DeployDedicatedResponse']),
+    async () => ({
+      platform: 'dedicated' as const,
+      plan: (await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: true } }))) as DedicatedPlan,
+    }),
+    async () =>
+      started(
+        (await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: false } }))) as Schemas['DeployDedicatedResponse'],
+      ),
   );
   return (
     <Flow
@@ -367,10 +431,22 @@ function DedicatedForm() {
           </Field>
           <ErrorText error={catalogue.error} />
           <Field label="Endpoint name" hint="1 to 63 letters, digits and hyphens, starting and ending with a letter or digit.">
-            {(id, hint) => <input id={id} aria-describedby={hint} value={endpointName} onChange={(e) => setEndpointName(e.target.value)} required maxLength={63} />}
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                value={endpointName}
+                onChange={(e) => setEndpointName(e.target.value)}
+                required
+                maxLength={63}
+              />
+            )}
           </Field>
           <div className="row">
-            <Field label="Instance type" hint={selected ? 'The types this model package supports.' : 'A priced instance type such as ml.g5.xlarge.'}>
+            <Field
+              label="Instance type"
+              hint={selected ? 'The types this model package supports.' : 'A priced instance type such as ml.g5.xlarge.'}
+            >
               {(id, hint) =>
                 types.length ? (
                   <select id={id} aria-describedby={hint} value={instanceType} onChange={(e) => setInstanceType(e.target.value)} required>
@@ -379,12 +455,28 @@ function DedicatedForm() {
                     ))}
                   </select>
                 ) : (
-                  <input id={id} aria-describedby={hint} value={instanceType} onChange={(e) => setInstanceType(e.target.value)} required placeholder="ml.g5.xlarge" />
+                  <input
+                    id={id}
+                    aria-describedby={hint}
+                    value={instanceType}
+                    onChange={(e) => setInstanceType(e.target.value)}
+                    required
+                    placeholder="ml.g5.xlarge"
+                  />
                 )
               }
             </Field>
             <Field label="Instance count">
-              {(id) => <input id={id} type="number" min={1} max={10} value={instanceCount} onChange={(e) => setInstanceCount(Math.max(1, Math.min(10, Number(e.target.value) || 1)))} />}
+              {(id) => (
+                <input
+                  id={id}
+                  type="number"
+                  min={1}
+                  max={10}
+                  value={instanceCount}
+                  onChange={(e) => setInstanceCount(Math.max(1, Math.min(10, Number(e.target.value) || 1)))}
+                />
+              )}
             </Field>
           </div>
           <div className="check">
@@ -394,13 +486,29 @@ function DedicatedForm() {
           <details>
             <summary>Advanced: container image instead of a model package, execution role</summary>
             <Field label="Inference image">
-              {(id) => <input id={id} value={inferenceImage} onChange={(e) => setInferenceImage(e.target.value)} placeholder="123456789012.dkr.ecr.us-east-1.amazonaws.com/image:tag" />}
+              {(id) => (
+                <input
+                  id={id}
+                  value={inferenceImage}
+                  onChange={(e) => setInferenceImage(e.target.value)}
+                  placeholder="123456789012.dkr.ecr.us-east-1.amazonaws.com/image:tag"
+                />
+              )}
             </Field>
             <Field label="Model data URL">
-              {(id) => <input id={id} value={modelDataUrl} onChange={(e) => setModelDataUrl(e.target.value)} placeholder="s3://bucket/model.tar.gz" />}
+              {(id) => (
+                <input
+                  id={id}
+                  value={modelDataUrl}
+                  onChange={(e) => setModelDataUrl(e.target.value)}
+                  placeholder="s3://bucket/model.tar.gz"
+                />
+              )}
             </Field>
             <Field label="Execution role ARN" hint="Defaults to the service's configured role.">
-              {(id, hint) => <input id={id} aria-describedby={hint} value={executionRoleArn} onChange={(e) => setExecutionRoleArn(e.target.value)} />}
+              {(id, hint) => (
+                <input id={id} aria-describedby={hint} value={executionRoleArn} onChange={(e) => setExecutionRoleArn(e.target.value)} />
+              )}
             </Field>
           </details>
         </>

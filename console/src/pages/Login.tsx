@@ -55,11 +55,29 @@ export function Login() {
       ) : null}
       <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
         <Field label="Username or e-mail">
-          {(id) => <input id={id} name="username" autoComplete="username" value={username} onChange={(e) => setUsername(e.target.value)} required autoFocus />}
+          {(id) => (
+            <input
+              id={id}
+              name="username"
+              autoComplete="username"
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              required
+              autoFocus
+            />
+          )}
         </Field>
         <Field label="Password">
           {(id) => (
-            <input id={id} name="password" type="password" autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} required />
+            <input
+              id={id}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              required
+            />
           )}
         </Field>
         <ErrorText error={error} id="login-error" />

@@ -51,10 +51,24 @@ export default function Models() {
       <p className="lead">{blurb}</p>
       <div className="toolbar">
         <Field label="Search models" className="grow">
-          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, provider, modality…" />}
+          {(id) => (
+            <input
+              id={id}
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="name, provider, modality…"
+            />
+          )}
         </Field>
       </div>
-      {platform === 'managed' ? <Managed query={query} /> : platform === 'dedicated' ? <Dedicated query={query} /> : <Hosted query={query} />}
+      {platform === 'managed' ? (
+        <Managed query={query} />
+      ) : platform === 'dedicated' ? (
+        <Dedicated query={query} />
+      ) : (
+        <Hosted query={query} />
+      )}
     </section>
   );
 }
@@ -70,18 +84,18 @@ function Managed({ query }: { query: string }) {
         {models.length} of {q.data?.models.length ?? 0} models in {q.data?.region}
       </p>
       <TableBox label="Managed models" columns={['Model', 'Provider', 'Input', 'Output', 'Inference']}>
-          {models.map((m) => (
-            <tr key={m.modelId}>
-              <th scope="row">
-                <Link href={modelHref('managed', m.modelId)}>{m.modelId}</Link>
-              </th>
-              <td>{m.providerName}</td>
-              <td>{list(m.inputModalities)}</td>
-              <td>{list(m.outputModalities)}</td>
-              <td>{list(m.inferenceTypesSupported)}</td>
-            </tr>
-          ))}
-        </TableBox>
+        {models.map((m) => (
+          <tr key={m.modelId}>
+            <th scope="row">
+              <Link href={modelHref('managed', m.modelId)}>{m.modelId}</Link>
+            </th>
+            <td>{m.providerName}</td>
+            <td>{list(m.inputModalities)}</td>
+            <td>{list(m.outputModalities)}</td>
+            <td>{list(m.inferenceTypesSupported)}</td>
+          </tr>
+        ))}
+      </TableBox>
     </>
   );
 }
@@ -97,16 +111,16 @@ function Hosted({ query }: { query: string }) {
         {models.length} of {q.data?.models.length ?? 0} models
       </p>
       <TableBox label="Hosted models" columns={['Model', 'Task', 'Tags']}>
-          {models.map((m) => (
-            <tr key={m.id}>
-              <th scope="row">
-                <Link href={modelHref('hosted', m.id)}>{m.id}</Link>
-              </th>
-              <td>{m.task}</td>
-              <td>{list(m.tags)}</td>
-            </tr>
-          ))}
-        </TableBox>
+        {models.map((m) => (
+          <tr key={m.id}>
+            <th scope="row">
+              <Link href={modelHref('hosted', m.id)}>{m.id}</Link>
+            </th>
+            <td>{m.task}</td>
+            <td>{list(m.tags)}</td>
+          </tr>
+        ))}
+      </TableBox>
     </>
   );
 }
@@ -115,7 +129,12 @@ function Dedicated({ query }: { query: string }) {
   const [source, setSource] = useState<'public' | 'account' | 'all'>('all');
   // The dedicated catalogue is searched by the service (it can be large); at most 50 answers.
   const q = useQuery(
-    () => unwrap(api.GET('/api/models/dedicated', { params: { query: { source, max: 50, ...(query.trim() ? { search: query.trim().slice(0, 100) } : {}) } } })),
+    () =>
+      unwrap(
+        api.GET('/api/models/dedicated', {
+          params: { query: { source, max: 50, ...(query.trim() ? { search: query.trim().slice(0, 100) } : {}) } },
+        }),
+      ),
     [source, query],
   );
   const admin = isAdmin(getSession()?.user.role);

@@ -34,7 +34,10 @@ export default function ResourceDetail() {
 
   const control = useAction(async (action: Action) => {
     const res = await unwrap(
-      api.POST('/api/resources/{resourceId}/control', { params: { path: { resourceId: id } }, body: action === 'delete' ? { action, confirm: true } : { action } }),
+      api.POST('/api/resources/{resourceId}/control', {
+        params: { path: { resourceId: id } },
+        body: action === 'delete' ? { action, confirm: true } : { action },
+      }),
     );
     setLastControl(action);
     if (res.action === 'delete' && q.data?.resource.type !== 'dedicated') setGone(true);
@@ -75,9 +78,17 @@ export default function ResourceDetail() {
               ))}
             </ul>
           ) : null}
-          {admin ? <Controls data={data} pending={control.pending} onAction={(a) => (a === 'delete' ? setConfirming(true) : void control.run(a))} /> : null}
+          {admin ? (
+            <Controls
+              data={data}
+              pending={control.pending}
+              onAction={(a) => (a === 'delete' ? setConfirming(true) : void control.run(a))}
+            />
+          ) : null}
           <ErrorText error={control.error} />
-          {lastControl && control.pending === false && !control.error ? <p className="hint">The {lastControl} was accepted; the status follows it.</p> : null}
+          {lastControl && control.pending === false && !control.error ? (
+            <p className="hint">The {lastControl} was accepted; the status follows it.</p>
+          ) : null}
           <div className="grid">
             <section className="panel">
               <h2>Resource</h2>
@@ -145,7 +156,9 @@ function Controls({ data, pending, onAction }: { data: Status; pending: boolean;
 }
 
 function Metrics({ metrics }: { metrics: Status['metrics'] }) {
-  const m = metrics as Partial<Record<'response_time_ms' | 'throughput_per_minute' | 'error_rate_percent' | 'cpu_utilization' | 'memory_utilization', number>>;
+  const m = metrics as Partial<
+    Record<'response_time_ms' | 'throughput_per_minute' | 'error_rate_percent' | 'cpu_utilization' | 'memory_utilization', number>
+  >;
   const items: [string, string][] = [['Response time', ms(m.response_time_ms)]];
   if (m.throughput_per_minute !== undefined) {
     items.push(

@@ -25,7 +25,9 @@ export default function Resources() {
       const mine = more ? generation.current : ++generation.current;
       setLoading(true);
       try {
-        const res = await unwrap(api.GET('/api/resources', { params: { query: { limit: 50, ...(type ? { type } : {}), ...(more ? { cursor: more } : {}) } } }));
+        const res = await unwrap(
+          api.GET('/api/resources', { params: { query: { limit: 50, ...(type ? { type } : {}), ...(more ? { cursor: more } : {}) } } }),
+        );
         if (mine !== generation.current) return;
         setResources((prev) => (more ? [...(prev ?? []), ...res.resources] : res.resources));
         setCursor(res.nextCursor);
@@ -49,11 +51,14 @@ export default function Resources() {
   useInterval(
     () => {
       for (const r of moving) {
-        api.GET('/api/resources/{resourceId}/status', { params: { path: { resourceId: r.id } } }).then(({ data, response }) => {
-          if (data) setResources((prev) => prev?.map((x) => (x.id === r.id ? data.resource : x)));
-          else if (response.status === 404) setResources((prev) => prev?.filter((x) => x.id !== r.id));
-          setUpdatedAt(new Date());
-        }, () => undefined);
+        api.GET('/api/resources/{resourceId}/status', { params: { path: { resourceId: r.id } } }).then(
+          ({ data, response }) => {
+            if (data) setResources((prev) => prev?.map((x) => (x.id === r.id ? data.resource : x)));
+            else if (response.status === 404) setResources((prev) => prev?.filter((x) => x.id !== r.id));
+            setUpdatedAt(new Date());
+          },
+          () => undefined,
+        );
       }
     },
     FAST_POLL_MS,
@@ -97,24 +102,24 @@ export default function Resources() {
       ) : null}
       {resources && resources.length > 0 ? (
         <TableBox label="Resources" columns={['Name', 'Platform', 'Model', 'Status', 'Health', 'Created']}>
-            {resources.map((r) => (
-              <tr key={r.id}>
-                <th scope="row">
-                  <Link href={`/resources/${r.id}`}>{r.name}</Link>
-                </th>
-                <td>{r.type}</td>
-                <td className="mono small">{r.model_name}</td>
-                <td>
-                  <Badge value={r.status} />
-                  {TRANSITIONAL.has(r.status) ? <span className="spinner-wheel inline" aria-hidden="true" /> : null}
-                </td>
-                <td>
-                  <Badge value={r.health} />
-                </td>
-                <td>{dateTime(r.created_at)}</td>
-              </tr>
-            ))}
-          </TableBox>
+          {resources.map((r) => (
+            <tr key={r.id}>
+              <th scope="row">
+                <Link href={`/resources/${r.id}`}>{r.name}</Link>
+              </th>
+              <td>{r.type}</td>
+              <td className="mono small">{r.model_name}</td>
+              <td>
+                <Badge value={r.status} />
+                {TRANSITIONAL.has(r.status) ? <span className="spinner-wheel inline" aria-hidden="true" /> : null}
+              </td>
+              <td>
+                <Badge value={r.health} />
+              </td>
+              <td>{dateTime(r.created_at)}</td>
+            </tr>
+          ))}
+        </TableBox>
       ) : null}
       {cursor ? (
         <button type="button" onClick={() => void load(cursor)} disabled={loading}>

@@ -36,7 +36,10 @@ export default function Usage() {
   const totals = useQuery(() => unwrap(api.GET('/api/usage/current', { params: { query: { scope } } })), [scope, refresh]);
   const breakdown = useQuery(loadBreakdown, [refresh]);
 
-  const byConversation = useMemo(() => (breakdown.data?.conversations ?? []).map((c) => ({ label: c.title, figures: c.usage[period] })), [breakdown.data, period]);
+  const byConversation = useMemo(
+    () => (breakdown.data?.conversations ?? []).map((c) => ({ label: c.title, figures: c.usage[period] })),
+    [breakdown.data, period],
+  );
   const byModel = useMemo(() => {
     const sums = new Map<string, number>();
     for (const c of breakdown.data?.conversations ?? []) sums.set(c.model, (sums.get(c.model) ?? 0) + c.usage[period][measure]);
@@ -86,10 +89,14 @@ export default function Usage() {
       </div>
       {totals.loading && !totals.data ? <Spinner label="Loading usage…" /> : null}
       <ErrorText error={totals.error} />
-      {totals.data ? <Totals title={scope === 'all' ? 'Whole service' : 'You'} mtd={totals.data.mtd} last24h={totals.data.last24h} /> : null}
+      {totals.data ? (
+        <Totals title={scope === 'all' ? 'Whole service' : 'You'} mtd={totals.data.mtd} last24h={totals.data.last24h} />
+      ) : null}
 
       <h2>Breakdown of your conversations</h2>
-      {scope === 'all' ? <p className="hint">The API gives the whole service's figures as totals only; the charts below cover your own conversations.</p> : null}
+      {scope === 'all' ? (
+        <p className="hint">The API gives the whole service's figures as totals only; the charts below cover your own conversations.</p>
+      ) : null}
       {breakdown.loading && !breakdown.data ? <Spinner label="Reading the usage of your conversations…" /> : null}
       <ErrorText error={breakdown.error} />
       {breakdown.data ? (
@@ -120,7 +127,9 @@ export default function Usage() {
           />
         </div>
       ) : null}
-      {breakdown.data && breakdown.data.more ? <p className="hint">Only your {CONVERSATIONS} most recent conversations are broken down.</p> : null}
+      {breakdown.data && breakdown.data.more ? (
+        <p className="hint">Only your {CONVERSATIONS} most recent conversations are broken down.</p>
+      ) : null}
     </section>
   );
 }
@@ -217,7 +226,11 @@ async function lastDayMessages(conversationId: string, since: number) {
   const out: Schemas['ConversationMessage'][] = [];
   let cursor: string | undefined;
   for (let page = 0; page < 10; page++) {
-    const res = await unwrap(api.GET('/api/conversations/{id}/messages', { params: { path: { id: conversationId }, query: { limit: 500, ...(cursor ? { cursor } : {}) } } }));
+    const res = await unwrap(
+      api.GET('/api/conversations/{id}/messages', {
+        params: { path: { id: conversationId }, query: { limit: 500, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
     out.push(...res.messages.filter((m) => Date.parse(m.timestamp) >= since));
     if (!res.nextCursor) break;
     cursor = res.nextCursor;

@@ -9,7 +9,10 @@ export default function Credentials() {
   return (
     <section>
       <PageTitle>Credentials</PageTitle>
-      <p className="lead">Secrets are masked to their last four characters. The example calls read the real keys from your environment; every view is recorded in the audit log.</p>
+      <p className="lead">
+        Secrets are masked to their last four characters. The example calls read the real keys from your environment; every view is recorded
+        in the audit log.
+      </p>
       <section className="panel" aria-labelledby="cloud-creds">
         <h2 id="cloud-creds">Managed and dedicated platforms</h2>
         {cloud.loading ? <Spinner label="Loading…" /> : null}

@@ -18,7 +18,9 @@ export default function Pricing() {
             onClick={async () => {
               const res = await refresh.run();
               if (res) {
-                setReport(`${res.message} ${res.summary.changed} changed, ${res.summary.unchanged} unchanged, ${res.summary.kept_admin_overrides} admin prices kept.`);
+                setReport(
+                  `${res.message} ${res.summary.changed} changed, ${res.summary.unchanged} unchanged, ${res.summary.kept_admin_overrides} admin prices kept.`,
+                );
                 void q.reload();
               }
             }}
@@ -40,41 +42,42 @@ export default function Pricing() {
       {q.data ? (
         <>
           <p className="hint">
-            Prices in {q.data.currency}; source {q.data.source} ({q.data.sources.default} default, {q.data.sources.admin} set by an admin, {q.data.sources['aws-price-list']} from the price list);
-            updated {dateTime(q.data.last_updated)}. A model without a price is charged {usd(q.data.fallback.per_1k_input_tokens_usd)} / {usd(q.data.fallback.per_1k_output_tokens_usd)} per 1K
-            tokens ({q.data.fallback.note}).
+            Prices in {q.data.currency}; source {q.data.source} ({q.data.sources.default} default, {q.data.sources.admin} set by an admin,{' '}
+            {q.data.sources['aws-price-list']} from the price list); updated {dateTime(q.data.last_updated)}. A model without a price is
+            charged {usd(q.data.fallback.per_1k_input_tokens_usd)} / {usd(q.data.fallback.per_1k_output_tokens_usd)} per 1K tokens (
+            {q.data.fallback.note}).
           </p>
           <SetPrice onSaved={() => void q.reload()} />
           <h2>Per token (managed and hosted)</h2>
           <TableBox label="Token prices" columns={['Platform', 'Model', 'Input per 1K', 'Output per 1K', 'Source']}>
-              {(['managed', 'hosted'] as const).flatMap((platform) =>
-                (q.data?.pricing[platform] ?? []).map((p) => (
-                  <tr key={`${platform}-${p.modelId}`}>
-                    <td>{platform}</td>
-                    <th scope="row" className="mono small">
-                      {p.modelId}
-                    </th>
-                    <td>{usd(p.per_1k_input_tokens_usd)}</td>
-                    <td>{usd(p.per_1k_output_tokens_usd)}</td>
-                    <td>{p.source}</td>
-                  </tr>
-                )),
-              )}
-            </TableBox>
-          <h2>Per hour (dedicated instances)</h2>
-          <TableBox label="Instance prices" columns={['Instance type', 'Hourly', 'Daily', 'Monthly estimate', 'Source']}>
-              {q.data.pricing.dedicated.map((p) => (
-                <tr key={p.instanceType}>
+            {(['managed', 'hosted'] as const).flatMap((platform) =>
+              (q.data?.pricing[platform] ?? []).map((p) => (
+                <tr key={`${platform}-${p.modelId}`}>
+                  <td>{platform}</td>
                   <th scope="row" className="mono small">
-                    {p.instanceType}
+                    {p.modelId}
                   </th>
-                  <td>{usd(p.hourly_usd)}</td>
-                  <td>{usd(p.daily_usd)}</td>
-                  <td>{usd(p.monthly_estimate_usd)}</td>
+                  <td>{usd(p.per_1k_input_tokens_usd)}</td>
+                  <td>{usd(p.per_1k_output_tokens_usd)}</td>
                   <td>{p.source}</td>
                 </tr>
-              ))}
-            </TableBox>
+              )),
+            )}
+          </TableBox>
+          <h2>Per hour (dedicated instances)</h2>
+          <TableBox label="Instance prices" columns={['Instance type', 'Hourly', 'Daily', 'Monthly estimate', 'Source']}>
+            {q.data.pricing.dedicated.map((p) => (
+              <tr key={p.instanceType}>
+                <th scope="row" className="mono small">
+                  {p.instanceType}
+                </th>
+                <td>{usd(p.hourly_usd)}</td>
+                <td>{usd(p.daily_usd)}</td>
+                <td>{usd(p.monthly_estimate_usd)}</td>
+                <td>{p.source}</td>
+              </tr>
+            ))}
+          </TableBox>
         </>
       ) : null}
     </section>
@@ -124,14 +127,24 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
               </select>
             )}
           </Field>
-          <Field label={platform === 'dedicated' ? 'Instance type' : 'Model id'}>{(id) => <input id={id} value={key} onChange={(e) => setKey(e.target.value)} required />}</Field>
+          <Field label={platform === 'dedicated' ? 'Instance type' : 'Model id'}>
+            {(id) => <input id={id} value={key} onChange={(e) => setKey(e.target.value)} required />}
+          </Field>
         </div>
         {platform === 'dedicated' ? (
-          <Field label="USD per hour">{(id) => <input id={id} type="number" min={0} step="any" value={hourly} onChange={(e) => setHourly(e.target.value)} required />}</Field>
+          <Field label="USD per hour">
+            {(id) => <input id={id} type="number" min={0} step="any" value={hourly} onChange={(e) => setHourly(e.target.value)} required />}
+          </Field>
         ) : (
           <div className="row">
-            <Field label="USD per 1K input tokens">{(id) => <input id={id} type="number" min={0} step="any" value={input} onChange={(e) => setInput(e.target.value)} required />}</Field>
-            <Field label="USD per 1K output tokens">{(id) => <input id={id} type="number" min={0} step="any" value={output} onChange={(e) => setOutput(e.target.value)} required />}</Field>
+            <Field label="USD per 1K input tokens">
+              {(id) => <input id={id} type="number" min={0} step="any" value={input} onChange={(e) => setInput(e.target.value)} required />}
+            </Field>
+            <Field label="USD per 1K output tokens">
+              {(id) => (
+                <input id={id} type="number" min={0} step="any" value={output} onChange={(e) => setOutput(e.target.value)} required />
+              )}
+            </Field>
           </div>
         )}
         <ErrorText error={save.error} />

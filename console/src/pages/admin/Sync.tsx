@@ -14,7 +14,10 @@ export default function Sync() {
   return (
     <section>
       <PageTitle>Model sync</PageTitle>
-      <p className="lead">The model catalogues are cached by the service for an hour. Sync refreshes all three now and says what changed; it is recorded in the audit log.</p>
+      <p className="lead">
+        The model catalogues are cached by the service for an hour. Sync refreshes all three now and says what changed; it is recorded in
+        the audit log.
+      </p>
       <button
         type="button"
         className="primary"
@@ -32,27 +35,27 @@ export default function Sync() {
         <section aria-live="polite">
           <h2>Synced {dateTime(result.syncedAt)}</h2>
           <TableBox label="Sync report" columns={['Platform', 'Result', 'Models', 'Added', 'Removed', 'Changed']}>
-              {(['managed', 'dedicated', 'hosted'] as const).map((p) => {
-                const r: Report = result.platforms[p];
-                return r.status === 'refreshed' ? (
-                  <tr key={p}>
-                    <th scope="row">{p}</th>
-                    <td>refreshed</td>
-                    <td>{int(r.total)}</td>
-                    <td>{int(r.added)}</td>
-                    <td>{int(r.removed)}</td>
-                    <td>{int(r.changed)}</td>
-                  </tr>
-                ) : (
-                  <tr key={p}>
-                    <th scope="row">{p}</th>
-                    <td colSpan={5} className="error">
-                      failed: {r.error}
-                    </td>
-                  </tr>
-                );
-              })}
-            </TableBox>
+            {(['managed', 'dedicated', 'hosted'] as const).map((p) => {
+              const r: Report = result.platforms[p];
+              return r.status === 'refreshed' ? (
+                <tr key={p}>
+                  <th scope="row">{p}</th>
+                  <td>refreshed</td>
+                  <td>{int(r.total)}</td>
+                  <td>{int(r.added)}</td>
+                  <td>{int(r.removed)}</td>
+                  <td>{int(r.changed)}</td>
+                </tr>
+              ) : (
+                <tr key={p}>
+                  <th scope="row">{p}</th>
+                  <td colSpan={5} className="error">
+                    failed: {r.error}
+                  </td>
+                </tr>
+              );
+            })}
+          </TableBox>
         </section>
       ) : null}
     </section>

@@ -44,7 +44,14 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
   const create = useAction(() =>
     unwrap(
       api.POST('/api/admin/users', {
-        body: { username: form.username.trim(), email: form.email.trim(), name: form.name.trim(), role: form.role, password: form.password, ...(form.organization.trim() ? { organization: form.organization.trim() } : {}) },
+        body: {
+          username: form.username.trim(),
+          email: form.email.trim(),
+          name: form.name.trim(),
+          role: form.role,
+          password: form.password,
+          ...(form.organization.trim() ? { organization: form.organization.trim() } : {}),
+        },
       }),
     ),
   );
@@ -64,9 +71,21 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
       <h2 id="create-user">Create a user</h2>
       <div className="row">
         <Field label="New username" hint="3 to 64 letters, digits, dots, dashes or underscores.">
-          {(id, hint) => <input id={id} aria-describedby={hint} value={form.username} onChange={set('username')} required pattern="[A-Za-z0-9._\-]{3,64}" autoComplete="off" />}
+          {(id, hint) => (
+            <input
+              id={id}
+              aria-describedby={hint}
+              value={form.username}
+              onChange={set('username')}
+              required
+              pattern="[A-Za-z0-9._\-]{3,64}"
+              autoComplete="off"
+            />
+          )}
         </Field>
-        <Field label="E-mail">{(id) => <input id={id} type="email" value={form.email} onChange={set('email')} required autoComplete="off" />}</Field>
+        <Field label="E-mail">
+          {(id) => <input id={id} type="email" value={form.email} onChange={set('email')} required autoComplete="off" />}
+        </Field>
       </div>
       <div className="row">
         <Field label="Display name">{(id) => <input id={id} value={form.name} onChange={set('name')} required />}</Field>
@@ -85,7 +104,19 @@ function CreateUser({ onCreated }: { onCreated: () => void }) {
           )}
         </Field>
         <Field label="Initial password" hint="8 to 72 characters; tell it to the person, who should change it.">
-          {(id, hint) => <input id={id} aria-describedby={hint} type="password" value={form.password} onChange={set('password')} required minLength={8} maxLength={72} autoComplete="new-password" />}
+          {(id, hint) => (
+            <input
+              id={id}
+              aria-describedby={hint}
+              type="password"
+              value={form.password}
+              onChange={set('password')}
+              required
+              minLength={8}
+              maxLength={72}
+              autoComplete="new-password"
+            />
+          )}
         </Field>
       </div>
       <ErrorText error={create.error} />
@@ -134,7 +165,12 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
               </option>
             ))}
           </select>
-          <button type="button" className="small" disabled={role === user.role || update.pending} onClick={() => void update.run({ role }, `Role changed to ${role}.`)}>
+          <button
+            type="button"
+            className="small"
+            disabled={role === user.role || update.pending}
+            onClick={() => void update.run({ role }, `Role changed to ${role}.`)}
+          >
             Save role
           </button>
         </div>
@@ -177,7 +213,18 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
           }}
         >
           <Field label="New password" hint="8 to 72 characters.">
-            {(id, hint) => <input id={id} aria-describedby={hint} type="password" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" minLength={8} maxLength={72} />}
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                type="password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                autoComplete="new-password"
+                minLength={8}
+                maxLength={72}
+              />
+            )}
           </Field>
         </ConfirmDialog>
       </td>
