@@ -5,12 +5,12 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: import.meta.dirname,
   base: '/',
-  mode: 'production',
-  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   publicDir: 'public',
   // React's automatic JSX runtime through Vite's own transformer; no plugin is needed for a build.
   // Production JSX and React's production build whatever NODE_ENV the caller has (jest sets 'test',
   // and the two must agree: development JSX calls jsxDEV, which React's production build lacks).
+  mode: 'production',
+  define: { 'process.env.NODE_ENV': JSON.stringify('production') },
   oxc: { jsx: { runtime: 'automatic', importSource: 'react', development: false } },
   build: {
     outDir: 'dist',
