@@ -33,13 +33,11 @@ function useRestoredSession(): 'checking' | 'done' {
     }
     unwrap(api.GET('/api/auth/validate', { headers: { Authorization: `Bearer ${token}` } }))
       .then((res) => (known ? updateUser(res.user) : startSession(token, res.user)))
-      .catch((err: unknown) =>
-        endSession(
-          err instanceof ApiError && err.status === 401
-            ? EXPIRED
-            : `Your session could not be checked (${errorText(err)}). Please log in again.`,
-        ),
-      )
+      // A 401 has already ended the session, in the service's words (api/client.ts).
+      .catch((err: unknown) => {
+        if (!(err instanceof ApiError && err.status === 401))
+          endSession(`Your session could not be checked (${errorText(err)}). Please log in again.`);
+      })
       .finally(() => setState('done'));
   }, [state]);
   return state;

@@ -106,6 +106,29 @@ test('a deploy the service refuses shows its reason beside the form', async () =
   expect(await page.getByRole('region', { name: /Plan \(dry run\)/ }).count()).toBe(0);
 });
 
+test('the keyboard alone moves through the menu to a page and submits a form with Enter', async () => {
+  const { page } = b;
+  await page.goto(`${CONSOLE()}/models`);
+  await page.getByRole('heading', { name: 'Models', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy' }).focus();
+  await page.keyboard.press('Enter');
+  // Focus lands on the new page's heading, and the next Tab reaches the page's own controls.
+  await page.waitForFunction("document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Deploy'");
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate('document.activeElement?.textContent')).toBe('Managed');
+  const model = page.getByLabel('Model');
+  await model.locator('option').nth(1).waitFor({ state: 'attached' });
+  await model.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.getByLabel('Endpoint name').focus();
+  await page.keyboard.type('-by-keyboard');
+  await page.keyboard.press('Enter');
+  await page
+    .getByRole('region', { name: /Plan \(dry run\)/ })
+    .getByLabel('Estimated cost')
+    .waitFor();
+});
+
 test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
   const { page } = b;
   await page.setViewportSize({ width: 375, height: 740 });

@@ -27,10 +27,16 @@ const auth: Middleware = {
     if (session) request.headers.set('Authorization', `Bearer ${session.token}`);
     return request;
   },
-  onResponse({ request, response }) {
+  async onResponse({ request, response }) {
     // A 401 to a call that carried the token means the session is over (expired, or the account was
-    // deactivated); a 401 to the login form is just a wrong password.
-    if (response.status === 401 && request.headers.has('Authorization')) expireSession();
+    // deactivated: the service says which); a 401 to the login form is just a wrong password.
+    if (response.status === 401 && request.headers.has('Authorization')) {
+      const body = (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { error?: string; message?: string; details?: string };
+      expireSession([body.error, body.message, body.details].filter(Boolean).join(' '));
+    }
     return response;
   },
 };

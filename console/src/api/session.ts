@@ -111,9 +111,12 @@ export function endSession(message: string | null = null): void {
 
 export const EXPIRED = 'Your session has expired. Please log in again.';
 
-export function expireSession(): void {
+export const DEACTIVATED = 'Your account has been deactivated. Ask an administrator.';
+
+/** Ends the session after a 401; `reason` is the service's words, when it gave any. */
+export function expireSession(reason?: string): void {
   if (!current && !storedToken()) return;
-  endSession(EXPIRED);
+  endSession(reason && /deactivated/i.test(reason) ? DEACTIVATED : EXPIRED);
 }
 
 export function clearNotice(): void {

@@ -44,12 +44,21 @@ export function Field(props: {
 }
 
 export function PageTitle({ children, actions }: { children: string; actions?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${children} · Model Operations`;
   }, [children]);
+  // After following a link, keyboard and screen-reader users land on the new page's heading rather
+  // than at the top of the document (focus was on the link, now gone, or in the menu).
+  useEffect(() => {
+    const active = document.activeElement;
+    if (!active || active === document.body || active.closest('header')) heading.current?.focus({ preventScroll: true });
+  }, []);
   return (
     <div className="page-title">
-      <h1>{children}</h1>
+      <h1 ref={heading} tabIndex={-1}>
+        {children}
+      </h1>
       {actions ? <div className="actions">{actions}</div> : null}
     </div>
   );
