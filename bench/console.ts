@@ -5,8 +5,8 @@
  *     the navigation until the login form can be used (its "Log in" button visible and enabled);
  *   models page after login: from clicking "Log in" until the managed catalogue's table is shown;
  *   a second visit in the same profile (index.html revalidated, assets from the cache);
- *   first-load JavaScript: every script the login page loads, gzipped (level 9, as the front door
- *     and CloudFront serve them) and brotli-compressed, and the scripts the models page adds.
+ *   first-load JavaScript: every script the login page loads (the models page's chunk included: the
+ *     login page preloads it), gzipped (level 9, as the front door serves them) and brotli-compressed.
  *
  * The stack is the real one: serverless-offline over this run's DynamoDB Local and the emulator,
  * behind the local front door (local/front-door.ts) serving the production build (console/dist).
@@ -19,6 +19,33 @@ import { check, fmtKb, fmtMs, markdownTable, onCleanup, summarize, type Row, typ
 import { service } from './service';
 
 const FIRST_LOAD_TARGET_MS = 1000;
+
+const INSTRUMENT = `(() => {
+  const t = (window.__bench = {});
+  document.querySelector('form button[type=submit]').addEventListener('click', () => (t.click = performance.now()), { capture: true });
+  new MutationObserver((_, observer) => {
+    if (document.querySelector('[aria-label="Managed models"] a')) {
+      t.table = performance.now();
+      observer.disconnect();
+    }
+  }).observe(document.body, { subtree: true, childList: true });
+})()`;
+
+/** Milliseconds from the click: login sent, login answered, models sent, models answered, table shown. */
+const READ_INSTRUMENT = `(() => {
+  const t = window.__bench;
+  const entry = (path) => performance.getEntriesByType('resource').filter((e) => new URL(e.name).pathname === path).at(-1);
+  const login = entry('/api/auth/login');
+  const models = entry('/api/models/managed');
+  return {
+    'click → login request sent': login.startTime - t.click,
+    'login answered': login.responseEnd - login.startTime,
+    'login answered → models request sent': models.startTime - login.responseEnd,
+    'models answered': models.responseEnd - models.startTime,
+    'models answered → table in the page': t.table - models.responseEnd,
+    total: t.table - t.click,
+  };
+})()`;
 const JS_TARGET_BYTES = 200 * 1024;
 
 export async function consoleLoad(options: { runs: number }): Promise<SectionResult> {
@@ -53,9 +80,10 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
   const revisit: number[] = [];
   // How long the two API calls of logging in took, as the browser saw them (request to last byte).
   const loginCall: number[] = [];
+  const phases: Record<string, number[]> = {};
+  const inPageTotal: number[] = [];
   const modelsCall: number[] = [];
   let loginScripts: string[] = [];
-  let modelsScripts: string[] = [];
   // One unmeasured run first: serverless-offline loads each handler on its first call.
   for (let i = 0; i < options.runs + 1; i++) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -76,10 +104,14 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
     const loginCount = scripts.length;
     await page.getByLabel('Username or e-mail').fill(user.username);
     await page.getByLabel('Password').fill(password);
+    // Timestamps inside the page: the click, the table's first link in the DOM (a mutation
+    // observer), and the two API calls' resource timings; they say where the time goes.
+    await page.evaluate(INSTRUMENT);
     t = performance.now();
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.getByRole('region', { name: 'Managed models' }).getByRole('link').first().waitFor();
     const modelsMs = performance.now() - t;
+    const inPage = (await page.evaluate(READ_INSTRUMENT)) as Record<string, number>;
     t = performance.now();
     await page.goto(`${door.url}/models`);
     await page.getByRole('region', { name: 'Managed models' }).getByRole('link').first().waitFor();
@@ -87,12 +119,13 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
     if (i > 0) {
       if (calls['/api/auth/login'] !== undefined) loginCall.push(calls['/api/auth/login']);
       if (calls['/api/models/managed'] !== undefined) modelsCall.push(calls['/api/models/managed']);
+      for (const [k, v] of Object.entries(inPage)) if (k !== 'total') (phases[k] ??= []).push(v);
+      inPageTotal.push(inPage.total as number);
       firstLoad.push(loginMs);
       toModels.push(modelsMs);
       revisit.push(revisitMs);
     }
     loginScripts = scripts.slice(0, loginCount);
-    modelsScripts = [...new Set(scripts.slice(loginCount))].filter((s) => !loginScripts.includes(s));
     await context.close();
   }
 
@@ -109,10 +142,10 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
       { raw: 0, gzip: 0, br: 0 },
     );
   const login = sizes([...new Set(loginScripts)]);
-  const models = sizes(modelsScripts);
   const f = summarize(firstLoad);
   const m = summarize(toModels);
   const r = summarize(revisit);
+  const it = summarize(inPageTotal);
   const lc = summarize(loginCall);
   const mc = summarize(modelsCall);
   const rows: Row[] = [
@@ -125,10 +158,16 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
     },
     {
       section: '7 console',
-      measure: 'log in → models page shown',
-      value: `median ${fmtMs(m.median)}, max ${fmtMs(m.max)} (n ${m.n})`,
+      measure: 'log in → models table, in the page (click to table in the DOM)',
+      value: `median ${fmtMs(it.median)}, max ${fmtMs(it.max)} (n ${it.n})`,
       target: `≤ ${FIRST_LOAD_TARGET_MS} ms`,
-      status: check(m.median <= FIRST_LOAD_TARGET_MS),
+      status: check(it.median <= FIRST_LOAD_TARGET_MS),
+    },
+    {
+      section: '7 console',
+      measure: 'log in → models table, as the test driver sees it',
+      value: `median ${fmtMs(m.median)}, max ${fmtMs(m.max)} (n ${m.n})`,
+      status: 'info',
     },
     {
       section: '7 console',
@@ -149,12 +188,6 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
       target: '≤ 200 KB',
       status: check(login.gzip <= JS_TARGET_BYTES),
     },
-    {
-      section: '7 console',
-      measure: 'JavaScript the models page adds, gzipped',
-      value: `${fmtKb(models.gzip)} (${modelsScripts.length} files)`,
-      status: 'info',
-    },
   ];
   const markdown = [
     `Debian's Chromium (headless, playwright-core) against the local front door over serverless-offline, DynamoDB Local and the emulator, all on loopback; the production build of the console. ${f.n} runs, each in a fresh browser context (empty cache), after one unmeasured run that warms serverless-offline's handlers.`,
@@ -163,19 +196,26 @@ export async function consoleLoad(options: { runs: number }): Promise<SectionRes
       ['Measure', 'Median', 'Max'],
       [
         ['first load: navigation to a usable login form (empty cache)', fmtMs(f.median), fmtMs(f.max)],
-        ['log in: click to the managed models table', fmtMs(m.median), fmtMs(m.max)],
+        ['log in: click to the managed models table in the page (performance.now() in the page)', fmtMs(it.median), fmtMs(it.max)],
+        ['log in: the same as the test driver sees it (click actionability checks and polling included)', fmtMs(m.median), fmtMs(m.max)],
         ['… of which POST /api/auth/login (bcrypt cost 10), as the browser saw it', fmtMs(lc.median), fmtMs(lc.max)],
         ['… of which GET /api/models/managed, as the browser saw it', fmtMs(mc.median), fmtMs(mc.max)],
         ['revisit /models in the same profile (index.html revalidated, assets cached)', fmtMs(r.median), fmtMs(r.max)],
       ],
     ),
     '',
+    'Where the login time goes, inside the page (performance.now() at the click, resource timings of the two calls, a mutation observer for the table):',
+    '',
+    markdownTable(
+      ['Phase', 'Median'],
+      Object.entries(phases).map(([phase, values]) => [phase, fmtMs(summarize(values).median)]),
+    ),
+    '',
+    "The rest of what the test driver measures (its row minus the in-page row) is playwright itself: the click's actionability checks and the polling for the table.",
+    '',
     markdownTable(
       ['JavaScript', 'Files', 'Raw', 'gzip -9', 'brotli'],
-      [
-        ['loaded by the login page (first load)', loginScripts.length, fmtKb(login.raw), fmtKb(login.gzip), fmtKb(login.br)],
-        ['added by the models page', modelsScripts.length, fmtKb(models.raw), fmtKb(models.gzip), fmtKb(models.br)],
-      ],
+      [['loaded by the login page (first load)', loginScripts.length, fmtKb(login.raw), fmtKb(login.gzip), fmtKb(login.br)]],
     ),
     '',
     `- Targets (issue 16): first load under 1 s (${f.median <= FIRST_LOAD_TARGET_MS ? 'met' : 'NOT met'}), first-load JavaScript within 200 KB gzipped (${login.gzip <= JS_TARGET_BYTES ? 'met' : 'NOT met'}). Every page is its own chunk, loaded when first opened; the chart library (Chart.js) only with the Usage page.`,

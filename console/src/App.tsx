@@ -4,7 +4,7 @@ import { ApiError, api, errorText, unwrap } from './api/client';
 import { EXPIRED, endSession, getSession, startSession, storedToken, storedUser, subscribe, tokenExpiry, updateUser } from './api/session';
 import { Spinner } from './components/ui';
 import { Login } from './pages/Login';
-import { PAGES, allowed } from './pages';
+import { PAGES, allowed, preloadAll } from './pages';
 
 function useSession() {
   return useSyncExternalStore(subscribe, getSession);
@@ -91,7 +91,12 @@ function NavLinks({ group }: { group: 'main' | 'admin' }) {
 }
 
 function Shell() {
-  const session = getSession();
+  const session = useSession();
+  const role = session?.user.role;
+  // The other pages load while the person looks at the first one, so that moving on is immediate.
+  useEffect(() => {
+    if (role) preloadAll(role);
+  }, [role]);
   if (!session) return null;
   const logout = () => {
     // The token is forgotten here first, whatever happens next; the server keeps no session, so its

@@ -20,8 +20,18 @@ export interface Page {
   nav?: { label: string; group: 'main' | 'admin'; href?: string };
 }
 
+/**
+ * A page's chunk, lazily loaded. Once loaded (by `preload` or a first visit), the lazy component
+ * gets it synchronously: React then renders the page at once instead of showing the Suspense
+ * fallback, which it keeps for at least 300 ms once shown.
+ */
 function chunk(load: () => Promise<{ default: ComponentType }>) {
-  return { component: lazy(load), preload: load };
+  let loaded: { default: ComponentType } | undefined;
+  const preload = () => load().then((m) => (loaded = m));
+  const component = lazy(() =>
+    loaded ? ({ then: (done: (m: { default: ComponentType }) => void) => done(loaded as { default: ComponentType }) } as never) : preload(),
+  );
+  return { component, preload };
 }
 
 const EVERYONE = ['user', 'admin', 'super_admin'] as const;
@@ -69,4 +79,13 @@ export function preloadPage(path: string): void {
     return bare === prefix || bare.startsWith(`${prefix}/`);
   });
   void page?.preload().catch(() => undefined);
+}
+
+/**
+ * Loads every page the role may open, a little after the first page is shown and when the browser is
+ * idle, so that it does not compete with that page's own requests.
+ */
+export function preloadAll(role: Role): void {
+  const run = () => PAGES.filter((p) => allowed(p, role)).forEach((p) => void p.preload().catch(() => undefined));
+  setTimeout(() => ('requestIdleCallback' in window ? window.requestIdleCallback(run, { timeout: 3000 }) : run()), 2000);
 }

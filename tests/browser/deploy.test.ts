@@ -113,7 +113,15 @@ test('the keyboard alone moves through the menu to a page and submits a form wit
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy' }).focus();
   await page.keyboard.press('Enter');
   // Focus lands on the new page's heading, and the next Tab reaches the page's own controls.
-  await page.waitForFunction("document.activeElement?.tagName === 'H1' && document.activeElement.textContent === 'Deploy'");
+  // (page.waitForFunction would evaluate a string inside the page, which the console's CSP forbids.)
+  for (
+    let tries = 0;
+    (await page.evaluate('document.activeElement?.tagName + ":" + document.activeElement?.textContent')) !== 'H1:Deploy';
+    tries++
+  ) {
+    if (tries > 50) throw new Error('focus did not move to the Deploy heading');
+    await page.waitForTimeout(100);
+  }
   await page.keyboard.press('Tab');
   expect(await page.evaluate('document.activeElement?.textContent')).toBe('Managed');
   const model = page.getByLabel('Model');
