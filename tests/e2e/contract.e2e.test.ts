@@ -24,7 +24,6 @@ function expectStatus(res: HttpResult, status: number): void {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.raw.slice(0, 1000)}`);
 }
 
-/** Polls the status endpoint (30 s in the documented workflow; no wait here) until `done` or 404. */
 /** GETs `path` until `done` holds or the attempts run out (250 ms apart), and returns the last answer. */
 async function pollGet(path: string, done: (res: HttpResult) => boolean, attempts = 40): Promise<HttpResult> {
   let res = await http('GET', path, { token: admin });
@@ -35,6 +34,7 @@ async function pollGet(path: string, done: (res: HttpResult) => boolean, attempt
   return res;
 }
 
+/** Polls the status endpoint (30 s in the documented workflow; no wait here) until `done` or 404. */
 const pollStatus = (id: string, done: (res: HttpResult) => boolean, attempts = 40) => pollGet(`/api/resources/${id}/status`, done, attempts);
 
 describe('the documented workflow, every response checked against the OpenAPI document', () => {

@@ -6,16 +6,35 @@
  * different users never conflict; a user's own simultaneous turns do (their hour items), and retry.
  */
 import { jest } from '@jest/globals';
-import { handler as postThread } from '../../functions/chat/thread-post';
-import { handler as getThread } from '../../functions/chat/thread-get';
-import { db } from '../../tables/client';
-import { getTrackedResource } from '../../tables/resources';
-import { getModelUsageTotals, readUsage } from '../../tables/usage';
-import { applyTransactionConflictRules } from '../helpers/conflicts';
-import { call, type Handler } from '../helpers/invoke';
-import { drainStream } from '../helpers/stream';
-import { makeUser } from '../helpers/users';
-import { MANAGED_MODEL, managedResource, newConversation, ok } from './chat-fixtures';
+import type { Handler } from '../helpers/invoke';
+
+// 500 simultaneous turns queue here for one process, one emulator and one DynamoDB Local (in AWS each
+// is a Lambda of its own): their model calls get more than the deployed 12 s. Set before anything
+// reads the configuration, hence the dynamic imports.
+process.env.UPSTREAM_TIMEOUT_MS = '60000';
+const [
+  { handler: postThread },
+  { handler: getThread },
+  { db },
+  { getTrackedResource },
+  { getModelUsageTotals, readUsage },
+  { applyTransactionConflictRules },
+  { call },
+  { drainStream },
+  { makeUser },
+  { MANAGED_MODEL, managedResource, newConversation, ok },
+] = await Promise.all([
+  import('../../functions/chat/thread-post'),
+  import('../../functions/chat/thread-get'),
+  import('../../tables/client'),
+  import('../../tables/resources'),
+  import('../../tables/usage'),
+  import('../helpers/conflicts'),
+  import('../helpers/invoke'),
+  import('../helpers/stream'),
+  import('../helpers/users'),
+  import('./chat-fixtures'),
+]);
 
 jest.setTimeout(300_000);
 
