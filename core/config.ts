@@ -73,6 +73,11 @@ export function loadConfig(env: Env = process.env) {
        */
       connectionTimeoutMs: int(env, 'DYNAMODB_CONNECTION_TIMEOUT_MS', 3000, 100, 120_000),
       requestTimeoutMs: int(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 5000, 100, 120_000),
+      /**
+       * How long a chat turn keeps retrying its one write (conflicts with the caller's own concurrent
+       * turns, a brief outage) once the model has answered: well inside the function's 29 s.
+       */
+      turnWriteRetryMs: int(env, 'TURN_WRITE_RETRY_MS', 10_000, 100, 120_000),
     },
 
     auth: {

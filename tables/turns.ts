@@ -1,3 +1,4 @@
+import { config } from '../core/config';
 import { logger } from '../core/observability';
 import { TABLE, getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
@@ -135,14 +136,6 @@ function counterWrites(scopes: UsageScope[], reply: Omit<TurnReply, 'text'>): Tr
 }
 
 /**
- * How long a turn keeps retrying its transaction, through conflicts and through a database outage,
- * well inside the function's 29 s. Concurrent turns of one caller (or into one conversation) conflict
- * on their hour items, and each retry is safe; with nothing shared by all users in the transaction,
- * conflicts come only from one caller's own concurrency, so the budget is a time, not a count.
- */
-const RETRY_BUDGET_MS = 10_000;
-
-/**
  * Runs a turn's transaction (item 0 must be the turn's conditional put). By then the model has
  * answered (and been paid for), so the write is worth retrying, and it is idempotent: a retried
  * attempt that finds the turn item already there means an earlier attempt whose answer was lost did
@@ -150,11 +143,12 @@ const RETRY_BUDGET_MS = 10_000;
  *
  *   - TransactionConflict with the caller's own concurrent turns: retried inside transactWrite,
  *   - the database briefly unavailable: retried here with jitter,
- *     both within one budget well inside the function's timeout.
+ *     both within one budget well inside the function's timeout (config.table.turnWriteRetryMs: a
+ *     time, not a count, since conflicts come only from one caller's own concurrency).
  *   - Any other cancellation (a condition of an item the caller added) is the caller's to handle.
  */
 export async function commitTurn(items: TransactItems): Promise<void> {
-  const deadline = Date.now() + RETRY_BUDGET_MS;
+  const deadline = Date.now() + config.table.turnWriteRetryMs;
   for (let attempt = 1; ; attempt++) {
     try {
       await transactWrite(items, { until: deadline });

@@ -9,32 +9,21 @@ import { jest } from '@jest/globals';
 import type { Handler } from '../helpers/invoke';
 
 // 500 simultaneous turns queue here for one process, one emulator and one DynamoDB Local (in AWS each
-// is a Lambda of its own): their model calls get more than the deployed 12 s. Set before anything
-// reads the configuration, hence the dynamic imports.
+// is a Lambda of its own): their model calls and their writes' retries get more than the deployed
+// 12 s and 10 s. Set before anything reads the configuration, hence the dynamic imports.
 process.env.UPSTREAM_TIMEOUT_MS = '60000';
-const [
-  { handler: postThread },
-  { handler: getThread },
-  { db },
-  { getTrackedResource },
-  { getModelUsageTotals, readUsage },
-  { applyTransactionConflictRules },
-  { call },
-  { drainStream },
-  { makeUser },
-  { MANAGED_MODEL, managedResource, newConversation, ok },
-] = await Promise.all([
-  import('../../functions/chat/thread-post'),
-  import('../../functions/chat/thread-get'),
-  import('../../tables/client'),
-  import('../../tables/resources'),
-  import('../../tables/usage'),
-  import('../helpers/conflicts'),
-  import('../helpers/invoke'),
-  import('../helpers/stream'),
-  import('../helpers/users'),
-  import('./chat-fixtures'),
-]);
+process.env.TURN_WRITE_RETRY_MS = '60000';
+// One after the other: jest's ESM loader fails on simultaneous imports of shared modules.
+const { handler: postThread } = await import('../../functions/chat/thread-post');
+const { handler: getThread } = await import('../../functions/chat/thread-get');
+const { db } = await import('../../tables/client');
+const { getTrackedResource } = await import('../../tables/resources');
+const { getModelUsageTotals, readUsage } = await import('../../tables/usage');
+const { applyTransactionConflictRules } = await import('../helpers/conflicts');
+const { call } = await import('../helpers/invoke');
+const { drainStream } = await import('../helpers/stream');
+const { makeUser } = await import('../helpers/users');
+const { MANAGED_MODEL, managedResource, newConversation, ok } = await import('./chat-fixtures');
 
 jest.setTimeout(300_000);
 
