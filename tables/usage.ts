@@ -49,6 +49,14 @@ export interface UsageFigures {
   requests: number;
 }
 
+/** A scope's figures: month to date, the last 24 hours, and those 24 hours by clock hour (UTC). */
+export interface UsageReport {
+  mtd: UsageFigures;
+  last24h: UsageFigures;
+  /** The 25 clock hours the last 24 hours touch, oldest first, each from its start ('yyyy-mm-ddThh:00:00Z'); the first counts from now - 24 h. */
+  hourly: (UsageFigures & { hour: string })[];
+}
+
 export interface UsageDelta {
   requests: number;
   tokensIn: number;
@@ -268,7 +276,7 @@ function addLongSlots(into: UsageFigures, item: Item, fromSlot?: number): void {
  * mtd and last24h at `now` from the items of one usage Query (see the header). Hours at or before the
  * month item's watermark are already in it (a fold pass leaves them for a minute before deleting them).
  */
-function usageFromItems(items: Item[], now: Date): { mtd: UsageFigures; last24h: UsageFigures } {
+function usageFromItems(items: Item[], now: Date): UsageReport {
   const month = monthOf(now);
   const byKey = new Map(items.map((item) => [item.SK as string, item]));
   const monthItem = byKey.get(monthSk(month));
@@ -278,21 +286,29 @@ function usageFromItems(items: Item[], now: Date): { mtd: UsageFigures; last24h:
   add(mtd, byKey.get(legacyMonthSk(month)), (m) => m.long);
   add(mtd, monthItem, (m) => m.short);
 
-  const last24h = zero();
   const dayAgo = new Date(now.getTime() - 24 * HOUR_MS);
   const tailHour = hourOf(dayAgo);
-  const nowHour = hourOf(now);
+  // The 25 clock hours the last 24 hours touch, oldest first; the first counted from now - 24 h.
+  const hourly = Array.from({ length: 25 }, (_, i) => ({ hour: hourOf(new Date(dayAgo.getTime() + i * HOUR_MS)), figures: zero() }));
+  const byHour = new Map(hourly.map((h) => [h.hour, h.figures]));
   for (const item of items) {
     const sk = item.SK as string;
     if (!isHourSk(sk)) continue;
     const hour = sk.slice(2);
     if (monthOf(hour) === month && hour > watermark) addShortSlots(mtd, item);
-    if (hour < tailHour || hour > nowHour) continue;
+    const figures = byHour.get(hour);
+    if (!figures) continue;
     const fromSlot = hour === tailHour ? slotOf(dayAgo) : undefined;
-    addShortSlots(last24h, item, fromSlot ?? 0);
-    addLongSlots(last24h, item, fromSlot);
+    addShortSlots(figures, item, fromSlot ?? 0);
+    addLongSlots(figures, item, fromSlot);
   }
-  return { mtd: finish(mtd), last24h: finish(last24h) };
+  const last24h = zero();
+  for (const { figures } of hourly) for (const m of ['requests', 'tokens_in', 'tokens_out', 'cost_usd'] as const) last24h[m] += figures[m];
+  return {
+    mtd: finish(mtd),
+    last24h: finish(last24h),
+    hourly: hourly.map(({ hour, figures }) => ({ hour: `${hour}:00:00Z`, ...finish(figures) })),
+  };
 }
 
 /** A scope's usage items with sort keys from `from` to `to`, strongly consistent (one page in practice). */
@@ -321,7 +337,7 @@ async function usageRange(scope: UsageScope, from: string, to: string): Promise<
  * sorts after every hour. What it reads is the month item and the hours not yet folded (at most about
  * a day and a half of them), however long the history; a turn is counted as soon as it is recorded.
  */
-export async function readUsage(scope: UsageScope, now: Date): Promise<{ mtd: UsageFigures; last24h: UsageFigures }> {
+export async function readUsage(scope: UsageScope, now: Date): Promise<UsageReport> {
   const dayAgo = hourSk(hourOf(new Date(now.getTime() - 24 * HOUR_MS)));
   const from = [monthSk(monthOf(now)), dayAgo].sort()[0] as string;
   return usageFromItems(await usageRange(scope, from, legacyMonthSk(monthOf(now))), now);
@@ -331,7 +347,7 @@ export async function readUsage(scope: UsageScope, now: Date): Promise<{ mtd: Us
 export async function readConversationUsage(
   conversationId: string,
   now: Date,
-): Promise<{ conversation: Conversation | undefined; usage: { mtd: UsageFigures; last24h: UsageFigures } }> {
+): Promise<{ conversation: Conversation | undefined; usage: UsageReport }> {
   const [conversation, usage] = await Promise.all([
     getConversation(conversationId, { consistent: true }),
     readUsage({ kind: 'conversation', id: conversationId }, now),

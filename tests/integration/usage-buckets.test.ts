@@ -47,6 +47,27 @@ describe('usage buckets', () => {
     expect(last24h).toEqual({ requests: 4, tokens_in: 15, tokens_out: 0, tokens_total: 15, cost_usd: 0.015 });
   });
 
+  test('hourly gives the 25 clock hours of the last 24 hours, each turn in its own hour and the oldest from now - 24 h', async () => {
+    const scope = fresh();
+    await turnAt(scope, '2024-05-10T12:07:00.000Z', 1); // the current hour
+    await turnAt(scope, '2024-05-10T09:59:59.000Z', 2);
+    await turnAt(scope, '2024-05-10T09:00:00.000Z', 4); // the same hour as the one before
+    await turnAt(scope, '2024-05-09T12:05:10.000Z', 8); // the oldest hour, in the slot of now - 24 h
+    await turnAt(scope, '2024-05-09T12:04:59.000Z', 16); // the oldest hour, before it: not counted
+    const { hourly, last24h } = await figures(scope, now);
+    expect(hourly.map((h) => h.hour)).toEqual(
+      Array.from({ length: 25 }, (_, i) => new Date(Date.parse('2024-05-09T12:00:00Z') + i * 3_600_000).toISOString().replace('.000', '')),
+    );
+    const active = hourly.filter((h) => h.requests > 0).map((h) => [h.hour, h.requests, h.tokens_in]);
+    expect(active).toEqual([
+      ['2024-05-09T12:00:00Z', 1, 8],
+      ['2024-05-10T09:00:00Z', 2, 6],
+      ['2024-05-10T12:00:00Z', 1, 1],
+    ]);
+    expect(hourly.reduce((sum, h) => sum + h.tokens_total, 0)).toBe(last24h.tokens_total);
+    expect(hourly[21]).toEqual({ hour: '2024-05-10T09:00:00Z', requests: 2, tokens_in: 6, tokens_out: 0, tokens_total: 6, cost_usd: 0.006 });
+  });
+
   test('mtd counts the calendar month (UTC) and nothing of the previous one', async () => {
     const scope = fresh();
     await turnAt(scope, '2024-04-30T23:59:59.999Z', 1);
@@ -158,8 +179,14 @@ describe('usage written before the current layout (read lazily, not migrated)', 
       mtd: { requests: 5, tokens_in: 31, tokens_out: 0, tokens_total: 31, cost_usd: 0.031 },
       last24h: { requests: 3, tokens_in: 14, tokens_out: 0, tokens_total: 14, cost_usd: 0.014 },
     };
-    expect(await figures(scope, now)).toEqual(expected);
+    const before = await figures(scope, now);
+    expect(before).toEqual({ ...expected, hourly: expect.any(Array) });
+    // The old hours land in their clock hours too, beside the new layout's slots.
+    expect(before.hourly.filter((h) => h.requests > 0).map((h) => [h.hour, h.tokens_in])).toEqual([
+      ['2024-05-09T12:00:00Z', 2],
+      ['2024-05-10T11:00:00Z', 12],
+    ]);
     await foldUsageHours(scope, new Date(now));
-    expect(await figures(scope, now)).toEqual(expected);
+    expect(await figures(scope, now)).toEqual(before);
   });
 });

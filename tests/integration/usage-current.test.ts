@@ -20,7 +20,9 @@ test('a caller with no chat has zero figures with exactly the fields of 2.5', as
   const { token } = await makeUser('user');
   const res = await usage(token);
   expect(res.status).toBe(200);
-  expect(res.body).toEqual({ success: true, scope: 'user', mtd: ZERO, last24h: ZERO });
+  expect(res.body).toEqual({ success: true, scope: 'user', mtd: ZERO, last24h: ZERO, hourly: expect.any(Array) });
+  expect(res.body.hourly).toHaveLength(25);
+  for (const hour of res.body.hourly) expect(hour).toEqual({ hour: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:00:00Z$/), ...ZERO });
 });
 
 test("without conversationId the caller's figures add up every conversation, thread and legacy, priced per token", async () => {
@@ -60,6 +62,12 @@ test("without conversationId the caller's figures add up every conversation, thr
   expect(conversationOne.body.mtd.cost_usd).toBeGreaterThan(managedThreadCost);
   expect(res.body.mtd.cost_usd).toBeCloseTo(conversationOne.body.mtd.cost_usd + hostedCost, 6);
   expect(res.body.last24h).toEqual(res.body.mtd);
+  // The hours add up to the last 24 hours (all four turns are in the last hour or two of them).
+  const hours = res.body.hourly as { requests: number; tokens_total: number; cost_usd: number }[];
+  expect(hours.reduce((n, h) => n + h.requests, 0)).toBe(4);
+  expect(hours.slice(0, -2).every((h) => h.requests === 0)).toBe(true);
+  expect(hours.reduce((n, h) => n + h.tokens_total, 0)).toBe(res.body.last24h.tokens_total);
+  expect(hours.reduce((n, h) => n + h.cost_usd, 0)).toBeCloseTo(res.body.last24h.cost_usd, 6);
 });
 
 describe('scope=all', () => {

@@ -16,16 +16,14 @@ const MEASURES: Record<Measure, { label: string; format: (v: number) => string }
   requests: { label: 'Requests', format: int },
 };
 const CONVERSATIONS = 20;
-const DAY_MS = 24 * 3600 * 1000;
 
 /**
- * The API gives month-to-date and last-24-hours totals per scope (the caller, one conversation, or
- * the whole service), nothing finer. So:
+ * GET /api/usage/current gives, per scope (the caller, one conversation, or the whole service),
+ * month-to-date and last-24-hours totals and those 24 hours by clock hour. So:
+ *   by hour: the scope's own hourly figures, exact, in any measure, for the whole service too;
  *   by conversation: one usage read per conversation (the 20 most recent), exact;
  *   by model: those figures summed per the conversation's resource, exact when each conversation
- *     talks to its own resource (the console's default);
- *   by hour: the last 24 hours of assistant replies of those conversations, counted from their
- *     messages (tokens and requests; the messages carry no cost).
+ *     talks to its own resource (the console's default).
  */
 export default function Usage() {
   const admin = isAdmin(getSession()?.user.role);
@@ -46,6 +44,12 @@ export default function Usage() {
     return [...sums.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
   }, [breakdown.data, period, measure]);
   const shown = byConversation.filter((c) => c.figures[measure] > 0);
+  // From the first active hour on, labelled in the browser's time zone.
+  const hours = useMemo(() => {
+    const all = totals.data?.hourly ?? [];
+    const first = all.findIndex((h) => h.requests > 0);
+    return (first < 0 ? [] : all.slice(first)).map((h) => ({ ...h, label: `${String(new Date(h.hour).getHours()).padStart(2, '0')}:00` }));
+  }, [totals.data]);
 
   return (
     <section>
@@ -90,23 +94,25 @@ export default function Usage() {
       {totals.loading && !totals.data ? <Spinner label="Loading usage…" /> : null}
       <ErrorText error={totals.error} />
       {totals.data ? <Totals title={scope === 'all' ? 'Whole service' : 'You'} mtd={totals.data.mtd} last24h={totals.data.last24h} /> : null}
+      {totals.data ? (
+        <div className="charts">
+          <BarChart
+            title={`${MEASURES[measure].label} by hour, last 24 hours${scope === 'all' ? ', whole service' : ''}`}
+            labels={hours.map((h) => h.label)}
+            values={hours.map((h) => h[measure])}
+            format={MEASURES[measure].format}
+            valueLabel={MEASURES[measure].label}
+            empty="No usage in the last 24 hours."
+          />
+        </div>
+      ) : null}
 
       <h2>Breakdown of your conversations</h2>
-      {scope === 'all' ? (
-        <p className="hint">The API gives the whole service's figures as totals only; the charts below cover your own conversations.</p>
-      ) : null}
+      {scope === 'all' ? <p className="hint">The charts below cover your own conversations.</p> : null}
       {breakdown.loading && !breakdown.data ? <Spinner label="Reading the usage of your conversations…" /> : null}
       <ErrorText error={breakdown.error} />
       {breakdown.data ? (
         <div className="charts">
-          <BarChart
-            title="Tokens by hour, last 24 hours"
-            labels={breakdown.data.hours.map((h) => h.label)}
-            values={breakdown.data.hours.map((h) => h.tokens)}
-            format={int}
-            valueLabel="Tokens"
-            empty="No replies in the last 24 hours."
-          />
           <BarChart
             title={`${MEASURES[measure].label} by conversation, ${period === 'mtd' ? 'month to date' : 'last 24 hours'}`}
             labels={shown.map((c) => c.label)}
@@ -182,54 +188,19 @@ function Totals({ title, mtd, last24h }: { title: string; mtd: Figures; last24h:
 
 interface Breakdown {
   conversations: { id: string; title: string; model: string; usage: { mtd: Figures; last24h: Figures } }[];
-  hours: { label: string; tokens: number; requests: number }[];
   more: boolean;
 }
 
 async function loadBreakdown(): Promise<Breakdown> {
   const list = await unwrap(api.GET('/api/conversations', { params: { query: { limit: CONVERSATIONS } } }));
-  const since = Date.now() - DAY_MS;
-  const [usages, recentMessages] = await Promise.all([
-    Promise.all(list.conversations.map((c) => unwrap(api.GET('/api/usage/current', { params: { query: { conversationId: c.id } } })))),
-    Promise.all(list.conversations.filter((c) => Date.parse(c.updated_at) >= since).map((c) => lastDayMessages(c.id, since))),
-  ]);
+  const usages = await Promise.all(
+    list.conversations.map((c) => unwrap(api.GET('/api/usage/current', { params: { query: { conversationId: c.id } } }))),
+  );
   const conversations = list.conversations.map((c, i) => ({
     id: c.id,
     title: c.title,
     model: `${c.deployed_resource.resource_name} (${c.deployed_resource.resource_type})`,
     usage: { mtd: (usages[i] as { mtd: Figures }).mtd, last24h: (usages[i] as { last24h: Figures }).last24h },
   }));
-  // 24 hourly buckets ending with the current hour.
-  const start = new Date(since);
-  start.setMinutes(0, 0, 0);
-  const hours = Array.from({ length: 25 }, (_, i) => {
-    const t = new Date(start.getTime() + i * 3600_000);
-    return { at: t.getTime(), label: `${String(t.getHours()).padStart(2, '0')}:00`, tokens: 0, requests: 0 };
-  });
-  for (const m of recentMessages.flat()) {
-    const t = Date.parse(m.timestamp);
-    const bucket = hours[Math.floor((t - start.getTime()) / 3600_000)];
-    if (!bucket || m.role !== 'assistant') continue;
-    bucket.tokens += m.tokens_total ?? 0;
-    bucket.requests += 1;
-  }
-  const firstActive = hours.findIndex((h) => h.requests > 0);
-  return { conversations, hours: firstActive < 0 ? [] : hours.slice(firstActive), more: list.nextCursor !== null };
-}
-
-/** The conversation's messages from the last 24 hours (the listing is oldest first, so page through). */
-async function lastDayMessages(conversationId: string, since: number) {
-  const out: Schemas['ConversationMessage'][] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < 10; page++) {
-    const res = await unwrap(
-      api.GET('/api/conversations/{id}/messages', {
-        params: { path: { id: conversationId }, query: { limit: 500, ...(cursor ? { cursor } : {}) } },
-      }),
-    );
-    out.push(...res.messages.filter((m) => Date.parse(m.timestamp) >= since));
-    if (!res.nextCursor) break;
-    cursor = res.nextCursor;
-  }
-  return out;
+  return { conversations, more: list.nextCursor !== null };
 }
