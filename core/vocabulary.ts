@@ -18,3 +18,6 @@ export type EndpointStatus =
 /** The three roles (spec section 1). */
 export const ROLES = ['super_admin', 'admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
+
+/** A SageMaker instance type such as ml.g5.xlarge: what price entries and dedicated deploys name. */
+export const INSTANCE_TYPE = /^ml\.[a-z0-9]+\.[a-z0-9]+$/;

@@ -39,6 +39,8 @@ const DYNAMO_PORT = Number(process.env.DYNAMODB_PORT ?? 8000);
 const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
 // serverless-offline sits behind the front door, on the port after PORT unless told otherwise.
 const OFFLINE_PORT = Number(process.env.OFFLINE_HTTP_PORT ?? PORT + 1);
+// serverless-offline's own Lambda invoke endpoint (AWS SDK Invoke), which it opens beside the HTTP one.
+const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
 const TABLE = 'model-ops-local';
 
 function alive(pid: number): boolean {
@@ -58,20 +60,25 @@ function fail(message: string): never {
 async function main() {
   mkdirSync(DATA, { recursive: true });
   if (existsSync(LOCK)) {
-    const pid = Number(readFileSync(LOCK, 'utf8'));
-    if (pid && alive(pid))
-      fail(`The service is already running (npm start, pid ${pid}) on http://localhost:${PORT}. Stop it with Ctrl-C in its terminal first.`);
+    // The lock names the running stack's pid and port (older locks hold the pid alone).
+    const text = readFileSync(LOCK, 'utf8');
+    const { pid, port } = (text.trim().startsWith('{') ? JSON.parse(text) : { pid: Number(text) }) as { pid?: number; port?: number };
+    if (pid && alive(pid)) {
+      const where = port ? ` on http://localhost:${port}` : '';
+      fail(`The service is already running (npm start, pid ${pid})${where}. Stop it with Ctrl-C in its terminal first.`);
+    }
   }
   const ports = [
     [PORT, 'the API and the console', 'PORT'],
     [OFFLINE_PORT, 'serverless-offline behind the console', 'OFFLINE_HTTP_PORT'],
     [DYNAMO_PORT, 'DynamoDB Local', 'DYNAMODB_PORT'],
     [EMULATOR_PORT, 'the platform emulator', 'EMULATOR_PORT'],
+    [LAMBDA_PORT, "serverless-offline's Lambda endpoint", 'OFFLINE_LAMBDA_PORT'],
   ] as const;
   for (const [port, what, variable] of ports) {
     if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
   }
-  writeFileSync(LOCK, String(process.pid));
+  writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT }));
 
   // The local signing secret is generated once and kept, so tokens survive a restart.
   if (!existsSync(SECRET_FILE)) writeFileSync(SECRET_FILE, randomBytes(64).toString('hex'), { mode: 0o600 });
@@ -155,7 +162,7 @@ async function main() {
     console.log('Starting serverless-offline (bundling the functions)…');
     const offline: Offline = await startOffline({
       port: OFFLINE_PORT,
-      lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002),
+      lambdaPort: LAMBDA_PORT,
       stage: 'local',
       env,
       inheritOutput: true,

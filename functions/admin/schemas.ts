@@ -6,8 +6,14 @@ export const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\
 export const RoleSchema = Type.Union([Type.Literal('super_admin'), Type.Literal('admin'), Type.Literal('user')], {
   description: 'super_admin, admin or user',
 });
-// bcrypt only reads the first 72 bytes; longer passwords are refused rather than silently cut.
-export const Password = Type.String({ minLength: 8, maxLength: 72, description: '8 to 72 characters' });
+// bcrypt only reads the first 72 bytes; longer passwords are refused rather than silently cut. JSON
+// Schema counts characters, not bytes: the byte limit is in the description and checked by the domain
+// (lib/users/service.ts; tests/integration/admin-users.test.ts pins it).
+export const Password = Type.String({
+  minLength: 8,
+  maxLength: 72,
+  description: '8 to 72 characters and at most 72 bytes in UTF-8 (bcrypt reads no more): 72 ASCII characters, fewer when some take several bytes',
+});
 const Text = Type.String({ minLength: 1, maxLength: 200 });
 
 export const CreateUserBody = Type.Object(

@@ -2,8 +2,14 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Cursor, Limit, Uuid } from '../../lib/http/schemas';
 import { MAX_MESSAGE_CHARS } from '../../lib/chat/limits';
 
-// An empty or blank message is refused as missing by the domain (spec 4.5 wording), so no minLength here.
-const Message = Type.String({ maxLength: MAX_MESSAGE_CHARS, description: `the user's message, at most ${MAX_MESSAGE_CHARS} characters` });
+// Not only white space: \S is JavaScript's, the same set String.prototype.trim() removes, which the
+// domain checks again (lib/chat/turn.ts).
+const Message = Type.String({
+  minLength: 1,
+  maxLength: MAX_MESSAGE_CHARS,
+  pattern: '\\S',
+  description: `the user's message, 1 to ${MAX_MESSAGE_CHARS} characters, not only white space`,
+});
 
 export const ThreadChatBody = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Cursor, Limit, Pagination, Uuid } from '../../lib/http/schemas';
+import { Cursor, Limit, Pagination, Usd, Uuid } from '../../lib/http/schemas';
 
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description: `1 to ${max} characters, not only spaces` });
 
@@ -13,7 +13,7 @@ export const DeployedResource = Type.Object(
     cloud_resource_id: Text(2048),
     // Not only AWS regions: a hosted API may be "global".
     region: Type.String({ pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 32, description: 'a region such as us-east-1' }),
-    estimated_hourly_cost: Type.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per hour, 0 or more' }),
+    estimated_hourly_cost: Usd(1_000_000, 'USD per hour'),
   },
   { additionalProperties: false },
 );

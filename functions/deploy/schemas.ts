@@ -1,15 +1,35 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Region, WithDefault } from '../../lib/http/schemas';
+import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
+import { DEDICATED_NAME, TRACKED_NAME } from '../../lib/deploy/names';
+import { INSTANCE_TYPE } from '../../core/vocabulary';
 
-// Names are checked against each platform's naming rule in lib/deploy/names.ts, which says exactly
-// what is wrong; the schema only bounds them.
-const EndpointName = Type.String({ minLength: 1, maxLength: 256, description: '1 to 63 letters, digits and hyphens' });
-const ModelId = Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', description: 'a model id' });
+// Each platform's naming rule (lib/deploy/names.ts), so a client generated from the document refuses
+// what the service refuses.
+const EndpointName = Type.String({ minLength: 1, maxLength: 63, pattern: TRACKED_NAME.source, description: '1 to 63 letters, digits and hyphens' });
+const DedicatedEndpointName = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: DEDICATED_NAME.source,
+  description: "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit (SageMaker's naming rule)",
+});
+const ManagedModelId = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: MANAGED_MODEL_ID.source,
+  description: 'a managed model id such as anthropic.claude-3-haiku-20240307-v1:0',
+});
+const HostedModelId = Type.String({
+  minLength: 1,
+  maxLength: 302,
+  pattern: HOSTED_MODEL_ID.source,
+  description: 'a hosted model id such as meta/llama-3.1-8b-instruct',
+});
 const DryRun = Type.Boolean({ description: 'true returns the plan only' });
 
 export const DeployManagedBody = Type.Object(
   {
-    modelId: ModelId,
+    modelId: ManagedModelId,
     endpointName: EndpointName,
     region: Type.Optional(Region),
     dryRun: WithDefault(DryRun, true),
@@ -20,32 +40,47 @@ export type DeployManagedBody = Static<typeof DeployManagedBody>;
 
 export const DeployDedicatedBody = Type.Object(
   {
-    endpointName: EndpointName,
-    instanceType: Type.String({ minLength: 1, maxLength: 64, description: 'a SageMaker instance type such as ml.g5.xlarge' }),
+    endpointName: DedicatedEndpointName,
+    instanceType: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: INSTANCE_TYPE.source,
+      description: 'a SageMaker instance type such as ml.g5.xlarge',
+    }),
     instanceCount: WithDefault(Type.Integer({ minimum: 1, maximum: 10, description: '1 to 10 instances; default 1' }), 1),
     modelPackageArn: Type.Optional(
       Type.String({
         maxLength: 2048,
-        pattern: '^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:([0-9]{12}|aws):(model-package|hub-content)/.+$',
+        pattern: '^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:([0-9]{12}|aws):(model-package|hub-content)/\\S+$',
         description: 'a model package ARN or a public-hub model ARN, as GET /api/models/dedicated lists them',
       }),
     ),
-    inferenceImage: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'an inference container image URI' })),
-    modelDataUrl: Type.Optional(Type.String({ maxLength: 1024, pattern: '^(s3|https)://.+$', description: 'an s3:// URL of the model artifacts' })),
+    // SageMaker's own patterns (CreateModel's Image, ModelDataUrl and ExecutionRoleArn), so that no
+    // value the schema lets through is refused by the platform as malformed.
+    inferenceImage: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 255, pattern: '^\\S+$', description: 'an inference container image URI, no white space' }),
+    ),
+    modelDataUrl: Type.Optional(
+      Type.String({ maxLength: 1024, pattern: '^(s3|https)://[^/\\s]+/?\\S*$', description: 'an s3:// (or https://) URL of the model artifacts' }),
+    ),
     executionRoleArn: Type.Optional(
-      Type.String({ maxLength: 2048, pattern: '^arn:aws[a-z-]*:iam::[0-9]{12}:role/.+$', description: 'an IAM role ARN' }),
+      Type.String({ maxLength: 2048, pattern: '^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9_+=,.@/-]+$', description: 'an IAM role ARN' }),
     ),
     /** Not in the spec: gated public-hub models need their licence accepted explicitly. */
     acceptEula: Type.Optional(Type.Boolean({ description: "true accepts a gated public model's licence" })),
     dryRun: WithDefault(DryRun, true),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // A schema-level rule TypeBox does not evaluate itself (tests/unit/checks.test.ts applies it).
+    anyOf: [{ required: ['modelPackageArn'] }, { required: ['inferenceImage'] }],
+  },
 );
 export type DeployDedicatedBody = Static<typeof DeployDedicatedBody>;
 
 export const DeployHostedBody = Type.Object(
   {
-    modelId: ModelId,
+    modelId: HostedModelId,
     /** Not in the spec: the tracked name, unique among hosted resources; derived from modelId when absent. */
     endpointName: Type.Optional(EndpointName),
     dryRun: WithDefault(DryRun, false),

@@ -1,22 +1,36 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
+import { Discriminated, Usd } from '../../lib/http/schemas';
+import { INSTANCE_TYPE } from '../../core/vocabulary';
 
-const Usd = (max: number) => Type.Number({ minimum: 0, maximum: max, description: `USD, 0 to ${max}` });
+/** A managed or hosted entry: a model's two per-1K-token prices. */
+const TokenPriceEntry = <P extends 'managed' | 'hosted'>(platform: P, modelId: RegExp, maxLength: number, example: string) =>
+  Type.Object(
+    {
+      platform: Type.Literal(platform),
+      modelId: Type.String({ minLength: 1, maxLength, pattern: modelId.source, description: `a ${platform} model id such as ${example}` }),
+      per_1k_input_tokens_usd: Usd(1000),
+      per_1k_output_tokens_usd: Usd(1000),
+    },
+    { additionalProperties: false, description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd` },
+  );
 
-// One object shape for every entry; which fields a platform needs is checked in lib/pricing/table.ts,
-// which names the missing or stray field (a union schema could only say "no variant matched").
-export const PriceEntry = Type.Object(
+const ManagedPriceEntry = TokenPriceEntry('managed', MANAGED_MODEL_ID, 200, 'anthropic.claude-3-haiku-20240307-v1:0');
+const HostedPriceEntry = TokenPriceEntry('hosted', HOSTED_MODEL_ID, 302, 'meta/llama-3.1-8b-instruct');
+const DedicatedPriceEntry = Type.Object(
   {
-    platform: Type.Union([Type.Literal('managed'), Type.Literal('hosted'), Type.Literal('dedicated')], {
-      description: 'managed, hosted or dedicated',
-    }),
-    modelId: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9][A-Za-z0-9._:/-]*$', description: 'a model id' })),
-    instanceType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'an instance type such as ml.g5.xlarge' })),
-    per_1k_input_tokens_usd: Type.Optional(Usd(1000)),
-    per_1k_output_tokens_usd: Type.Optional(Usd(1000)),
-    hourly_usd: Type.Optional(Usd(10_000)),
+    platform: Type.Literal('dedicated'),
+    instanceType: Type.String({ minLength: 1, maxLength: 64, pattern: INSTANCE_TYPE.source, description: 'an instance type such as ml.g5.xlarge' }),
+    hourly_usd: Usd(10_000),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: 'a dedicated entry takes platform, instanceType and hourly_usd' },
 );
+
+// Which fields an entry takes depends on its platform: one branch per platform, told apart by
+// `platform`, so the check names the missing or stray field of the branch the entry asked for.
+export const PriceEntry = Discriminated('platform', [ManagedPriceEntry, HostedPriceEntry, DedicatedPriceEntry], {
+  description: 'managed, hosted or dedicated',
+});
 
 export const UpsertPricingBody = Type.Object(
   { entries: Type.Array(PriceEntry, { minItems: 1, maxItems: 100, description: '1 to 100 entries' }) },

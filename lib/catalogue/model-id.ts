@@ -7,14 +7,14 @@
 import { BadRequest } from '../http/errors';
 import type { PlatformName } from '../platforms/types';
 
+/** "anthropic.claude-3-haiku-20240307-v1:0" (the request schemas use it too: functions/*\/schemas.ts). */
+export const MANAGED_MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+/** "meta/llama-3.1-8b-instruct": a namespace and a name, letters, digits, dots, dashes, underscores. */
+export const HOSTED_MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,2}$/;
+
 const PATTERNS: Record<'managed' | 'hosted', { pattern: RegExp; hint: string }> = {
-  // "anthropic.claude-3-haiku-20240307-v1:0"
-  managed: { pattern: /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/, hint: 'a model id such as anthropic.claude-3-haiku-20240307-v1:0' },
-  // "meta/llama-3.1-8b-instruct": a namespace and a name, letters, digits, dots, dashes, underscores.
-  hosted: {
-    pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,2}$/,
-    hint: 'a model id such as meta/llama-3.1-8b-instruct',
-  },
+  managed: { pattern: MANAGED_MODEL_ID, hint: 'a model id such as anthropic.claude-3-haiku-20240307-v1:0' },
+  hosted: { pattern: HOSTED_MODEL_ID, hint: 'a model id such as meta/llama-3.1-8b-instruct' },
 };
 
 export function modelIdFromPath(platform: Extract<PlatformName, 'managed' | 'hosted'>, raw: string): string {

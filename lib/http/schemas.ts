@@ -1,9 +1,14 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Kind, Type, TypeRegistry, type Static, type TLiteral, type TObject, type TSchema, type TUnion } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
-/** Shared schema pieces. Ids are UUIDs, so key-like or path-like values are refused at the door. */
+/**
+ * Shared schema pieces. Ids are the UUIDs the service issues (crypto.randomUUID: version 4, lower
+ * case), so key-like or path-like values, and ids in another case that could never name an item, are
+ * refused at the door with a 400 instead of a 404.
+ */
 export const Uuid = Type.String({
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-  description: 'a UUID',
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+  description: 'a UUID in lower case, as the service issues them',
 });
 
 export const Cursor = Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$', description: 'the nextCursor of the previous page' });
@@ -27,3 +32,44 @@ export const Region = Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]$', maxLe
 
 /** What endpoints without a body, query or path schema accept: nothing (an empty object). */
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
+
+/**
+ * The smallest amount of money, other than 0, that a request may carry. JSON numbers are read as
+ * doubles, which reach down to 5E-324; DynamoDB stores numbers of magnitude 1E-130 and up only, so a
+ * smaller positive amount would fail at the table. The service rounds every cost it computes to a
+ * millionth of a dollar, so a billionth is far below anything it can show and far above what the table
+ * refuses.
+ */
+export const MIN_USD = 1e-9;
+
+/**
+ * An amount in US dollars: exactly 0, or from MIN_USD to `max`. Every bound is one the service stores
+ * and computes with exactly (tests/integration/number-bounds.test.ts): the largest maxima are far
+ * below 2^53 and DynamoDB's 9.99E+125, and a double has at most 17 significant digits, inside
+ * DynamoDB's 38. -0 is 0.
+ */
+export const Usd = (max: number, what = 'USD') =>
+  Type.Union([Type.Literal(0), Type.Number({ minimum: MIN_USD, maximum: max })], {
+    description: `0, or from 0.000000001 to ${max} (${what})`,
+  });
+
+/**
+ * A union of object schemas told apart by one property (`propertyName`), whose value in each branch is
+ * a literal: JSON Schema's `oneOf` with OpenAPI's `discriminator`, so that a generated client knows
+ * which shape to build and the request check reports the errors of the one branch the value names
+ * (ajv's discriminator option) instead of "matches no branch". TypeBox has no oneOf, so the kind is
+ * registered here for TypeBox's own checks (TypeBox's documented way of adding one).
+ */
+export const DISCRIMINATED = 'DiscriminatedUnion';
+if (!TypeRegistry.Has(DISCRIMINATED)) {
+  TypeRegistry.Set<{ oneOf: TSchema[] }>(DISCRIMINATED, (schema, value) => schema.oneOf.filter((branch) => Value.Check(branch, value)).length === 1);
+}
+
+export function Discriminated<T extends TObject[]>(propertyName: string, branches: [...T], options: { description?: string } = {}) {
+  for (const branch of branches) {
+    const tag = branch.properties[propertyName] as TLiteral | undefined;
+    if (tag?.const === undefined || !branch.required?.includes(propertyName))
+      throw new Error(`Discriminated: every branch needs a required literal '${propertyName}'`);
+  }
+  return Type.Unsafe<Static<TUnion<T>>>({ [Kind]: DISCRIMINATED, type: 'object', ...options, oneOf: branches, discriminator: { propertyName } });
+}

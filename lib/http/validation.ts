@@ -52,7 +52,7 @@ export function validator<T extends TSchema>(check: Check<T>, location: Location
     parse(value) {
       const candidate = location === 'body' ? value : convertStrings(check.types, value);
       if (check.validate(candidate)) return candidate as Checked<T>;
-      throw new BadRequest(describe(check, location), DETAILS[location]);
+      throw new BadRequest(describe(check, location, candidate), DETAILS[location]);
     },
   };
 }
@@ -66,22 +66,53 @@ const fieldOf = (instancePath: string, property?: unknown) =>
     ...(typeof property === 'string' ? [property] : []),
   ].join('.');
 
-function describe(check: Check<TSchema>, location: Location): string {
+function describe(check: Check<TSchema>, location: Location, value: unknown): string {
   // With allErrors off the validator stops at the first failure; a failed anyOf (a union of
-  // literals) reports its branches first and itself last, so the last error is the one to word.
-  const error = check.validate.errors?.at(-1);
+  // literals, an amount that is 0 or in a range, a choice of required fields) reports its branches
+  // first and itself last, so the last error is the one to word, with its branches to say why.
+  const errors = check.validate.errors ?? [];
+  const error = errors.at(-1);
   if (!error) return `Invalid ${location}`;
+  const hintOf = (schemaPath: string) => check.hints[schemaPath.slice(0, schemaPath.lastIndexOf('/'))];
+  const branches = errors.filter((e) => e !== error && e.instancePath === error.instancePath && e.schemaPath.startsWith(`${error.schemaPath}/`));
   switch (error.keyword) {
     case 'required':
       return `Missing required field '${fieldOf(error.instancePath, error.params.missingProperty)}'`;
-    case 'additionalProperties':
-      return `Unknown field '${fieldOf(error.instancePath, error.params.additionalProperty)}'`;
+    case 'additionalProperties': {
+      // Inside one branch of a discriminated union, say what that branch takes.
+      const hint = error.schemaPath.includes('/oneOf/') ? hintOf(error.schemaPath) : undefined;
+      return `Unknown field '${fieldOf(error.instancePath, error.params.additionalProperty)}'${hint ? ` (${hint})` : ''}`;
+    }
+    case 'discriminator': {
+      // A union of objects told apart by one property (Discriminated in lib/http/schemas.ts).
+      const tag = String(error.params.tag);
+      const field = fieldOf(error.instancePath, tag);
+      const present = valueAt(value, error.instancePath) as Record<string, unknown> | undefined;
+      if (error.params.error === 'tag' && present?.[tag] === undefined) return `Missing required field '${field}'`;
+      const hint = check.hints[error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))];
+      return `Invalid field '${field}': must be one of the allowed values${hint ? ` (${hint})` : ''}`;
+    }
+    case 'anyOf':
+      if (branches.length > 0 && branches.every((e) => e.keyword === 'required')) {
+        return `Missing required field ${branches.map((e) => `'${fieldOf(e.instancePath, e.params.missingProperty)}'`).join(' or ')}`;
+      }
   }
   const field = fieldOf(error.instancePath);
   if (!field) return location === 'body' ? 'Request body must be a JSON object' : `Invalid ${location}`;
-  const hint = check.hints[error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))];
+  const hint = hintOf(error.schemaPath);
+  // A union that is not only literals (an amount: 0, or a range) is worded by its description alone.
+  if (error.keyword === 'anyOf' && hint && !branches.every((e) => e.keyword === 'const')) return `Invalid field '${field}': must be ${hint}`;
   const message = wording(error);
   return `Invalid field '${field}': ${message}${hint ? ` (${hint})` : ''}`;
+}
+
+/** The part of a value an instancePath (JSON pointer) points to. */
+function valueAt(value: unknown, instancePath: string): unknown {
+  return instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce<unknown>((node, key) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), value);
 }
 
 /** ajv's own wording, from the error's keyword and params (the generated code carries no messages). */

@@ -1,3 +1,4 @@
+import { INSTANCE_TYPE } from '../../core/vocabulary';
 import { BadRequest } from '../http/errors';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry } from '../../tables/pricing';
@@ -117,8 +118,6 @@ export interface PriceEntryInput {
   per_1k_output_tokens_usd?: number;
   hourly_usd?: number;
 }
-
-const INSTANCE_TYPE = /^ml\.[a-z0-9]+\.[a-z0-9]+$/;
 
 function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string): StoredPriceEntry {
   const where = `entries.${i}`;

@@ -48,6 +48,10 @@ function hintsOf(schema: Record<string, unknown>, path = '#', out: Record<string
   for (const [key, value] of Object.entries((schema.properties as Record<string, Record<string, unknown>>) ?? {}))
     hintsOf(value, `${path}/properties/${key}`, out);
   if (schema.items && typeof schema.items === 'object') hintsOf(schema.items as Record<string, unknown>, `${path}/items`, out);
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[keyword];
+    if (Array.isArray(branches)) branches.forEach((branch: Record<string, unknown>, i) => hintsOf(branch, `${path}/${keyword}/${i}`, out));
+  }
   return out;
 }
 
@@ -67,14 +71,19 @@ export async function renderChecks(root: string, { source, target }: SchemasModu
   // and needs no runtime helper; allErrors: false stops at the first error, which is all a 400 names;
   // messages: false leaves the wording to lib/http/validation.ts (one table instead of a string per
   // check in every bundle); useDefaults fills in absent properties that have a default, so the
-  // schema is the one place a request default is declared.
+  // schema is the one place a request default is declared. discriminator: a union of objects told
+  // apart by one property (Discriminated in lib/http/schemas.ts) is checked against the one branch the
+  // value names, so its errors are that branch's. strictRequired is off because a schema-level
+  // `anyOf: [{ required: [a] }, { required: [b] }]` names properties its parent defines.
   const ajv = new Ajv({
     code: { source: true, esm: true, lines: true },
     unicode: false,
     allErrors: false,
     messages: false,
     useDefaults: true,
+    discriminator: true,
     strict: true,
+    strictRequired: false,
     logger: false,
   });
   for (const [name, schema] of schemas) ajv.addSchema(schema, name);

@@ -50,6 +50,19 @@ describe('POST /api/admin/users', () => {
     );
   });
 
+  // JSON Schema counts characters; bcrypt reads bytes. The document says so (Password), this pins it.
+  test('a password is limited to 72 bytes in UTF-8, not 72 characters: 24 three-byte characters pass, 25 are 400', async () => {
+    const { token } = await makeUser('super_admin');
+    const ascii = await call(createUser as Handler, { method: 'POST', token, body: newUser('pw72', { password: 'p'.repeat(72) }) });
+    expect(ascii.status).toBe(201);
+    const euros = await call(createUser as Handler, { method: 'POST', token, body: newUser('pw24', { password: '€'.repeat(24) }) });
+    expect(euros.status).toBe(201);
+    expect((await call(login as Handler, { method: 'POST', body: { username: 'new-pw24', password: '€'.repeat(24) } })).status).toBe(200);
+    const over = await call(createUser as Handler, { method: 'POST', token, body: newUser('pw25', { password: '€'.repeat(25) }) });
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ success: false, error: 'Password must be at most 72 bytes' });
+  });
+
   test('an e-mail already registered, in another letter case, is 409', async () => {
     const { token } = await makeUser('super_admin');
     await call(createUser as Handler, { method: 'POST', token, body: newUser('em1') });

