@@ -15,7 +15,7 @@ import { cloudwatch } from './cloudwatch';
 import { hosted } from './hosted';
 import { pricing } from './pricing';
 import { runtime } from './runtime';
-import { sagemaker, settleEndpoint } from './sagemaker';
+import { createUnmanagedEndpoint, sagemaker, settleEndpoint } from './sagemaker';
 import { ssm } from './ssm';
 import {
   ACCOUNT_ID,
@@ -190,7 +190,13 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
       const endpoints = [...state.endpoints.keys()]
         .map((name) => settleEndpoint(state, opts, name))
         .filter((ep) => ep !== undefined)
-        .map((ep) => ({ name: ep.name, status: ep.status, configName: ep.configName, failureReason: ep.failureReason }));
+        .map((ep) => ({
+          name: ep.name,
+          status: ep.status,
+          configName: ep.configName,
+          failureReason: ep.failureReason,
+          tags: Object.fromEntries((state.tags.get(ep.arn) ?? []).map((t) => [t.Key, t.Value])),
+        }));
       return ok({
         calls: state.calls,
         endpoints,
@@ -200,6 +206,27 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         invocations: state.invocations.length,
         options: { lifecycleDelayMs: opts.lifecycleDelayMs, responseDelayMs: opts.responseDelayMs },
       });
+    }
+    case 'POST /_emulator/endpoints': {
+      // An endpoint created behind the service's back (another tool, a colleague's script).
+      const { name, instanceType, instanceCount, tags } = body;
+      if (typeof name !== 'string' || !name) return fail(400, 'name must be an endpoint name');
+      if (instanceType !== undefined && typeof instanceType !== 'string') return fail(400, 'instanceType must be a string');
+      if (instanceCount !== undefined && (!Number.isInteger(instanceCount) || (instanceCount as number) < 1))
+        return fail(400, 'instanceCount must be a positive integer');
+      if (tags !== undefined && (typeof tags !== 'object' || tags === null || Array.isArray(tags)))
+        return fail(400, 'tags must be an object of tag keys to values');
+      try {
+        const created = createUnmanagedEndpoint(state, opts, {
+          name,
+          instanceType,
+          instanceCount: instanceCount as number | undefined,
+          tags: Object.entries((tags ?? {}) as Record<string, unknown>).map(([Key, Value]) => ({ Key, Value: String(Value) })),
+        });
+        return ok(created, 201);
+      } catch (err) {
+        return fail(400, err instanceof EmulatorError ? err.message : String(err));
+      }
     }
     case 'POST /_emulator/config': {
       for (const key of ['lifecycleDelayMs', 'responseDelayMs'] as const) {

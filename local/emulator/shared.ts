@@ -44,10 +44,13 @@ export interface FaultRule {
 export type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
 
 export interface PendingTransition {
-  kind: 'create' | 'update' | 'delete';
+  /** `capacity`: UpdateEndpointWeightsAndCapacities, new instance counts on the same config. */
+  kind: 'create' | 'update' | 'capacity' | 'delete';
   startedAt: number;
   /** The config an update switches to once it completes. */
   configName?: string;
+  /** A capacity change's instance counts per variant, applied once it completes. */
+  instanceCounts?: Record<string, number>;
   /** Set when a 'fail' fault matched: the transition ends in failure with this reason. */
   failureReason?: string;
 }
@@ -62,6 +65,8 @@ export interface Endpoint {
   failureReason?: string;
   /** True once the endpoint has been InService: decides whether variants are reported. */
   deployed: boolean;
+  /** Instance counts set by UpdateEndpointWeightsAndCapacities, over the config's initial ones. */
+  instanceCounts?: Record<string, number>;
   pending?: PendingTransition;
 }
 
@@ -91,9 +96,16 @@ export interface SmModel {
 
 export interface Invocation {
   endpoint: string;
+  /** The production variant that served the call (CloudWatch's VariantName dimension). */
+  variant: string;
   at: number;
   latencyUs: number;
   status: number;
+}
+
+export interface Tag {
+  Key: string;
+  Value: string;
 }
 
 export interface EmulatorState {
@@ -102,6 +114,8 @@ export interface EmulatorState {
   endpoints: Map<string, Endpoint>;
   endpointConfigs: Map<string, EndpointConfig>;
   models: Map<string, SmModel>;
+  /** SageMaker tags by resource ARN (endpoints, endpoint configs, models). */
+  tags: Map<string, Tag[]>;
   invocations: Invocation[];
   nextId: number;
 }
@@ -113,6 +127,7 @@ export function createState(): EmulatorState {
     endpoints: new Map(),
     endpointConfigs: new Map(),
     models: new Map(),
+    tags: new Map(),
     invocations: [],
     nextId: 1,
   };
