@@ -118,6 +118,10 @@ function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply
 function matchFault(state: EmulatorState, route: Route): FaultKind | undefined {
   const rule = state.faults.find((f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)));
   if (!rule) return undefined;
+  if (rule.skip > 0) {
+    rule.skip--;
+    return undefined;
+  }
   if (rule.remaining !== null && --rule.remaining <= 0) state.faults = state.faults.filter((f) => f !== rule);
   return rule.fault;
 }
@@ -163,17 +167,19 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
 
   switch (route) {
     case 'POST /_emulator/faults': {
-      const { target, model, fault, count } = body;
+      const { target, model, fault, count, after } = body;
       if (typeof target !== 'string' || !target) return fail(400, 'target must be an operation name or "*"');
       if (!(FAULT_KINDS as readonly unknown[]).includes(fault)) return fail(400, `fault must be one of ${FAULT_KINDS.join(', ')}`);
       if (model !== undefined && typeof model !== 'string') return fail(400, 'model must be a string');
       if (count !== undefined && (!Number.isInteger(count) || (count as number) < 1)) return fail(400, 'count must be a positive integer');
+      if (after !== undefined && (!Number.isInteger(after) || (after as number) < 0)) return fail(400, 'after must be a non-negative integer');
       const rule: FaultRule = {
         id: `fault-${state.nextId++}`,
         target,
         model: model,
         fault: fault as FaultKind,
         remaining: (count as number | undefined) ?? null,
+        skip: (after as number | undefined) ?? 0,
       };
       state.faults.push(rule);
       return ok({ id: rule.id }, 201);
@@ -310,6 +316,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       ctx.fail = fault === 'fail';
 
       reply = await route.run();
+      // Done, but the answer never leaves: the socket stays open until the client gives up.
+      if (fault === 'lost') return;
       if (fault === 'malformed') {
         // A body cut off mid-document: the status says success, the JSON does not parse.
         reply = { ...reply, body: Buffer.concat([reply.body.subarray(0, Math.floor(reply.body.length / 2)), Buffer.from('\u0000<')]) };

@@ -29,7 +29,11 @@ export interface ResolvedOptions {
   accountId: string;
 }
 
-export const FAULT_KINDS = ['500', '429', 'timeout', 'malformed', 'fail'] as const;
+/**
+ * `timeout`: never answered, nothing done. `lost`: done, then never answered (the request reached the
+ * service but its answer was lost: the ambiguous failure a client cannot tell from a timeout).
+ */
+export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -39,6 +43,8 @@ export interface FaultRule {
   fault: FaultKind;
   /** null = until cleared. */
   remaining: number | null;
+  /** Matching calls let through before the fault applies (a fault "from the n-th call on"). */
+  skip: number;
 }
 
 export type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
