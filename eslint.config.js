@@ -5,6 +5,7 @@
 // belong inside tables/ (keys, raw items, the SDK) from leaking upwards.
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -52,6 +53,18 @@ export default tseslint.config(
     },
   },
   { files: ['lib/**/*.ts', 'functions/**/*.ts', 'core/**/*.ts'], rules: { 'no-restricted-imports': ['error', TABLE_INTERNALS] } },
+  // The web console: a browser app with its own tsconfig (console/tsconfig.json).
+  {
+    files: ['console/src/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
+      // onClick={async () => …} is how React handlers start async work; its promise is handled inside.
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { attributes: false, arguments: false } }],
+    },
+  },
   { files: ['**/*.js', '**/*.cjs', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   // Serverless 3 loads local plugins with require(), and the dependency-cruiser config is CommonJS.
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },

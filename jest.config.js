@@ -28,6 +28,8 @@ const config = {
       setupFilesAfterEnv: ['<rootDir>/tests/setup/table-lifecycle.ts'],
     },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/tests/e2e/**/*.test.ts'] },
+    // The console in Debian's Chromium (playwright-core) against the local stack and its front door.
+    { ...common, displayName: 'browser', testMatch: ['<rootDir>/tests/browser/**/*.test.ts'] },
   ],
 };
 

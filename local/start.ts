@@ -5,7 +5,9 @@
  *   the table, created idempotently from tables/table.yml
  *   the platform emulator (local/emulator) on loopback
  *   a first super_admin and a local signing secret (kept under .data/)
- *   serverless-offline serving every route
+ *   serverless-offline serving every route, on an internal port
+ *   the web console (console/, built when its build is missing or stale) and the local front door on
+ *   PORT: the console at /, /api and /v1 passed to serverless-offline, as CloudFront does once deployed
  *
  * Ctrl-C stops every child. A second `npm start` while one runs says so and exits.
  */
@@ -14,6 +16,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { ROOT, emulatedServiceEnv, localDynamoClient, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
 import { ensureTable } from '../tables/definition';
+import { ensureConsoleBuilt } from '../console/scripts/build';
+import { startFrontDoor } from './front-door';
 
 const DATA = join(ROOT, '.data');
 const LOCK = join(DATA, 'start.pid');
@@ -21,6 +25,8 @@ const SECRET_FILE = join(DATA, 'jwt-secret');
 const PORT = Number(process.env.PORT ?? 3000);
 const DYNAMO_PORT = Number(process.env.DYNAMODB_PORT ?? 8000);
 const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
+// serverless-offline sits behind the front door, on the port after PORT unless told otherwise.
+const OFFLINE_PORT = Number(process.env.OFFLINE_HTTP_PORT ?? PORT + 1);
 const TABLE = 'model-ops-local';
 
 function alive(pid: number): boolean {
@@ -44,15 +50,14 @@ async function main() {
     if (pid && alive(pid))
       fail(`The service is already running (npm start, pid ${pid}) on http://localhost:${PORT}. Stop it with Ctrl-C in its terminal first.`);
   }
-  for (const [port, what] of [
-    [PORT, 'the API'],
-    [DYNAMO_PORT, 'DynamoDB Local'],
-    [EMULATOR_PORT, 'the platform emulator'],
-  ] as const) {
-    if (await portInUse(port))
-      fail(
-        `Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${port === PORT ? 'PORT' : port === DYNAMO_PORT ? 'DYNAMODB_PORT' : 'EMULATOR_PORT'}.`,
-      );
+  const ports = [
+    [PORT, 'the API and the console', 'PORT'],
+    [OFFLINE_PORT, 'serverless-offline behind the console', 'OFFLINE_HTTP_PORT'],
+    [DYNAMO_PORT, 'DynamoDB Local', 'DYNAMODB_PORT'],
+    [EMULATOR_PORT, 'the platform emulator', 'EMULATOR_PORT'],
+  ] as const;
+  for (const [port, what, variable] of ports) {
+    if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
   }
   writeFileSync(LOCK, String(process.pid));
 
@@ -74,6 +79,8 @@ async function main() {
   process.on('SIGTERM', () => void shutdown());
 
   try {
+    if ((await ensureConsoleBuilt({ quiet: true, log: (line) => console.log(line) })) === 'fresh')
+      console.log('The console is built (console/dist is up to date).');
     console.log('Starting DynamoDB Local…');
     const dynamo: Dynamo = await startDynamo({ port: DYNAMO_PORT, dbPath: join(DATA, 'dynamodb') });
     children.push(dynamo);
@@ -121,7 +128,7 @@ async function main() {
 
     console.log('Starting serverless-offline (bundling the functions)…');
     const offline: Offline = await startOffline({
-      port: PORT,
+      port: OFFLINE_PORT,
       lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002),
       stage: 'local',
       env,
@@ -129,8 +136,11 @@ async function main() {
     });
     children.push(offline);
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
+    const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url });
+    children.push({ stop: () => frontDoor.close() });
 
     console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
+    console.log(`    Console http://localhost:${PORT}/  ·  API http://localhost:${PORT}/api (serverless-offline on ${OFFLINE_PORT})`);
     console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
     console.log(
       `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,

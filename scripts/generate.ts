@@ -5,16 +5,18 @@
  *   generated/checks/<area>.ts  precompiled request checks of functions/<area>/schemas.ts
  *   generated/checks/http.ts    the same for lib/http/schemas.ts
  *   generated/openapi.json      docs/openapi.yaml as JSON, served by GET /api/openapi.json
+ *   generated/console/api.ts    the web console's API types, from docs/openapi.yaml
  *
  * It runs before everything that needs them: `npm start` (through serverless-offline), `npm test`,
  * `npm run typecheck`, `npm run bench`, and `serverless package|deploy|offline|invoke local`
  * (scripts/serverless-generate.cjs). A file is rewritten only when its text changes, so esbuild's and
  * jest's caches stay warm; a file that nothing generates any more is removed.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderChecks, schemasModules } from './generate/checks';
+import { CONSOLE_TYPES_TARGET, renderConsoleTypes } from './generate/console-types';
 import { OPENAPI_SOURCE, OPENAPI_TARGET, renderOpenApi } from './generate/openapi';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,6 +27,10 @@ export async function render(root = ROOT): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const module of schemasModules(root)) files.set(module.target, await renderChecks(root, module));
   files.set(OPENAPI_TARGET, renderOpenApi(readFileSync(join(root, OPENAPI_SOURCE), 'utf8')));
+  // openapi-typescript takes seconds: its output is kept while it is newer than the contract.
+  const types = join(root, CONSOLE_TYPES_TARGET);
+  const fresh = existsSync(types) && statSync(types).mtimeMs >= statSync(join(root, OPENAPI_SOURCE)).mtimeMs;
+  files.set(CONSOLE_TYPES_TARGET, fresh ? readFileSync(types, 'utf8') : await renderConsoleTypes(join(root, OPENAPI_SOURCE)));
   return files;
 }
 

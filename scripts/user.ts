@@ -129,7 +129,7 @@ try {
   }
 } catch (err) {
   const e = err as Error & { statusCode?: number };
-  if (e.name === 'DatabaseUnavailable') {
+  if ((e as { kind?: string }).kind === 'DatabaseUnavailable') {
     fail(
       values.stage
         ? `The table of stage ${values.stage} did not answer: ${e.message}`

@@ -3,7 +3,7 @@ import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type BatchGetCom
 import { traced } from '#tracing';
 import { config } from '../core/config';
 import { logger } from '../core/observability';
-import { DatabaseUnavailable, InvalidCursor } from './errors';
+import { DataError } from './errors';
 
 /**
  * The one DynamoDB document client, built once per cold start.
@@ -59,7 +59,7 @@ base.middlewareStack.add(
     } catch (err) {
       if (isDatabaseOutage(err)) {
         logger.warn({ message: 'database unavailable', error: err as Error });
-        throw new DatabaseUnavailable();
+        throw new DataError('DatabaseUnavailable', 'The database is temporarily unavailable; please retry shortly');
       }
       throw err;
     }
@@ -104,7 +104,7 @@ export function decodeCursor(
     Object.keys(key).length === keyAttributes.length &&
     keyAttributes.every((k) => typeof (key as Record<string, unknown>)[k] === 'string') &&
     Object.entries(fixed).every(([k, v]) => (key as Record<string, unknown>)[k] === v);
-  if (!ok) throw new InvalidCursor();
+  if (!ok) throw new DataError('InvalidCursor', 'Invalid cursor', 'Pass the nextCursor value of the previous page unchanged');
   return key as Record<string, unknown>;
 }
 

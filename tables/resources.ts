@@ -1,7 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointStatus, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor } from './client';
-import { NameTaken } from './errors';
+import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -139,17 +139,12 @@ export async function getTrackedResource(id: string): Promise<TrackedResource | 
   return Item ? trackedFromItem(Item) : undefined;
 }
 
-export class EndpointNameTaken extends NameTaken {
-  constructor(
-    readonly type: PlatformName,
-    readonly endpointName: string,
-  ) {
-    super(`An endpoint named "${endpointName}" already exists on the ${type} platform`);
-  }
-}
+/** The NameTaken error of an endpoint name. */
+export const endpointNameTaken = (type: PlatformName, endpointName: string) =>
+  new DataError('NameTaken', `An endpoint named "${endpointName}" already exists on the ${type} platform`);
 
 /**
- * Writes a new resource and takes its name in one transaction: EndpointNameTaken when the name is held,
+ * Writes a new resource and takes its name in one transaction: a NameTaken error when the name is held,
  * whoever else is writing at the same moment.
  */
 export async function insertResource(resource: TrackedResource): Promise<void> {
@@ -181,7 +176,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
   try {
     await transactWrite(items);
   } catch (err) {
-    if (cancellationReasons(err)?.[1] === 'ConditionalCheckFailed') throw new EndpointNameTaken(resource.type, resource.name);
+    if (cancellationReasons(err)?.[1] === 'ConditionalCheckFailed') throw endpointNameTaken(resource.type, resource.name);
     throw err;
   }
 }

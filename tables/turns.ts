@@ -2,7 +2,7 @@ import { logger } from '../core/observability';
 import type { PlatformName } from '../core/vocabulary';
 import { getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadWrite, type Conversation } from './conversations';
-import { DatabaseUnavailable } from './errors';
+import { isDataError } from './errors';
 import { messagePut, recentThreadMessages, type StoredMessage } from './messages';
 import { resourceChatCountersWrite, resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -122,7 +122,7 @@ export async function recordTurn(turn: TurnRecord): Promise<void> {
         pending = items.slice(0, -1);
         continue;
       }
-      if (!(err instanceof DatabaseUnavailable) || Date.now() >= deadline) throw err;
+      if (!isDataError(err, 'DatabaseUnavailable') || Date.now() >= deadline) throw err;
       logger.warn({ message: 'turn transaction failed; retrying', attempt });
       await new Promise((r) => setTimeout(r, 50 + Math.random() * Math.min(2000, 100 * 2 ** attempt)));
     }

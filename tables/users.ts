@@ -2,7 +2,7 @@ import type { Role } from '../core/vocabulary';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, queryIndexPage } from './client';
-import { NameTaken, RuleViolation, StaleWrite } from './errors';
+import { DataError } from './errors';
 import { cancellationReasons, type TransactItems } from './transactions';
 
 /**
@@ -141,8 +141,8 @@ export async function createUser(user: StoredUser): Promise<User> {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
     const reasons = cancellationReasons(err);
-    if (reasons?.[1] === 'ConditionalCheckFailed') throw new NameTaken('Username is already taken');
-    if (reasons?.[2] === 'ConditionalCheckFailed') throw new NameTaken('E-mail is already registered');
+    if (reasons?.[1] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'Username is already taken');
+    if (reasons?.[2] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'E-mail is already registered');
     throw err;
   }
   return publicUser(user);
@@ -210,12 +210,6 @@ export async function recordLogin(id: string, at: string): Promise<void> {
 
 export type UserPatch = Partial<Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash'>>;
 
-export class LastSuperAdminError extends RuleViolation {
-  constructor() {
-    super('The last active super_admin cannot be demoted or deactivated');
-  }
-}
-
 /**
  * Applies a patch to the user as it was read (`current`). The write is conditional on role and
  * activation being unchanged since then, so the super_admin counter delta is always right.
@@ -253,8 +247,10 @@ export async function updateUser(current: StoredUser, patch: UserPatch, at: stri
     await db.send(new TransactWriteCommand({ TransactItems: items }));
   } catch (err) {
     const reasons = cancellationReasons(err);
-    if (counterIndex >= 0 && reasons?.[counterIndex] === 'ConditionalCheckFailed') throw new LastSuperAdminError();
-    if (reasons?.[0] === 'ConditionalCheckFailed') throw new StaleWrite('The user was changed by another request; read it again and retry');
+    if (counterIndex >= 0 && reasons?.[counterIndex] === 'ConditionalCheckFailed')
+      throw new DataError('RuleViolation', 'The last active super_admin cannot be demoted or deactivated');
+    if (reasons?.[0] === 'ConditionalCheckFailed')
+      throw new DataError('StaleWrite', 'The user was changed by another request; read it again and retry');
     if (guardsChange && reasons?.slice(firstGuardIndex).includes('ConditionalCheckFailed')) {
       // Usernames and e-mails never change, so this is a broken invariant, not a client error.
       throw new Error(`The name guards of user ${current.id} do not point at it; nothing was changed`, { cause: err });

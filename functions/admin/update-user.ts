@@ -1,9 +1,9 @@
-import { endpoint } from '../../lib/http/endpoint';
+import { auditedEndpoint } from '../../lib/http/endpoint';
 import { updateUser } from '../../lib/users/service';
 import { UpdateUserBody, UserPath } from '../../generated/checks/admin';
 
 /** PATCH /api/admin/users/{userId} (super_admin); is_active false deactivates at once. */
-export const handler = endpoint(
+export const handler = auditedEndpoint(
   { auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } },
   async ({ path, body }) => ({
     success: true,

@@ -1,8 +1,8 @@
 import { cloudCredentials } from '../../lib/auth/credentials';
-import { endpoint } from '../../lib/http/endpoint';
+import { auditedEndpoint } from '../../lib/http/endpoint';
 
 /** GET /api/auth/aws-credentials (admin, super_admin): masked cloud credentials and example calls. */
-export const handler = endpoint({ auth: 'admin', audit: { action: 'credentials.read.cloud' } }, async () => ({
+export const handler = auditedEndpoint({ auth: 'admin', audit: { action: 'credentials.read.cloud' } }, async () => ({
   success: true,
   credentials: cloudCredentials(),
 }));

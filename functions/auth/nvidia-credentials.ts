@@ -1,8 +1,8 @@
 import { hostedCredentials } from '../../lib/auth/credentials';
-import { endpoint } from '../../lib/http/endpoint';
+import { auditedEndpoint } from '../../lib/http/endpoint';
 
 /** GET /api/auth/nvidia-credentials (admin, super_admin): the masked hosted API key and example calls. */
-export const handler = endpoint({ auth: 'admin', audit: { action: 'credentials.read.hosted' } }, async () => ({
+export const handler = auditedEndpoint({ auth: 'admin', audit: { action: 'credentials.read.hosted' } }, async () => ({
   success: true,
   credentials: hostedCredentials(),
 }));

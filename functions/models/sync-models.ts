@@ -1,8 +1,8 @@
 import { syncModels } from '../../lib/catalogue/sync';
-import { endpoint } from '../../lib/http/endpoint';
+import { auditedEndpoint } from '../../lib/http/endpoint';
 
 /** POST /api/admin/sync-models (spec 4.8, admin): refresh every platform's cached catalogue and report the changes. */
-export const handler = endpoint({ auth: 'admin', audit: { action: 'models.sync', target: () => 'catalogues' } }, async () => ({
+export const handler = auditedEndpoint({ auth: 'admin', audit: { action: 'models.sync', target: () => 'catalogues' } }, async () => ({
   success: true,
   ...(await syncModels()),
 }));

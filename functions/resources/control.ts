@@ -1,9 +1,9 @@
-import { endpoint } from '../../lib/http/endpoint';
+import { auditedEndpoint } from '../../lib/http/endpoint';
 import { controlResource } from '../../lib/resources/service';
 import { ControlBody, ResourcePath } from '../../generated/checks/resources';
 
 /** POST /api/resources/{resourceId}/control (admin, super_admin): start, stop, restart, delete; returns at once. */
-export const handler = endpoint(
+export const handler = auditedEndpoint(
   {
     auth: 'admin',
     path: ResourcePath,

@@ -2,10 +2,11 @@ import {
   getNameHolder,
   getTrackedResource,
   insertResource,
-  EndpointNameTaken,
+  endpointNameTaken,
   releaseOrphanName,
   type TrackedResource,
 } from '../../tables/resources';
+import { isDataError } from '../../tables/errors';
 
 /**
  * Whether the resource holding a name no longer stands for a live one, so that its name may be
@@ -29,12 +30,12 @@ export async function registerResource(resource: TrackedResource, holderGone: Ho
   // A cheap read first: a name that is plainly taken is refused without a transaction, which keeps a
   // burst of deploys of one name from queueing on the guard item. The transaction stays the guarantee.
   if ((await getNameHolder(resource.type, resource.name)) && !(await reclaimName(resource, holderGone))) {
-    throw new EndpointNameTaken(resource.type, resource.name);
+    throw endpointNameTaken(resource.type, resource.name);
   }
   try {
     await insertResource(resource);
   } catch (err) {
-    if (!(err instanceof EndpointNameTaken)) throw err;
+    if (!isDataError(err, 'NameTaken')) throw err;
     // A transaction that timed out on the client may have been applied all the same, and the SDK's
     // retry then finds the name taken - by this very resource.
     if ((await getNameHolder(resource.type, resource.name)) === resource.id) return;

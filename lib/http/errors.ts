@@ -6,7 +6,7 @@
  * `message` is written for clients: it is returned as is. Anything that is neither an HttpError nor a
  * data error is an internal failure and only ever reaches a client as a generic 500.
  */
-import { DatabaseUnavailable, DataError, InvalidCursor, ItemNotFound, NameTaken, RuleViolation, StaleWrite } from '../../tables/errors';
+import { DataError } from '../../tables/errors';
 
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -83,15 +83,13 @@ export class ServiceUnavailable extends HttpError {
 }
 
 /**
- * The data layer's errors in HTTP terms: taken names, stale writes and broken table rules are
- * conflicts (409), a missing item is 404, a forged cursor 400, an unavailable database 503 with
- * Retry-After. undefined for anything that is not a data error.
+ * A data error as the HttpError the spec's body is built from (undefined for anything else): a
+ * missing item is 404, a forged cursor 400, an unavailable database 503 with Retry-After, and a
+ * taken name, a stale write or a broken table rule 409.
  */
 export function fromDataError(err: unknown): HttpError | undefined {
   if (!(err instanceof DataError)) return undefined;
-  if (err instanceof NameTaken || err instanceof StaleWrite || err instanceof RuleViolation) return new Conflict(err.message);
-  if (err instanceof ItemNotFound) return new NotFound(err.message);
-  if (err instanceof InvalidCursor) return new BadRequest(err.message, err.hint);
-  if (err instanceof DatabaseUnavailable) return new ServiceUnavailable(err.message, err.retryAfterSeconds);
-  return undefined;
+  const { kind } = err;
+  const status = kind === 'ItemNotFound' ? 404 : kind === 'InvalidCursor' ? 400 : kind === 'DatabaseUnavailable' ? 503 : 409;
+  return new HttpError(status, err.message, err.details, status === 503 ? { 'Retry-After': '5' } : undefined);
 }

@@ -10,7 +10,7 @@ import type { Checked } from './validation';
  * unless it reads the table itself.
  */
 export function publicEndpoint<B extends TSchema = Empty, Q extends TObject = Empty, P extends TObject = Empty>(
-  options: Omit<EndpointOptions<B, Q, P, 'none'>, 'auth' | 'audit'>,
+  options: Omit<EndpointOptions<B, Q, P, 'none'>, 'auth'>,
   handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, 'none'>) => Promise<unknown>,
 ) {
   return stack<'none', B, Q, P>({ ...options, auth: 'none' }, [], handler);

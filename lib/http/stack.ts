@@ -9,7 +9,6 @@ import { tracingMiddlewares } from '#tracing';
 import { config } from '../../core/config';
 import { EmptyObject } from '../../generated/checks/http';
 import { validator, type Check, type Checked } from './validation';
-import type { AuditOptions } from './middlewares/audit';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
@@ -28,8 +27,6 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   path?: Check<P>;
   /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
   errorShape?: ErrorShape;
-  /** Admin actions name themselves here and are recorded in the audit log with their outcome. */
-  audit?: AuditOptions;
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
   ignoreInput?: boolean;
 }

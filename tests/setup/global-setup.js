@@ -4,10 +4,10 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** serverless-offline is started only when the e2e project will run (it takes a few seconds). */
-function e2eSelected(globalConfig) {
-  const selected = globalConfig.selectProjects ?? projectsFromArgv();
-  return !selected || selected.includes('e2e');
+/** serverless-offline is started only when the e2e or browser project will run (it takes a few seconds). */
+function selected(globalConfig, project) {
+  const projects = globalConfig.selectProjects ?? projectsFromArgv();
+  return !projects || projects.includes(project);
 }
 
 function projectsFromArgv() {
@@ -21,15 +21,18 @@ function projectsFromArgv() {
 }
 
 /**
- * Starts tests/setup/test-runtime.ts (DynamoDB Local, emulator, and serverless-offline when the e2e
- * project runs) and hands its endpoints to the test workers through the environment. Plain JS on
- * purpose: jest loads it without any transform.
+ * Starts tests/setup/test-runtime.ts (DynamoDB Local, emulator, serverless-offline when the e2e or
+ * browser project runs, the console's front door when the browser project runs) and hands its
+ * endpoints to the test workers through the environment. Plain JS on purpose: jest loads it without
+ * any transform.
  */
 export default async function globalSetup(globalConfig) {
-  const e2e = process.env.SKIP_E2E !== '1' && e2eSelected(globalConfig);
+  const e2e = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'e2e');
+  const browser = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'browser');
+  const flags = [...(e2e ? ['--e2e'] : []), ...(browser ? ['--console'] : [])];
   const child = spawn(
     process.execPath,
-    [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...(e2e ? ['--e2e'] : [])],
+    [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...flags],
     {
       cwd: root,
       stdio: ['pipe', 'pipe', 'inherit'],

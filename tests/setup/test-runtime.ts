@@ -1,15 +1,20 @@
 /**
  * The shared runtime of one test run, started by tests/setup/global-setup.js as a child process:
  * DynamoDB Local in memory, the platform emulator (lifecycle delays 0) and, for e2e, serverless-offline
- * on a table of its own with a seeded super_admin. Everything on free loopback ports. It prints one
- * `READY {json}` line and runs until its stdin closes or it is signalled.
+ * on a table of its own with a seeded super_admin, and, for the browser tests (`--console`), the built
+ * console behind the local front door (local/front-door.ts) in front of that serverless-offline.
+ * Everything on free loopback ports. It prints one `READY {json}` line and runs until its stdin closes
+ * or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
 import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
+import { startFrontDoor } from '../../local/front-door';
+import { ensureConsoleBuilt } from '../../console/scripts/build';
 
-const withOffline = process.argv.includes('--e2e');
+const withConsole = process.argv.includes('--console');
+const withOffline = withConsole || process.argv.includes('--e2e');
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
 async function stop() {
@@ -25,6 +30,9 @@ process.stdin.on('end', () => void stop());
 process.stdin.resume();
 
 async function main() {
+  // The console builds (when stale) while DynamoDB Local starts.
+  const consoleBuilt = withConsole ? ensureConsoleBuilt({ quiet: true }) : undefined;
+  consoleBuilt?.catch(() => undefined);
   const dynamo = await startDynamo({ port: await freePort() });
   stops.push(() => dynamo.stop());
   const emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0, responseDelayMs: 0, hostedApiKey: 'test-hosted-key' });
@@ -60,6 +68,12 @@ async function main() {
     });
     stops.push(() => (offline as Offline).stop());
     Object.assign(env, { E2E_BASE_URL: offline.url, E2E_TABLE_NAME: table, E2E_ADMIN_USERNAME: 'e2e-admin', E2E_ADMIN_PASSWORD: adminPassword });
+    if (withConsole) {
+      await consoleBuilt;
+      const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url });
+      stops.push(() => frontDoor.close());
+      env.E2E_CONSOLE_URL = frontDoor.url;
+    }
   }
 
   console.log(`READY ${JSON.stringify(env)}`);

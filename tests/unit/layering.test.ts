@@ -12,7 +12,7 @@ import { ROOT } from '../../local/runtime';
  */
 const require = createRequire(import.meta.url);
 const { forbidden: rules, options } = require(join(ROOT, '.dependency-cruiser.cjs')) as IConfiguration;
-const LAYERS = ['core', 'tables', 'lib', 'functions', 'local', 'scripts', 'bench', 'tests'];
+const LAYERS = ['core', 'tables', 'lib', 'functions', 'local', 'scripts', 'bench', 'tests', 'console'];
 
 async function violations(baseDir: string, paths: string[]): Promise<string[]> {
   const previous = process.cwd();

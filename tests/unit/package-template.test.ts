@@ -87,7 +87,9 @@ const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
 async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string }> {
   const service = join(workDir, name);
-  // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone.
+  // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone. The
+  // console's sources and deploy files, not its build (packaging neither builds nor uploads it).
+  const filter = (source: string) => !source.startsWith(join(ROOT, 'console', 'dist'));
   for (const entry of [
     'serverless.yml',
     'package.json',
@@ -99,8 +101,9 @@ async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{
     'tables',
     'scripts',
     'docs',
+    'console',
   ]) {
-    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true });
+    if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true, filter });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
   const out = join(workDir, `${name}-package`);
@@ -235,6 +238,76 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     for (const [, f] of resources('AWS::Lambda::Function')) {
       expect(f.Properties.Environment?.Variables?.JWT_SECRET ?? '').toBe('');
     }
+  });
+});
+
+describe('the web console in the prod template', () => {
+  const one = (type: string): Json => {
+    const found = resources(type);
+    expect(found.map(([name]) => name)).toHaveLength(1);
+    return (found[0] as [string, Json])[1];
+  };
+  const MANAGED_CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+  const MANAGED_ALL_VIEWER_EXCEPT_HOST = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+  test('keeps its files in a private, encrypted bucket that only its CloudFront distribution can read', () => {
+    expect(packagingFailure).toBeUndefined();
+    const bucket = template.Resources.ConsoleBucket;
+    expect(bucket.Type).toBe('AWS::S3::Bucket');
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(bucket.Properties.BucketEncryption).toBeDefined();
+    const statements = asList<Json>(template.Resources.ConsoleBucketPolicy.Properties.PolicyDocument.Statement);
+    for (const st of statements.filter((x) => x.Effect === 'Allow')) {
+      expect(st.Principal).toEqual({ Service: 'cloudfront.amazonaws.com' });
+      expect(JSON.stringify(st.Condition.StringEquals['AWS:SourceArn'])).toContain('ConsoleDistribution');
+      expect(asList<string>(st.Action).every((a) => a === 's3:GetObject' || a === 's3:ListBucket')).toBe(true);
+    }
+    const origin = one('AWS::CloudFront::Distribution').Properties.DistributionConfig.Origins.find((o: Json) => o.Id === 'console');
+    expect(origin.OriginAccessControlId).toEqual({ 'Fn::GetAtt': ['ConsoleOriginAccessControl', 'Id'] });
+    expect(one('AWS::CloudFront::OriginAccessControl').Properties.OriginAccessControlConfig).toMatchObject({
+      OriginAccessControlOriginType: 's3',
+      SigningBehavior: 'always',
+    });
+  });
+
+  test('serves the console by default and sends /api/* and /v1/* to the HTTP API uncached, with every method and the Authorization header', () => {
+    expect(packagingFailure).toBeUndefined();
+    const config = one('AWS::CloudFront::Distribution').Properties.DistributionConfig;
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      TargetOriginId: 'console',
+      ViewerProtocolPolicy: 'redirect-to-https',
+      AllowedMethods: ['GET', 'HEAD'],
+    });
+    expect(config.DefaultCacheBehavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': ['ConsoleSpaRewrite', 'FunctionMetadata.FunctionARN'] } },
+    ]);
+    const api = config.Origins.find((o: Json) => o.Id === 'api');
+    expect(JSON.stringify(api.DomainName)).toContain('${HttpApi}.execute-api.');
+    expect(api.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    for (const pattern of ['/api/*', '/v1/*']) {
+      const behaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === pattern);
+      expect(behaviour).toMatchObject({
+        TargetOriginId: 'api',
+        CachePolicyId: MANAGED_CACHING_DISABLED,
+        OriginRequestPolicyId: MANAGED_ALL_VIEWER_EXCEPT_HOST,
+        AllowedMethods: expect.arrayContaining(['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS']),
+      });
+    }
+    expect(JSON.stringify(template.Outputs.ConsoleUrl.Value)).toContain('ConsoleDistribution.DomainName');
+  });
+
+  test('answers with the Content-Security-Policy and page rewrite that the local front door uses', () => {
+    expect(packagingFailure).toBeUndefined();
+    const policy = one('AWS::CloudFront::ResponseHeadersPolicy').Properties.ResponseHeadersPolicyConfig;
+    const shared = JSON.parse(readFileSync(join(ROOT, 'console', 'deploy', 'security-headers.json'), 'utf8'));
+    expect(policy.SecurityHeadersConfig).toEqual(shared.SecurityHeadersConfig);
+    expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toMatch(/default-src 'none'.*script-src 'self'/);
+    expect(one('AWS::CloudFront::Function').Properties.FunctionCode).toBe(readFileSync(join(ROOT, 'console', 'deploy', 'spa-rewrite.js'), 'utf8'));
   });
 });
 

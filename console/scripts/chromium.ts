@@ -1,0 +1,70 @@
+/**
+ * Debian's Chromium (/usr/bin/chromium, or CHROMIUM_PATH) driven by playwright-core, which never
+ * downloads a browser of its own. One launcher for the browser tests, the screenshots and the
+ * benchmarks: headless, no sandbox (CI runs as root), nothing that reaches the network on its own,
+ * and a fresh profile each time.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM);
+}
+
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  browser: Browser | null;
+  close(): Promise<void>;
+}
+
+/** A persistent context on a fresh user-data-dir (what --user-data-dir asks for), removed on close. */
+export async function launchChromium(
+  options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<LaunchedBrowser> {
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  const profile = mkdtempSync(join(tmpdir(), 'model-ops-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ARGS,
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? 'light',
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  return {
+    context,
+    browser: context.browser(),
+    close: async () => {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A browser whose contexts are each a fresh, empty profile (playwright gives every launch a temporary
+ * user-data-dir of its own): for measuring first loads with nothing cached.
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
+}

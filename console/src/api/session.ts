@@ -1,0 +1,127 @@
+/**
+ * The session: the bearer token from POST /api/auth/login and the user it belongs to.
+ *
+ * The token lives in this tab's sessionStorage (and in memory): it survives a reload but not the tab,
+ * is not shared with other tabs, and is never in a cookie, so no other site can make the browser
+ * send it (no CSRF). Script on this origin could read it; the Content-Security-Policy is what keeps
+ * foreign script out (docs/console.md, the threat model).
+ *
+ * The token's `exp` claim is read (not verified: the server does that) to end the session when it
+ * expires, so a person is told rather than meeting errors; any 401 to an authenticated call ends it
+ * the same way.
+ */
+import type { components } from '../../../generated/console/api';
+
+export type User = components['schemas']['User'];
+export type Role = User['role'];
+
+export interface Session {
+  token: string;
+  user: User;
+  expiresAt: number;
+}
+
+const KEY = 'model-ops.token';
+// The user as last validated: shown at once on a reload while the token is checked again.
+const USER_KEY = 'model-ops.user';
+let current: Session | null = null;
+let notice: string | null = null;
+let timer: ReturnType<typeof setTimeout> | undefined;
+const listeners = new Set<() => void>();
+
+function emit() {
+  for (const listener of listeners) listener();
+}
+
+export function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export const getSession = () => current;
+export const getNotice = () => notice;
+
+/** Milliseconds since the epoch at which the token expires; 0 when it cannot be read. */
+export function tokenExpiry(token: string): number {
+  try {
+    const payload = token.split('.')[1] ?? '';
+    const json = atob(payload.replace(/-/g, '+').replace(/_/g, '/'));
+    const exp = (JSON.parse(json) as { exp?: unknown }).exp;
+    return typeof exp === 'number' ? exp * 1000 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export function storedToken(): string | null {
+  try {
+    return sessionStorage.getItem(KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storedUser(): User | null {
+  try {
+    return JSON.parse(sessionStorage.getItem(USER_KEY) ?? 'null') as User | null;
+  } catch {
+    return null;
+  }
+}
+
+export function startSession(token: string, user: User): void {
+  const expiresAt = tokenExpiry(token);
+  current = { token, user, expiresAt };
+  notice = null;
+  try {
+    sessionStorage.setItem(KEY, token);
+    sessionStorage.setItem(USER_KEY, JSON.stringify(user));
+  } catch {
+    // Storage may be disabled; the session then lasts until the page is left.
+  }
+  clearTimeout(timer);
+  // setTimeout holds at most about 24.8 days; a token lives 24 hours.
+  timer = setTimeout(() => expireSession(), Math.max(0, expiresAt - Date.now()));
+  emit();
+}
+
+export function updateUser(user: User): void {
+  if (!current) return;
+  current = { ...current, user };
+  try {
+    sessionStorage.setItem(USER_KEY, JSON.stringify(user));
+  } catch {
+    // not kept
+  }
+  emit();
+}
+
+export function endSession(message: string | null = null): void {
+  clearTimeout(timer);
+  current = null;
+  notice = message;
+  try {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(USER_KEY);
+  } catch {
+    // nothing stored
+  }
+  emit();
+}
+
+export const EXPIRED = 'Your session has expired. Please log in again.';
+
+export const DEACTIVATED = 'Your account has been deactivated. Ask an administrator.';
+
+/** Ends the session after a 401; `reason` is the service's words, when it gave any. */
+export function expireSession(reason?: string): void {
+  if (!current && !storedToken()) return;
+  endSession(reason && /deactivated/i.test(reason) ? DEACTIVATED : EXPIRED);
+}
+
+export function clearNotice(): void {
+  notice = null;
+  emit();
+}
+
+export const isAdmin = (role: Role | undefined) => role === 'admin' || role === 'super_admin';

@@ -1,0 +1,179 @@
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { errorText } from '../api/client';
+
+/** A spinner with words, announced politely to screen readers. */
+export function Spinner({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p className="spinner" role="status" aria-live="polite">
+      <span className="spinner-wheel" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+/** An API error in words, next to what caused it. */
+export function ErrorText({ error, id }: { error: unknown; id?: string }) {
+  if (!error) return null;
+  return (
+    <p className="error" role="alert" id={id}>
+      {errorText(error)}
+    </p>
+  );
+}
+
+/** A labelled form control: the label is visible and names the control. */
+export function Field(props: { label: string; hint?: ReactNode; children: (id: string, describedBy?: string) => ReactNode; className?: string }) {
+  const id = useId();
+  const hintId = props.hint ? `${id}-hint` : undefined;
+  return (
+    <div className={`field ${props.className ?? ''}`}>
+      <label htmlFor={id}>{props.label}</label>
+      {props.children(id, hintId)}
+      {props.hint ? (
+        <p className="hint" id={hintId}>
+          {props.hint}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+export function PageTitle({ children, actions }: { children: string; actions?: ReactNode }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${children} · Model Operations`;
+  }, [children]);
+  // After following a link, keyboard and screen-reader users land on the new page's heading rather
+  // than at the top of the document (focus was on the link, now gone, or in the menu).
+  useEffect(() => {
+    const active = document.activeElement;
+    if (!active || active === document.body || active.closest('header')) heading.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <div className="page-title">
+      <h1 ref={heading} tabIndex={-1}>
+        {children}
+      </h1>
+      {actions ? <div className="actions">{actions}</div> : null}
+    </div>
+  );
+}
+
+/** A modal confirmation (the native dialog: focus stays inside, Escape cancels). */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  pending?: boolean;
+  error?: unknown;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (props.open && !dialog.open) dialog.showModal();
+    if (!props.open && dialog.open) dialog.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} aria-labelledby={titleId} onCancel={(e) => (e.preventDefault(), props.onCancel())}>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          props.onConfirm();
+        }}
+      >
+        <h2 id={titleId}>{props.title}</h2>
+        {props.children}
+        <ErrorText error={props.error} />
+        <div className="buttons">
+          <button type="button" onClick={props.onCancel} disabled={props.pending}>
+            Cancel
+          </button>
+          <button type="submit" className={props.danger ? 'danger' : 'primary'} disabled={props.pending}>
+            {props.pending ? 'Working…' : props.confirmLabel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
+
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  useEffect(() => {
+    if (state === 'idle') return;
+    const id = setTimeout(() => setState('idle'), 2000);
+    return () => clearTimeout(id);
+  }, [state]);
+  return (
+    <button
+      type="button"
+      className="small"
+      onClick={() =>
+        navigator.clipboard.writeText(text).then(
+          () => setState('copied'),
+          () => setState('failed'),
+        )
+      }
+    >
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed' : label}
+      <span className="visually-hidden" aria-live="polite">
+        {state === 'copied' ? ' to the clipboard' : ''}
+      </span>
+    </button>
+  );
+}
+
+const STATUS_CLASS: Record<string, string> = {
+  InService: 'ok',
+  healthy: 'ok',
+  Creating: 'busy',
+  Updating: 'busy',
+  Deleting: 'busy',
+  Failed: 'bad',
+  OutOfService: 'bad',
+  unhealthy: 'bad',
+};
+
+export function Badge({ value }: { value: string }) {
+  return <span className={`badge ${STATUS_CLASS[value] ?? 'neutral'}`}>{value}</span>;
+}
+
+/** A definition list of label/value pairs. */
+export function Facts({ items }: { items: [string, ReactNode][] }) {
+  return (
+    <dl className="facts">
+      {items.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** A table that scrolls inside its own box on narrow screens rather than the page. */
+export function TableBox({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-box" role="region" aria-label={label} tabIndex={0}>
+      <table>
+        <thead>
+          <tr>
+            {columns.map((c) => (
+              <th scope="col" key={c}>
+                {c}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,90 @@
+import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react';
+import { useLocation, useSearch } from 'wouter';
+import { ApiError, api, unwrap } from '../api/client';
+import { clearNotice, getNotice, startSession, subscribe } from '../api/session';
+import { ErrorText, Field } from '../components/ui';
+import { preloadPage } from '../pages';
+
+export function Login() {
+  const notice = useSyncExternalStore(subscribe, getNotice);
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<unknown>();
+  const [pending, setPending] = useState(false);
+  const search = useSearch();
+  const [, navigate] = useLocation();
+  const next = new URLSearchParams(search).get('next');
+  const target = next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' ? next : '/models';
+  useEffect(() => {
+    document.title = 'Log in · Model Operations';
+    // The page after login loads while the person types.
+    preloadPage(target);
+  }, [target]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    setError(undefined);
+    if (!username.trim() || !password) {
+      setError(new ApiError('Enter your username or e-mail and your password.', 400));
+      return;
+    }
+    setPending(true);
+    try {
+      const res = await unwrap(api.POST('/api/auth/login', { body: { username: username.trim(), password } }));
+      startSession(res.token, res.user);
+      navigate(target, { replace: true });
+    } catch (err) {
+      setError(err);
+      setPassword('');
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <section className="login">
+      <h1>Model Operations</h1>
+      <p className="lead">Log in to deploy, watch and chat with your models.</p>
+      {notice ? (
+        <p className="notice" role="status">
+          {notice}{' '}
+          <button type="button" className="link" onClick={clearNotice} aria-label="Dismiss this message">
+            Dismiss
+          </button>
+        </p>
+      ) : null}
+      <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
+        <Field label="Username or e-mail">
+          {(id) => (
+            <input
+              id={id}
+              name="username"
+              autoComplete="username"
+              value={username}
+              onChange={(e) => setUsername(e.target.value)}
+              required
+              autoFocus
+            />
+          )}
+        </Field>
+        <Field label="Password">
+          {(id) => (
+            <input
+              id={id}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              required
+            />
+          )}
+        </Field>
+        <ErrorText error={error} id="login-error" />
+        <button type="submit" className="primary" disabled={pending}>
+          {pending ? 'Logging in…' : 'Log in'}
+        </button>
+      </form>
+    </section>
+  );
+}

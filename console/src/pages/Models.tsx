@@ -1,0 +1,174 @@
+import { useDeferredValue, useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, unwrap, type Schemas } from '../api/client';
+import { useQuery } from '../api/hooks';
+import { getSession, isAdmin } from '../api/session';
+import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { dateTime, list } from '../format';
+
+export const PLATFORMS = [
+  { id: 'managed', label: 'Managed', blurb: 'Pay per token; nothing to provision, always on.' },
+  { id: 'dedicated', label: 'Dedicated', blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.' },
+  { id: 'hosted', label: 'Hosted', blurb: 'A hosted OpenAI-compatible API; pay per token.' },
+] as const;
+export type Platform = (typeof PLATFORMS)[number]['id'];
+
+export const modelHref = (platform: 'managed' | 'hosted', id: string) => `/model?platform=${platform}&id=${encodeURIComponent(id)}`;
+
+export const isPlatform = (value: string | undefined): value is Platform => PLATFORMS.some((p) => p.id === value);
+
+export function PlatformTabs({ base, current }: { base: string; current: Platform }) {
+  return (
+    <nav aria-label="Platforms" className="tabs">
+      <ul>
+        {PLATFORMS.map((p) => (
+          <li key={p.id}>
+            <Link href={`${base}/${p.id}`} aria-current={p.id === current ? 'page' : undefined}>
+              {p.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+const matches = (query: string, ...fields: (string | readonly string[])[]) => {
+  const q = query.trim().toLowerCase();
+  return !q || fields.some((f) => (Array.isArray(f) ? f.join(' ') : (f as string)).toLowerCase().includes(q));
+};
+
+export default function Models() {
+  const params = useParams<{ platform?: string }>();
+  const platform: Platform = isPlatform(params.platform) ? params.platform : 'managed';
+  const [search, setSearch] = useState('');
+  const query = useDeferredValue(search);
+  const blurb = PLATFORMS.find((p) => p.id === platform)?.blurb;
+  return (
+    <section>
+      <PageTitle>Models</PageTitle>
+      <PlatformTabs base="/models" current={platform} />
+      <p className="lead">{blurb}</p>
+      <div className="toolbar">
+        <Field label="Search models" className="grow">
+          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, provider, modality…" />}
+        </Field>
+      </div>
+      {platform === 'managed' ? <Managed query={query} /> : platform === 'dedicated' ? <Dedicated query={query} /> : <Hosted query={query} />}
+    </section>
+  );
+}
+
+function Managed({ query }: { query: string }) {
+  const q = useQuery(() => unwrap(api.GET('/api/models/managed')), []);
+  if (q.loading && !q.data) return <Spinner label="Loading the managed catalogue…" />;
+  if (q.error) return <ErrorText error={q.error} />;
+  const models = (q.data?.models ?? []).filter((m) => matches(query, m.modelId, m.providerName, m.inputModalities, m.outputModalities));
+  return (
+    <>
+      <p className="count">
+        {models.length} of {q.data?.models.length ?? 0} models in {q.data?.region}
+      </p>
+      <TableBox label="Managed models" columns={['Model', 'Provider', 'Input', 'Output', 'Inference']}>
+        {models.map((m) => (
+          <tr key={m.modelId}>
+            <th scope="row">
+              <Link href={modelHref('managed', m.modelId)}>{m.modelId}</Link>
+            </th>
+            <td>{m.providerName}</td>
+            <td>{list(m.inputModalities)}</td>
+            <td>{list(m.outputModalities)}</td>
+            <td>{list(m.inferenceTypesSupported)}</td>
+          </tr>
+        ))}
+      </TableBox>
+    </>
+  );
+}
+
+function Hosted({ query }: { query: string }) {
+  const q = useQuery(() => unwrap(api.GET('/api/models/hosted')), []);
+  if (q.loading && !q.data) return <Spinner label="Loading the hosted catalogue…" />;
+  if (q.error) return <ErrorText error={q.error} />;
+  const models = (q.data?.models ?? []).filter((m) => matches(query, m.id, m.name, m.task, m.tags));
+  return (
+    <>
+      <p className="count">
+        {models.length} of {q.data?.models.length ?? 0} models
+      </p>
+      <TableBox label="Hosted models" columns={['Model', 'Task', 'Tags']}>
+        {models.map((m) => (
+          <tr key={m.id}>
+            <th scope="row">
+              <Link href={modelHref('hosted', m.id)}>{m.id}</Link>
+            </th>
+            <td>{m.task}</td>
+            <td>{list(m.tags)}</td>
+          </tr>
+        ))}
+      </TableBox>
+    </>
+  );
+}
+
+function Dedicated({ query }: { query: string }) {
+  const [source, setSource] = useState<'public' | 'account' | 'all'>('all');
+  // The dedicated catalogue is searched by the service (it can be large); at most 50 answers.
+  const q = useQuery(
+    () =>
+      unwrap(
+        api.GET('/api/models/dedicated', {
+          params: { query: { source, max: 50, ...(query.trim() ? { search: query.trim().slice(0, 100) } : {}) } },
+        }),
+      ),
+    [source, query],
+  );
+  const admin = isAdmin(getSession()?.user.role);
+  return (
+    <>
+      <div className="toolbar">
+        <Field label="Source">
+          {(id) => (
+            <select id={id} value={source} onChange={(e) => setSource(e.target.value as typeof source)}>
+              <option value="all">All</option>
+              <option value="public">Public model hub</option>
+              <option value="account">This account's model packages</option>
+            </select>
+          )}
+        </Field>
+      </div>
+      {q.loading ? <Spinner label="Searching the dedicated catalogue…" /> : null}
+      <ErrorText error={q.error} />
+      {q.data ? (
+        <>
+          <p className="count">
+            {q.data.models.length} model packages{q.data.models.length === 50 ? ' (the first 50; narrow the search)' : ''}
+          </p>
+          <ul className="cards">
+            {q.data.models.map((m: Schemas['DedicatedModelEntry']) => (
+              <li key={m.modelPackageArn} className="card">
+                <h2>{m.displayName}</h2>
+                <p className="mono small">{m.modelPackageArn}</p>
+                <p>
+                  {m.modelApprovalStatus} · created {dateTime(m.creationTime)}
+                </p>
+                <p>Real-time instance types: {list(m.supportedRealtimeInferenceInstanceTypes)}</p>
+                <p>Content types: {list(m.supportedContentTypes)}</p>
+                {m.inferenceContainers[0] ? (
+                  <p>
+                    Framework: {m.inferenceContainers[0].framework} {m.inferenceContainers[0].frameworkVersion}
+                  </p>
+                ) : null}
+                {admin ? (
+                  <Link className="button small" href={`/deploy/dedicated?modelPackageArn=${encodeURIComponent(m.modelPackageArn)}`}>
+                    Deploy {m.displayName}
+                  </Link>
+                ) : null}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,195 @@
+import { useRef, useState } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { ApiError, api, unwrap, type Schemas } from '../api/client';
+import { useAction, useInterval, useQuery } from '../api/hooks';
+import { getSession, isAdmin } from '../api/session';
+import { Badge, ConfirmDialog, ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
+import { dateTime, ms, percent, usd } from '../format';
+import { FAST_POLL_MS, SLOW_POLL_MS, TRANSITIONAL } from './Resources';
+
+type Status = Schemas['ResourceStatusResponse'];
+type Action = 'start' | 'restart' | 'delete';
+
+export default function ResourceDetail() {
+  const { id } = useParams<{ id: string }>();
+  const [, navigate] = useLocation();
+  const [gone, setGone] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const [lastControl, setLastControl] = useState<string>();
+  const seen = useRef(false);
+  const q = useQuery(async () => {
+    try {
+      const res = await unwrap(api.GET('/api/resources/{resourceId}/status', { params: { path: { resourceId: id } } }));
+      seen.current = true;
+      return res;
+    } catch (err) {
+      // After a delete, the status answers 404 once the platform has finished: the end of the story.
+      if (err instanceof ApiError && err.status === 404 && seen.current) setGone(true);
+      throw err;
+    }
+  }, [id]);
+  const status = q.data?.resource.status;
+  const moving = status !== undefined && TRANSITIONAL.has(status);
+  useInterval(() => void q.reload(), moving ? FAST_POLL_MS : SLOW_POLL_MS, !gone && !q.error);
+
+  const control = useAction(async (action: Action) => {
+    const res = await unwrap(
+      api.POST('/api/resources/{resourceId}/control', {
+        params: { path: { resourceId: id } },
+        body: action === 'delete' ? { action, confirm: true } : { action },
+      }),
+    );
+    setLastControl(action);
+    if (res.action === 'delete' && q.data?.resource.type !== 'dedicated') setGone(true);
+    else await q.reload();
+    return res;
+  });
+  const admin = isAdmin(getSession()?.user.role);
+
+  if (gone) {
+    return (
+      <section>
+        <PageTitle>Resource deleted</PageTitle>
+        <p role="status">{q.data?.resource.name ?? 'The resource'} has been deleted and is no longer tracked.</p>
+        <Link href="/resources">Back to Resources</Link>
+      </section>
+    );
+  }
+  const data = q.data;
+  return (
+    <section>
+      <PageTitle>{data?.resource.name ?? 'Resource'}</PageTitle>
+      <p>
+        <Link href="/resources">← All resources</Link>
+      </p>
+      {q.loading && !data ? <Spinner label="Reading the resource's status…" /> : null}
+      <ErrorText error={q.error} />
+      {data ? (
+        <>
+          <div className="status-line" aria-live="polite">
+            <Badge value={data.resource.status} /> <Badge value={data.resource.health} />
+            {moving ? <Spinner label={`${data.resource.status}… checking every ${FAST_POLL_MS / 1000} s`} /> : null}
+          </div>
+          {data.failure_reason ? <p className="error">{data.failure_reason}</p> : null}
+          {data.warnings?.length ? (
+            <ul className="warnings">
+              {data.warnings.map((w) => (
+                <li key={w}>{w}</li>
+              ))}
+            </ul>
+          ) : null}
+          {admin ? (
+            <Controls data={data} pending={control.pending} onAction={(a) => (a === 'delete' ? setConfirming(true) : void control.run(a))} />
+          ) : null}
+          <ErrorText error={control.error} />
+          {lastControl && control.pending === false && !control.error ? (
+            <p className="hint">The {lastControl} was accepted; the status follows it.</p>
+          ) : null}
+          <div className="grid">
+            <section className="panel">
+              <h2>Resource</h2>
+              <Facts
+                items={[
+                  ['Platform', data.resource.type],
+                  ['Model', data.resource.model_name],
+                  ['Region', data.resource.region],
+                  ['Instances', data.resource.instance_type ? `${data.resource.instance_count} × ${data.resource.instance_type}` : '—'],
+                  ['Endpoint', <span className="mono small">{data.resource.endpoint_url}</span>],
+                  ['Created', dateTime(data.resource.created_at)],
+                  ['Last updated', dateTime(data.resource.last_updated)],
+                ]}
+              />
+            </section>
+            <Metrics metrics={data.metrics} />
+            <Costs costs={data.costs} />
+          </div>
+        </>
+      ) : null}
+      <ConfirmDialog
+        open={confirming}
+        title={`Delete ${data?.resource.name ?? 'this resource'}?`}
+        confirmLabel="Delete"
+        danger
+        pending={control.pending}
+        error={control.error}
+        onCancel={() => setConfirming(false)}
+        onConfirm={async () => {
+          const res = await control.run('delete');
+          if (res) setConfirming(false);
+          if (res && data?.resource.type !== 'dedicated') navigate('/resources');
+        }}
+      >
+        <p>
+          {data?.resource.type === 'dedicated'
+            ? 'The endpoint, its configuration and its model are deleted on the platform; this takes several minutes and cannot be undone.'
+            : 'The resource is removed from tracking; nothing is deleted on the platform.'}
+        </p>
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function Controls({ data, pending, onAction }: { data: Status; pending: boolean; onAction: (a: Action) => void }) {
+  const { type, status } = data.resource;
+  const busy = pending || TRANSITIONAL.has(status);
+  return (
+    <div className="buttons" role="group" aria-label="Actions">
+      {type === 'dedicated' && status === 'InService' ? (
+        <button type="button" onClick={() => onAction('restart')} disabled={busy}>
+          Restart
+        </button>
+      ) : null}
+      {type === 'dedicated' && (status === 'Failed' || status === 'OutOfService') ? (
+        <button type="button" onClick={() => onAction('start')} disabled={busy}>
+          Start
+        </button>
+      ) : null}
+      <button type="button" className="danger" onClick={() => onAction('delete')} disabled={busy}>
+        Delete…
+      </button>
+    </div>
+  );
+}
+
+function Metrics({ metrics }: { metrics: Status['metrics'] }) {
+  const m = metrics as Partial<
+    Record<'response_time_ms' | 'throughput_per_minute' | 'error_rate_percent' | 'cpu_utilization' | 'memory_utilization', number>
+  >;
+  const items: [string, string][] = [['Response time', ms(m.response_time_ms)]];
+  if (m.throughput_per_minute !== undefined) {
+    items.push(
+      ['Throughput', `${m.throughput_per_minute.toFixed(1)} / min`],
+      ['Error rate', percent(m.error_rate_percent)],
+      ['CPU', percent(m.cpu_utilization)],
+      ['Memory', percent(m.memory_utilization)],
+    );
+  }
+  return (
+    <section className="panel">
+      <h2>Metrics</h2>
+      <Facts items={items} />
+    </section>
+  );
+}
+
+function Costs({ costs }: { costs: Status['costs'] }) {
+  const items: [string, string][] =
+    costs.pricing_model === 'token'
+      ? [
+          ['Pricing', 'per token'],
+          ['Input', `${usd(costs.per_1k_input_tokens_usd)} per 1K tokens`],
+          ['Output', `${usd(costs.per_1k_output_tokens_usd)} per 1K tokens`],
+        ]
+      : [
+          ['Pricing', 'per hour, until deleted'],
+          ['Hourly', usd(costs.hourly_cost)],
+          ['Daily', usd(costs.daily_cost)],
+          ['Monthly estimate', usd(costs.monthly_estimate)],
+        ];
+  return (
+    <section className="panel">
+      <h2>Cost</h2>
+      <Facts items={[...items, ['As of', dateTime(costs.last_updated)]]} />
+    </section>
+  );
+}

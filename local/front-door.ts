@@ -1,0 +1,173 @@
+/**
+ * The local front door: what CloudFront is in the deploy (console/deploy/cloudfront.yml), on one
+ * loopback port. It serves the built console (console/dist) with the deploy's rules, and passes
+ * /api/* and /v1/* to serverless-offline untouched:
+ *
+ *   - page paths (no dot in the last segment) get /index.html, by running the very CloudFront
+ *     Function the deploy runs (console/deploy/spa-rewrite.js);
+ *   - Content-Type and Cache-Control per file as the deploy uploads them (console/deploy/web-rules.cjs:
+ *     hashed assets a year and immutable, index.html no-cache), ETag revalidation, gzip or brotli
+ *     for text as CloudFront compresses it;
+ *   - the security headers and Content-Security-Policy of the deploy's response headers policy
+ *     (console/deploy/security-headers.json) on every console response;
+ *   - the API passes through as a stream, unbuffered both ways (the gateway streams SSE through it),
+ *     with the API's own headers; only GET and HEAD reach the console's files.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import { join, normalize, resolve, sep } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import { ROOT } from './runtime';
+
+const require = createRequire(import.meta.url);
+const rules = require('../console/deploy/web-rules.cjs') as {
+  contentType(key: string): string;
+  cacheControl(key: string): string;
+  securityHeaders(): Record<string, string>;
+  compressible(key: string): boolean;
+};
+
+export const CONSOLE_DIST = join(ROOT, 'console', 'dist');
+const API_PREFIXES = ['/api/', '/v1/'];
+
+type Rewrite = (event: { request: { uri: string } }) => { uri: string };
+
+function loadRewrite(): Rewrite {
+  const code = readFileSync(join(ROOT, 'console', 'deploy', 'spa-rewrite.js'), 'utf8');
+  return runInNewContext(`${code}\nhandler;`, {}) as Rewrite;
+}
+
+interface File {
+  body: Buffer;
+  etag: string;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+export interface FrontDoor {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startFrontDoor(options: { port: number; apiUrl: string; root?: string; host?: string }): Promise<FrontDoor> {
+  const root = resolve(options.root ?? CONSOLE_DIST);
+  if (!existsSync(join(root, 'index.html'))) throw new Error(`The console is not built (${root}/index.html is missing); run npm run console:build`);
+  const api = new URL(options.apiUrl);
+  const rewrite = loadRewrite();
+  const security = rules.securityHeaders();
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const files = new Map<string, File>();
+
+  const read = (key: string): File | undefined => {
+    const cached = files.get(key);
+    const path = normalize(join(root, key));
+    if (!path.startsWith(root + sep)) return undefined;
+    // index.html changes when the console is rebuilt under a running front door; assets never do.
+    if (cached && key.startsWith('assets/')) return cached;
+    if (!existsSync(path) || !statSync(path).isFile()) return undefined;
+    const body = readFileSync(path);
+    const etag = `"${createHash('sha1').update(body).digest('base64url')}"`;
+    if (cached?.etag === etag) return cached;
+    const file: File = { body, etag };
+    if (rules.compressible(key) && body.length >= 1000) {
+      file.gzip = gzipSync(body, { level: 9 });
+      file.br = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } });
+    }
+    files.set(key, file);
+    return file;
+  };
+
+  const serveFile = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      // CloudFront refuses methods a behaviour does not allow with a 403.
+      res.writeHead(403, { 'Content-Type': 'text/plain; charset=utf-8', ...security }).end('This method is not allowed here.\n');
+      return;
+    }
+    let uri: string;
+    try {
+      uri = decodeURIComponent(new URL(req.url ?? '/', 'http://front-door').pathname);
+    } catch {
+      res.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8', ...security }).end('Bad request.\n');
+      return;
+    }
+    const key = rewrite({ request: { uri } }).uri.replace(/^\/+/, '');
+    const file = read(key);
+    if (!file) {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache', ...security }).end('Not found.\n');
+      return;
+    }
+    const headers: Record<string, string> = {
+      'Content-Type': rules.contentType(key),
+      'Cache-Control': rules.cacheControl(key),
+      ETag: file.etag,
+      ...security,
+    };
+    if (file.gzip) headers.Vary = 'Accept-Encoding';
+    if (req.headers['if-none-match'] === file.etag) {
+      res.writeHead(304, headers).end();
+      return;
+    }
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    let body = file.body;
+    if (file.br && /\bbr\b/.test(accepts)) {
+      body = file.br;
+      headers['Content-Encoding'] = 'br';
+    } else if (file.gzip && /\bgzip\b/.test(accepts)) {
+      body = file.gzip;
+      headers['Content-Encoding'] = 'gzip';
+    }
+    headers['Content-Length'] = String(body.length);
+    res.writeHead(200, headers);
+    res.end(req.method === 'HEAD' ? undefined : body);
+  };
+
+  const proxy = (req: IncomingMessage, res: ServerResponse) => {
+    const headers = {
+      ...req.headers,
+      host: api.host,
+      'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
+      'x-forwarded-proto': 'http',
+    };
+    const upstream = httpRequest({ host: api.hostname, port: api.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
+      // Headers go out at once, and each chunk as it comes: nothing waits for the whole body.
+      res.flushHeaders();
+      answer.pipe(res);
+    });
+    upstream.on('error', (err) => {
+      if (res.headersSent) return void res.destroy(err);
+      res
+        .writeHead(502, { 'Content-Type': 'application/json' })
+        .end(JSON.stringify({ success: false, error: 'The API is not reachable', details: err.message }));
+    });
+    res.on('close', () => upstream.destroy());
+    req.pipe(upstream);
+  };
+
+  const server = createServer((req, res) => {
+    res.socket?.setNoDelay(true);
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1') proxy(req, res);
+    else serveFile(req, res);
+  });
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port, host, () => ready());
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://${host}:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        agent.destroy();
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}

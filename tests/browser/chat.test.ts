@@ -1,0 +1,115 @@
+import { ADMIN, CONSOLE, api, apiToken, logIn, openBrowser, unique, type Browser } from './helpers';
+
+let b: Browser;
+const endpoint = unique('chat-haiku');
+const title = unique('Console chat');
+
+beforeAll(async () => {
+  b = await openBrowser();
+  await logIn(b.page, ADMIN().username, ADMIN().password);
+}, 60_000);
+afterAll(async () => {
+  await b?.close();
+});
+afterEach(() => {
+  expect(b.problems).toEqual([]);
+});
+
+/** The figure of the conversation in the "by conversation" chart's table. */
+async function conversationTokens(): Promise<number> {
+  const { page } = b;
+  await page.goto(`${CONSOLE()}/usage`);
+  await page.getByLabel('Measure').selectOption('tokens_total');
+  const figure = page.getByRole('figure', { name: /Tokens by conversation, last 24 hours/ });
+  await figure.waitFor();
+  const summary = figure.getByText(/^Figures of/);
+  if ((await summary.count()) === 0) return 0;
+  await summary.click();
+  const cell = figure
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: title }) })
+    .getByRole('cell');
+  if ((await cell.count()) === 0) return 0;
+  return Number((await cell.textContent())?.replace(/,/g, ''));
+}
+
+test('managed access is planned with its per-token cost and registered on confirmation', async () => {
+  const { page } = b;
+  await page.goto(`${CONSOLE()}/deploy/managed`);
+  const model = page.getByLabel('Model');
+  await model.locator('option').nth(1).waitFor({ state: 'attached' });
+  await model.selectOption('anthropic.claude-3-haiku-20240307-v1:0');
+  await page.getByLabel('Endpoint name').fill(endpoint);
+  await page.getByRole('button', { name: 'Review the plan' }).click();
+  await page
+    .getByLabel('Estimated cost')
+    .getByText(/per 1K input tokens/)
+    .waitFor();
+  await page.getByRole('button', { name: 'Deploy access' }).click();
+  await page.getByRole('heading', { name: `Deployment started: ${endpoint}` }).waitFor();
+  await page.getByText('InService', { exact: true }).waitFor();
+});
+
+test('a conversation is started with the resource, and a reply shows its tokens, latency and cost', async () => {
+  const { page } = b;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Use case').fill('browser test');
+  const resource = page.getByLabel('Resource');
+  await resource.locator('option', { hasText: endpoint }).waitFor({ state: 'attached' });
+  await resource.selectOption({ label: (await resource.locator('option', { hasText: endpoint }).textContent()) as string });
+  await page.getByRole('button', { name: 'Start conversation' }).click();
+  await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+
+  await page.getByLabel('Message', { exact: true }).fill('What is the capital of France?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page
+    .getByRole('listitem')
+    .filter({ has: page.getByLabel('Reply figures') })
+    .first();
+  await reply.waitFor();
+  const figures = (await reply.getByLabel('Reply figures').textContent()) ?? '';
+  expect(figures).toMatch(/\d+ in \+ \d+ out = \d+ tokens/);
+  expect(figures).toMatch(/\d+ ms/);
+  expect(figures).toMatch(/cost \$0\.\d+/);
+  // The conversation's own running figures come from the usage endpoint.
+  await page
+    .getByLabel('Conversation usage')
+    .getByText(/1 requests/)
+    .waitFor();
+});
+
+test('the usage chart by conversation grows with the next reply', async () => {
+  const { page } = b;
+  const before = await conversationTokens();
+  expect(before).toBeGreaterThan(0);
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
+  await page.getByRole('link', { name: title }).click();
+  await page.getByLabel('Message', { exact: true }).fill('And of Italy?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page
+    .getByLabel('Conversation usage')
+    .getByText(/2 requests/)
+    .waitFor();
+  const after = await conversationTokens();
+  expect(after).toBeGreaterThan(before);
+  await page
+    .getByRole('figure', { name: /Tokens by hour, last 24 hours/ })
+    .locator('canvas')
+    .waitFor();
+});
+
+test('legacy messages of a conversation are readable', async () => {
+  const { page } = b;
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  const resources = await api<{ resources: { id: string; name: string }[] }>('GET', '/api/resources?type=managed&limit=100', { token });
+  const resourceId = resources.resources.find((r) => r.name === endpoint)?.id as string;
+  const conversations = await api<{ conversations: { id: string; title: string }[] }>('GET', '/api/conversations', { token });
+  const conversationId = conversations.conversations.find((c) => c.title === title)?.id as string;
+  await api('POST', '/api/chat', { token, body: { message: 'A legacy question', conversationId, resourceId } });
+
+  await page.goto(`${CONSOLE()}/chat/${conversationId}`);
+  await page.getByRole('button', { name: 'Legacy messages (no thread)' }).click();
+  await page.getByRole('list', { name: 'Legacy messages' }).getByText('A legacy question', { exact: true }).waitFor();
+  expect(await page.getByLabel('Message', { exact: true }).count()).toBe(0);
+});

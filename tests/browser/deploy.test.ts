@@ -1,0 +1,162 @@
+import { ADMIN, CONSOLE, logIn, openBrowser, unique, type Browser } from './helpers';
+
+let b: Browser;
+beforeAll(async () => {
+  b = await openBrowser();
+  // One login for the file: every test here is the same admin's session.
+  await logIn(b.page, ADMIN().username, ADMIN().password);
+}, 60_000);
+afterAll(async () => {
+  await b?.close();
+});
+afterEach(() => {
+  expect(b.problems).toEqual([]);
+});
+
+test('the three catalogues are browsable and searchable, and a model shows its modalities, pricing and usage', async () => {
+  const { page } = b;
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+  const table = page.getByRole('region', { name: 'Managed models' });
+  await table.getByRole('link', { name: 'anthropic.claude-3-haiku-20240307-v1:0' }).waitFor();
+  await page.getByLabel('Search models').fill('nova');
+  await page.getByText('1 of 8 models').waitFor();
+  await table.getByRole('link', { name: 'amazon.nova-lite-v1:0' }).click();
+  await page.getByRole('heading', { name: 'amazon.nova-lite-v1:0', level: 1 }).waitFor();
+  await page.getByText('TEXT, IMAGE, VIDEO').waitFor();
+  await page.getByRole('heading', { name: 'Pricing' }).waitFor();
+  await page.getByText('per 1K input tokens').first().waitFor();
+  await page.getByRole('heading', { name: 'Usage through this service' }).waitFor();
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+  await page.getByRole('navigation', { name: 'Platforms' }).getByRole('link', { name: 'Hosted' }).click();
+  await page.getByRole('region', { name: 'Hosted models' }).getByRole('link', { name: 'meta/llama-3.1-8b-instruct' }).click();
+  await page.getByRole('heading', { name: 'meta/llama-3.1-8b-instruct', level: 1 }).waitFor();
+  await page.getByText('SYSTEM_PROMPT').waitFor();
+
+  await page.goto(`${CONSOLE()}/models/dedicated`);
+  await page.getByRole('heading', { level: 2 }).first().waitFor();
+  expect(
+    await page
+      .getByRole('listitem')
+      .filter({ has: page.getByRole('link', { name: /^Deploy / }) })
+      .count(),
+  ).toBeGreaterThan(0);
+});
+
+test('a dedicated endpoint is planned with its cost, deployed on confirmation, followed to InService, restarted and deleted', async () => {
+  const { page } = b;
+  const name = unique('console-e2e');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy' }).click();
+  await page.getByRole('navigation', { name: 'Platforms' }).getByRole('link', { name: 'Dedicated' }).click();
+  const packages = page.getByLabel('Model package');
+  await packages.locator('option').nth(1).waitFor({ state: 'attached' });
+  await packages.selectOption({ index: 1 });
+  await page.getByLabel('Endpoint name').fill(name);
+  await page.getByRole('button', { name: 'Review the plan' }).click();
+
+  // The plan comes first, with its cost; nothing exists yet.
+  const plan = page.getByRole('region', { name: /Plan \(dry run\)/ });
+  await plan
+    .getByLabel('Estimated cost')
+    .getByText(/per hour/)
+    .waitFor();
+  await plan.getByText(name).first().waitFor();
+  await page.getByRole('button', { name: 'Deploy the endpoint' }).click();
+  await page.getByRole('heading', { name: `Deployment started: ${name}` }).waitFor();
+  await page.getByRole('button', { name: 'Open the resource' }).click();
+
+  // The resource page polls the status until the endpoint is in service.
+  await page.getByRole('heading', { name, level: 1 }).waitFor();
+  await page.locator('.status-line').getByText('InService').waitFor({ timeout: 30_000 });
+  await page.getByRole('heading', { name: 'Cost' }).waitFor();
+  await page.getByText('per hour, until deleted').waitFor();
+
+  await page.getByRole('button', { name: 'Restart' }).click();
+  await page.getByText('The restart was accepted').waitFor();
+  await page.locator('.status-line').getByText('InService').waitFor({ timeout: 30_000 });
+
+  // The list shows it too.
+  await page.getByRole('link', { name: '← All resources' }).click();
+  const row = page.getByRole('row').filter({ has: page.getByRole('link', { name }) });
+  await row.getByText('InService').waitFor();
+  await row.getByRole('link', { name }).click();
+
+  // Delete asks first; cancelling keeps the endpoint.
+  await page.getByRole('button', { name: 'Delete…' }).click();
+  const dialog = page.getByRole('dialog', { name: `Delete ${name}?` });
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await dialog.waitFor({ state: 'hidden' });
+  await page.getByRole('button', { name: 'Delete…' }).click();
+  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('heading', { name: 'Resource deleted' }).waitFor({ timeout: 30_000 });
+});
+
+test('a deploy the service refuses shows its reason beside the form', async () => {
+  const { page } = b;
+  await page.goto(`${CONSOLE()}/deploy/managed`);
+  const model = page.getByLabel('Model');
+  await model.locator('option').nth(1).waitFor({ state: 'attached' });
+  await model.selectOption('amazon.titan-text-express-v1');
+  await page.getByLabel('Endpoint name').fill('not a valid name!');
+  await page.getByRole('button', { name: 'Review the plan' }).click();
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /endpointName/ })
+    .waitFor();
+  expect(await page.getByRole('region', { name: /Plan \(dry run\)/ }).count()).toBe(0);
+});
+
+test('the keyboard alone moves through the menu to a page and submits a form with Enter', async () => {
+  const { page } = b;
+  await page.goto(`${CONSOLE()}/models`);
+  await page.getByRole('heading', { name: 'Models', level: 1 }).waitFor();
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Deploy' }).focus();
+  await page.keyboard.press('Enter');
+  // Focus lands on the new page's heading, and the next Tab reaches the page's own controls.
+  // (page.waitForFunction would evaluate a string inside the page, which the console's CSP forbids.)
+  for (let tries = 0; (await page.evaluate('document.activeElement?.tagName + ":" + document.activeElement?.textContent')) !== 'H1:Deploy'; tries++) {
+    if (tries > 50) throw new Error('focus did not move to the Deploy heading');
+    await page.waitForTimeout(100);
+  }
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate('document.activeElement?.textContent')).toBe('Managed');
+  const model = page.getByLabel('Model');
+  await model.locator('option').nth(1).waitFor({ state: 'attached' });
+  await model.focus();
+  await page.keyboard.press('ArrowDown');
+  await page.getByLabel('Endpoint name').focus();
+  await page.keyboard.type('-by-keyboard');
+  await page.keyboard.press('Enter');
+  await page
+    .getByRole('region', { name: /Plan \(dry run\)/ })
+    .getByLabel('Estimated cost')
+    .waitFor();
+});
+
+test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
+  const { page } = b;
+  await page.setViewportSize({ width: 375, height: 740 });
+  try {
+    for (const path of [
+      '/models',
+      '/models/dedicated',
+      '/deploy/dedicated',
+      '/resources',
+      '/chat',
+      '/usage',
+      '/admin/users',
+      '/admin/credentials',
+      '/admin/pricing',
+      '/admin/audit',
+      '/admin/sync',
+    ]) {
+      await page.goto(`${CONSOLE()}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+      expect([path, overflow]).toEqual([path, 0]);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
