@@ -14,7 +14,17 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, emulatedServiceEnv, localDynamoClient, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
+import {
+  ROOT,
+  emulatedServiceEnv,
+  localDynamoClient,
+  portInUse,
+  startDynamo,
+  startOffline,
+  startReconcileTimer,
+  type Dynamo,
+  type Offline,
+} from './runtime';
 import { ensureTable } from '../tables/definition';
 import { ensureConsoleBuilt } from '../console/scripts/build';
 import { startFrontDoor } from './front-door';
@@ -27,6 +37,8 @@ const DYNAMO_PORT = Number(process.env.DYNAMODB_PORT ?? 8000);
 const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
 // serverless-offline sits behind the front door, on the port after PORT unless told otherwise.
 const OFFLINE_PORT = Number(process.env.OFFLINE_HTTP_PORT ?? PORT + 1);
+const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
+const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
 const TABLE = 'model-ops-local';
 
 function alive(pid: number): boolean {
@@ -111,6 +123,8 @@ async function main() {
       TABLE_NAME: TABLE,
       JWT_SECRET: jwtSecret,
       POWERTOOLS_DEV: 'true',
+      // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
+      RECONCILE_SCHEDULE_ENABLED: 'false',
     };
     Object.assign(process.env, env);
 
@@ -129,7 +143,7 @@ async function main() {
     console.log('Starting serverless-offline (bundling the functions)…');
     const offline: Offline = await startOffline({
       port: OFFLINE_PORT,
-      lambdaPort: Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002),
+      lambdaPort: LAMBDA_PORT,
       stage: 'local',
       env,
       inheritOutput: true,
@@ -138,10 +152,25 @@ async function main() {
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
     const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url });
     children.push({ stop: () => frontDoor.close() });
+    if (Number.isFinite(RECONCILE_INTERVAL_SECONDS) && RECONCILE_INTERVAL_SECONDS > 0) {
+      children.push(
+        startReconcileTimer({
+          lambdaUrl: `http://127.0.0.1:${LAMBDA_PORT}`,
+          functionName: 'model-ops-local-reconcile',
+          intervalSeconds: RECONCILE_INTERVAL_SECONDS,
+          log: (line) => console.log(line),
+        }),
+      );
+    }
 
     console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
     console.log(`    Console http://localhost:${PORT}/  ·  API http://localhost:${PORT}/api (serverless-offline on ${OFFLINE_PORT})`);
     console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
+    console.log(
+      RECONCILE_INTERVAL_SECONDS > 0
+        ? `    Reconciler every ${RECONCILE_INTERVAL_SECONDS} s (RECONCILE_INTERVAL_SECONDS; 0 turns it off)`
+        : '    Reconciler off (RECONCILE_INTERVAL_SECONDS=0)',
+    );
     console.log(
       `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,
     );

@@ -13,7 +13,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { operationsOf, pointerOf, resolve } from '../e2e/contract';
 import { CreateUserBody, ListAuditQuery, ListUsersQuery, UpdateUserBody, UserPath } from '../../functions/admin/schemas';
 import { DeployDedicatedBody, DeployHostedBody, DeployManagedBody } from '../../functions/deploy/schemas';
-import { ControlBody, ListResourcesQuery, ResourcePath } from '../../functions/resources/schemas';
+import { ControlBody, ListResourcesQuery, ResourcePath, UpdateResourceBody } from '../../functions/resources/schemas';
+import { AdoptOrphanBody, DeleteOrphanQuery, ListOrphansQuery, OrphanPath } from '../../functions/orphans/schemas';
 import { LegacyChatBody, LegacyQuery, ThreadChatBody, ThreadQuery } from '../../functions/chat/schemas';
 import { ConversationMessagesQuery, ConversationPath, CreateConversationBody, ListConversationsQuery } from '../../functions/conversations/schemas';
 import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from '../../functions/models/schemas';
@@ -377,13 +378,16 @@ function normalise(schema: Json, deref: (s: Json) => Json): Json {
   if (literals?.every((l: Json) => l.const !== undefined)) {
     out.type = typeof literals[0].const;
     out.enum = literals.map((l: Json) => l.const).sort();
+  } else if (literals) {
+    // A value or null (a field that a PATCH clears): each alternative with its constraints.
+    out.anyOf = literals.map((l: Json) => normalise(l, deref));
   } else if (s.enum) {
     out.type = s.type;
     out.enum = [...s.enum].sort();
   } else if (s.type !== undefined) {
     out.type = s.type;
   }
-  for (const k of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'minProperties']) {
+  for (const k of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'minItems', 'maxItems', 'minProperties']) {
     if (s[k] !== undefined) out[k] = s[k];
   }
   if (s.type === 'object') {
@@ -406,6 +410,8 @@ const BODIES: Record<string, TSchema> = {
   deployDedicated: DeployDedicatedBody,
   deployHosted: DeployHostedBody,
   resourceControl: ControlBody,
+  updateResource: UpdateResourceBody,
+  adoptOrphan: AdoptOrphanBody,
   chatThreadPost: ThreadChatBody,
   chatLegacyPost: LegacyChatBody,
   createConversation: CreateConversationBody,
@@ -425,6 +431,10 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   listResources: { query: ListResourcesQuery },
   resourceStatus: { path: ResourcePath },
   resourceControl: { path: ResourcePath },
+  updateResource: { path: ResourcePath },
+  listOrphans: { query: ListOrphansQuery },
+  adoptOrphan: { path: OrphanPath },
+  deleteOrphan: { path: OrphanPath, query: DeleteOrphanQuery },
   chatThreadGet: { query: ThreadQuery },
   chatLegacyGet: { query: LegacyQuery },
   listConversations: { query: ListConversationsQuery },
