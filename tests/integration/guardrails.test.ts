@@ -417,6 +417,6 @@ describe('claims: a control call and the reconciler racing on one resource', () 
     expect([control.status === 200, stopped].filter(Boolean)).toHaveLength(1);
     if (stopped) expect(control.status).toBe(409);
     const after = await stored(id);
-    expect(after.status).toBe(stopped ? 'OutOfService' : expect.stringMatching(/^(Updating|InService)$/));
+    expect(after.status).toEqual(stopped ? 'OutOfService' : expect.stringMatching(/^(Updating|InService)$/));
   });
 });
