@@ -1,5 +1,5 @@
 /**
- * Section 8, the cost of one reconciliation pass: platform calls (counted by the emulator, so calls
+ * Section 10, the cost of one reconciliation pass: platform calls (counted by the emulator, so calls
  * made inside the platform adapter, such as DescribeEndpointConfig, are included) and DynamoDB
  * capacity (reported by DynamoDB Local and computed from item sizes, bench/capacity.ts), per pass and
  * per tracked resource, for fleets of two sizes.
@@ -212,14 +212,14 @@ function render(costs: PassCost[]): SectionResult {
   const steady = [...new Map(costs.filter((x) => x.pass === 'steady').map((x) => [x.fleet, x])).values()];
   for (const c of steady) {
     rows.push({
-      section: '8 reconcile',
+      section: '10 reconcile',
       measure: `steady pass, ${c.fleet} tracked: platform calls`,
       value: `${c.platformCalls} (${fmtNum(c.platformCalls / c.fleet, 3)} per resource)`,
       target: 'independent of fleet size, beyond one listing call per 100 endpoints',
       status: c.platformCalls <= Math.ceil((c.fleet * 1.1 + 3) / 100) + 1 ? 'met' : 'not met',
     });
     rows.push({
-      section: '8 reconcile',
+      section: '10 reconcile',
       measure: `steady pass, ${c.fleet} tracked: DynamoDB RCU / WCU`,
       value: `${fmtNum(c.rcu, 1)} / ${fmtNum(c.wcu, 1)} (${fmtNum(c.rcu / c.fleet, 3)} / ${fmtNum(c.wcu / c.fleet, 3)} per resource)`,
       status: 'info',
