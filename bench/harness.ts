@@ -251,6 +251,8 @@ export function startLocalRuntime(): Promise<LocalRuntime> {
       LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_DEV: 'false',
+      // Section 10 counts the reconciler's calls; pacing them would only add waiting.
+      RECONCILE_PLATFORM_CALLS_PER_SECOND: '100',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };
     Object.assign(process.env, env);

@@ -3,7 +3,7 @@
  *
  *   npm run bench                                  all sections, full counts (load: 20 s per endpoint)
  *   npm run bench -- --load-seconds 60             the 60-second load run
- *   npm run bench -- --only cold,warm,capacity,growth,login,load,console,stack,ceiling
+ *   npm run bench -- --only cold,warm,capacity,growth,login,load,console,stack,ceiling,reconcile
  *   npm run bench -- --quick                       smaller counts: a smoke run, not reference figures
  *
  * Everything runs on loopback: DynamoDB Local (in memory) and the emulator on free ports, started
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ROOT } from '../local/runtime';
 import { cleanupAll, installExitHandlers, machine, markdownTable, renderTable, type Row, type SectionResult } from './harness';
 
-const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling'] as const;
+const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling', 'reconcile'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const TITLES: Record<Section, string> = {
@@ -29,6 +29,7 @@ const TITLES: Record<Section, string> = {
   console: '7. Web console',
   stack: '8. The local stack under chat load',
   ceiling: '9. Predicted ceiling',
+  reconcile: '10. One reconciliation pass',
 };
 
 interface Args {
@@ -62,7 +63,9 @@ function parseArgs(argv: string[]): Args {
       if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error('--load-seconds takes 1 to 600');
       args.loadSeconds = n;
     } else if (a === '--help' || a === '-h') {
-      console.log('npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load,console,stack,ceiling] [--load-seconds N] [--no-write]');
+      console.log(
+        'npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load,console,stack,ceiling,reconcile] [--load-seconds N] [--no-write]',
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -107,6 +110,8 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
     }
     case 'ceiling':
       return (await import('./ceiling')).ceiling({ batch: q ? 20 : 100 });
+    case 'reconcile':
+      return (await import('./reconcile')).reconcileCost({ sizes: q ? [10, 50] : [20, 200] });
   }
 }
 
@@ -127,7 +132,7 @@ function skeleton(): string {
     '```',
     'npm run bench                          # every section, full counts; load runs 20 s per endpoint',
     'npm run bench -- --load-seconds 60     # the 60-second load run',
-    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console, stack, ceiling',
+    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console, stack, ceiling, reconcile',
     'npm run bench -- --quick               # smoke run with small counts (figures not for reference)',
     '```',
     '',

@@ -134,6 +134,15 @@ export function loadConfig(env: Env = process.env) {
       maxOutputTokens: int(env, 'CHAT_MAX_OUTPUT_TOKENS', 1024, 1, 32_000),
     },
 
+    reconciler: {
+      /** Tracked dedicated resources one pass examines; the next pass goes on where this one stopped. */
+      maxResourcesPerPass: int(env, 'RECONCILE_MAX_RESOURCES', 200, 1, 5000),
+      /** Platform calls a pass makes per second at most (SageMaker's control-plane quotas are low). */
+      platformCallsPerSecond: int(env, 'RECONCILE_PLATFORM_CALLS_PER_SECOND', 10, 1, 100),
+      /** ListTags calls a pass makes at most to classify endpoints it does not track (the rest wait a pass). */
+      maxTagChecksPerPass: int(env, 'RECONCILE_MAX_TAG_CHECKS', 100, 0, 5000),
+    },
+
     observability: {
       logLevel: str(env, 'LOG_LEVEL', 'INFO').toUpperCase(),
       // Tracing is chosen when the bundles are built (TRACING_ENABLED, serverless.yml: `#tracing`).

@@ -4,6 +4,7 @@
  * child process on loopback.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -206,6 +207,68 @@ export async function startOffline(options: {
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, process: child, stop: () => stopChild(child, true) };
+}
+
+/**
+ * Invokes a function of a running serverless-offline through its Lambda API (POST
+ * /2015-03-31/functions/<name>/invocations on the Lambda port), as EventBridge would invoke it: the
+ * bundled handler runs with the event given. Returns the function's result (its payload).
+ */
+export async function invokeOffline(lambdaUrl: string, functionName: string, event: unknown): Promise<unknown> {
+  const res = await fetch(`${lambdaUrl}/2015-03-31/functions/${encodeURIComponent(functionName)}/invocations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(event),
+  });
+  const text = await res.text();
+  const payload: unknown = text ? JSON.parse(text) : undefined;
+  if (!res.ok || res.headers.get('x-amz-function-error')) {
+    throw new Error(`${functionName} failed (${res.status}): ${text.slice(0, 500)}`);
+  }
+  return payload;
+}
+
+/** An EventBridge scheduled event, as the reconciler receives it in AWS. */
+export function scheduledEvent(region = 'us-east-1') {
+  return {
+    version: '0',
+    id: randomUUID(),
+    'detail-type': 'Scheduled Event',
+    source: 'aws.events',
+    account: '123456789012',
+    time: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    region,
+    resources: [],
+    detail: {},
+  };
+}
+
+/**
+ * Runs the reconciler every `intervalSeconds` through serverless-offline (which cannot run schedules
+ * shorter than a minute, and whose own schedule is switched off locally: RECONCILE_SCHEDULE_ENABLED).
+ * A pass still running when the next tick comes is not doubled: the tick is skipped.
+ */
+export function startReconcileTimer(o: { lambdaUrl: string; functionName: string; intervalSeconds: number; log?: (line: string) => void }) {
+  let running = false;
+  const tick = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const report = (await invokeOffline(o.lambdaUrl, o.functionName, scheduledEvent())) as {
+        stops?: unknown[];
+        orphansFound?: unknown[];
+        changes?: number;
+      };
+      const notable = (report?.stops?.length ?? 0) + (report?.orphansFound?.length ?? 0) + (report?.changes ?? 0);
+      if (notable > 0) o.log?.(`reconciler: ${JSON.stringify({ changes: report.changes, stops: report.stops, orphansFound: report.orphansFound })}`);
+    } catch (err) {
+      o.log?.(`reconciler pass failed: ${(err as Error).message}`);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), o.intervalSeconds * 1000);
+  return { stop: async () => clearInterval(timer) };
 }
 
 export interface StreamAggregator {

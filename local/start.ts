@@ -23,6 +23,7 @@ import {
   portInUse,
   startDynamo,
   startOffline,
+  startReconcileTimer,
   startStreamAggregator,
   type Dynamo,
   type Offline,
@@ -41,6 +42,7 @@ const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
 const OFFLINE_PORT = Number(process.env.OFFLINE_HTTP_PORT ?? PORT + 1);
 // serverless-offline's own Lambda invoke endpoint (AWS SDK Invoke), which it opens beside the HTTP one.
 const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
+const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
 const TABLE = 'model-ops-local';
 
 function alive(pid: number): boolean {
@@ -130,6 +132,8 @@ async function main() {
       TABLE_NAME: TABLE,
       JWT_SECRET: jwtSecret,
       POWERTOOLS_DEV: 'true',
+      // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
+      RECONCILE_SCHEDULE_ENABLED: 'false',
     };
     Object.assign(process.env, env);
 
@@ -171,10 +175,25 @@ async function main() {
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
     const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url });
     children.push({ stop: () => frontDoor.close() });
+    if (Number.isFinite(RECONCILE_INTERVAL_SECONDS) && RECONCILE_INTERVAL_SECONDS > 0) {
+      children.push(
+        startReconcileTimer({
+          lambdaUrl: `http://127.0.0.1:${LAMBDA_PORT}`,
+          functionName: 'model-ops-local-reconcile',
+          intervalSeconds: RECONCILE_INTERVAL_SECONDS,
+          log: (line) => console.log(line),
+        }),
+      );
+    }
 
     console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
     console.log(`    Console http://localhost:${PORT}/  ·  API http://localhost:${PORT}/api (serverless-offline on ${OFFLINE_PORT})`);
     console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
+    console.log(
+      RECONCILE_INTERVAL_SECONDS > 0
+        ? `    Reconciler every ${RECONCILE_INTERVAL_SECONDS} s (RECONCILE_INTERVAL_SECONDS; 0 turns it off)`
+        : '    Reconciler off (RECONCILE_INTERVAL_SECONDS=0)',
+    );
     console.log(
       `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,
     );

@@ -15,12 +15,15 @@ const PARTITION = 'AUDIT';
 export interface AuditEntry {
   id: string;
   at: string;
+  /** A user (admin actions), or the system (role `system`: the reconciler, a status read's sync). */
   actor: { id: string; username: string; role: string };
   action: string;
   target?: string;
   outcome: 'success' | 'failure';
   status: number;
   detail?: string;
+  /** Why the system acted, in words (automatic actions only). */
+  reason?: string;
 }
 
 export async function putAuditEntry(entry: Omit<AuditEntry, 'id'>): Promise<void> {

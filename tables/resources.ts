@@ -1,6 +1,6 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointStatus, PlatformName } from '../core/vocabulary';
-import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor } from './client';
+import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor, getItems } from './client';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
@@ -19,6 +19,9 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * After creation the item is only ever changed with UpdateItem on named attributes: the stream
  * aggregator (tables/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
  * `last_chat_at` forward on the same item, in its transactions, and a Put here would wipe them.
+ *
+ * An absent attribute and a null field are the same thing: new items are written without their null
+ * fields and patches REMOVE what they set to null, so conditions can say `attribute_not_exists`.
  */
 
 export type ResourceStatus = EndpointStatus;
@@ -49,7 +52,8 @@ export interface Resource {
  * `requested`: the platform accepted it; from then on the platform's word wins.
  */
 export interface PendingOperation {
-  action: 'start' | 'restart' | 'delete';
+  /** `stop`: a guardrail deleting the platform endpoint (model and configuration kept). */
+  action: 'start' | 'restart' | 'delete' | 'stop';
   phase: 'requesting' | 'requested';
   at: string;
   /** The status the claim replaced, restored if the platform refuses the operation. */
@@ -72,8 +76,40 @@ export interface TrackedResource extends Resource {
   /** Kept by the stream aggregator from the chat turns: mean latency = total / count. */
   chat_count: number;
   chat_latency_ms_total: number;
-  /** When the latest chat turn counted for the resource was answered (ISO), or null before the first. */
+  /** When the latest chat turn counted for the resource was answered (ISO), or null before the first; set by the chat aggregator, read only here. */
   last_chat_at: string | null;
+
+  // Guardrails (dedicated): what an admin set, and what the reconciler and every state change keep.
+  /** An endpoint without invocations for this long is stopped (OutOfService). */
+  idle_timeout_minutes: number | null;
+  /** When the month's cost reaches this, the endpoint is stopped. */
+  monthly_budget_usd: number | null;
+  /** Billing (lib/resources/billing.ts): the month, its closed instance-seconds, the open segment. */
+  billing_month: string | null;
+  billed_instance_seconds: number;
+  billable_since: string | null;
+  /** Set while a guardrail holds the endpoint OutOfService (platform endpoint deleted). */
+  stopped: GuardrailStop | null;
+  /** The configuration a stopped endpoint is recreated from. */
+  endpoint_config_name: string | null;
+  /** When the endpoint was last created, started or restarted: an idle clock starts no earlier. */
+  active_since: string | null;
+  /** The reconciler need not ask for invocations before this (the last activity it saw + the timeout). */
+  idle_check_after: string | null;
+  /** The platform's LastModifiedTime last stored: the reconciler describes only what changed since. */
+  platform_modified_at: string | null;
+  /** Production variants (adopted endpoints may have others than AllTraffic); null means AllTraffic. */
+  variant_names: string[] | null;
+  /** The client's id of the deploy that created it: a repeat with the same token gets the same answer. */
+  client_token: string | null;
+}
+
+/** Why a guardrail took the endpoint OutOfService. */
+export interface GuardrailStop {
+  reason: 'idle' | 'budget';
+  at: string;
+  /** In words, for people: the timeout or budget and what was seen. */
+  detail: string;
 }
 
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
@@ -111,6 +147,18 @@ const TRACKED_FIELDS = [
   'execution_role_arn',
   'operation',
   'vanished_at',
+  'last_chat_at',
+  'idle_timeout_minutes',
+  'monthly_budget_usd',
+  'billing_month',
+  'billable_since',
+  'stopped',
+  'endpoint_config_name',
+  'active_since',
+  'idle_check_after',
+  'platform_modified_at',
+  'variant_names',
+  'client_token',
 ] as const;
 
 export function resourceFromItem(item: Record<string, unknown>): Resource {
@@ -121,6 +169,7 @@ export function trackedFromItem(item: Record<string, unknown>): TrackedResource 
   const tracked = Object.fromEntries(TRACKED_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as TrackedResource;
   tracked.chat_count = Number(item.chat_count ?? 0);
   tracked.chat_latency_ms_total = Number(item.chat_latency_ms_total ?? 0);
+  tracked.billed_instance_seconds = Number(item.billed_instance_seconds ?? 0);
   tracked.last_chat_at = (item.last_chat_at as string | undefined) ?? null;
   return tracked;
 }
@@ -151,7 +200,8 @@ export const endpointNameTaken = (type: PlatformName, endpointName: string) =>
  * whoever else is writing at the same moment.
  */
 export async function insertResource(resource: TrackedResource): Promise<void> {
-  const { chat_count: _count, chat_latency_ms_total: _total, last_chat_at: _last, ...fields } = resource;
+  const { chat_count: _count, chat_latency_ms_total: _total, last_chat_at: _chat, ...all } = resource;
+  const fields = Object.fromEntries(Object.entries(all).filter(([, v]) => v !== null));
   const items: TransactItems = [
     {
       Put: {
@@ -242,6 +292,9 @@ export async function removeResource(resource: Pick<Resource, 'id' | 'type' | 'n
   }
 }
 
+/** The billing fields (lib/resources/billing.ts), always written together. */
+export type BillingFields = Pick<TrackedResource, 'billing_month' | 'billed_instance_seconds' | 'billable_since'>;
+
 type ResourcePatch = Partial<
   Pick<
     TrackedResource,
@@ -255,6 +308,17 @@ type ResourcePatch = Partial<
     | 'operation'
     | 'vanished_at'
     | 'last_updated'
+    | 'idle_timeout_minutes'
+    | 'monthly_budget_usd'
+    | 'billing_month'
+    | 'billed_instance_seconds'
+    | 'billable_since'
+    | 'stopped'
+    | 'endpoint_config_name'
+    | 'active_since'
+    | 'idle_check_after'
+    | 'platform_modified_at'
+    | 'variant_names'
   >
 >;
 
@@ -266,6 +330,11 @@ interface PatchCondition {
    * is older than this timestamp (its Lambda died).
    */
   noOperationRequestingSince?: string;
+  /**
+   * Only when the open billing segment is still the one read (null: none open). A write that moves
+   * billing must not close a segment another write has already closed, or it would count it twice.
+   */
+  billableSince?: string | null;
 }
 
 const isConditionFailure = (err: unknown) => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
@@ -303,6 +372,17 @@ async function patchResource(id: string, patch: ResourcePatch, condition: PatchC
     conditions.push('(attribute_not_exists(#op) OR #op.phase <> :requesting OR #op.#at < :stale)');
     names['#at'] = 'at';
   }
+  if (condition.billableSince !== undefined) {
+    names['#bs'] = 'billable_since';
+    if (condition.billableSince === null) {
+      // Items written before billing existed may carry an explicit NULL.
+      values[':nullType'] = 'NULL';
+      conditions.push('(attribute_not_exists(#bs) OR attribute_type(#bs, :nullType))');
+    } else {
+      values[':bs'] = condition.billableSince;
+      conditions.push('#bs = :bs');
+    }
+  }
   const update = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
   if (!update) return getTrackedResource(id);
   try {
@@ -332,7 +412,18 @@ async function patchResource(id: string, patch: ResourcePatch, condition: PatchC
  */
 export function claimOperation(
   id: string,
-  claim: { from: ResourceStatus; to: ResourceStatus; action: PendingOperation['action']; at: string; staleBefore: string },
+  claim: {
+    from: ResourceStatus;
+    to: ResourceStatus;
+    action: PendingOperation['action'];
+    at: string;
+    staleBefore: string;
+    /** The billing fields after the move, and the open segment they were computed from. */
+    billing?: { next: BillingFields; expectedSince: string | null };
+    /** A guardrail's stop: why, and the configuration that start will recreate the endpoint from. */
+    stopped?: GuardrailStop;
+    endpointConfigName?: string;
+  },
 ): Promise<TrackedResource | undefined> {
   return patchResource(
     id,
@@ -341,53 +432,147 @@ export function claimOperation(
       health: 'unknown',
       operation: { action: claim.action, phase: 'requesting', at: claim.at, from: claim.from },
       last_updated: claim.at,
+      ...claim.billing?.next,
+      stopped: claim.stopped,
+      endpoint_config_name: claim.endpointConfigName,
     },
-    { status: claim.from, noOperationRequestingSince: claim.staleBefore },
+    { status: claim.from, noOperationRequestingSince: claim.staleBefore, billableSince: claim.billing?.expectedSince },
   );
 }
 
+/** What a confirmed operation changes beside its phase: a start clears the stop and restarts the idle clock. */
+export type ConfirmEffects = Partial<Pick<TrackedResource, 'stopped' | 'active_since' | 'idle_check_after'>>;
+
 /** The platform accepted the claimed operation: from now on its word wins over the claim. */
-export async function confirmOperationRequested(id: string, operation: Omit<PendingOperation, 'phase'>): Promise<void> {
-  await patchResource(id, { operation: { ...operation, phase: 'requested' } });
+export async function confirmOperationRequested(id: string, operation: Omit<PendingOperation, 'phase'>, effects: ConfirmEffects = {}): Promise<void> {
+  await patchResource(id, { operation: { ...operation, phase: 'requested' }, ...effects });
 }
 
 /**
- * The platform refused a claimed operation: the resource goes back to what it was before the claim,
- * unless something else has moved it since (then that stands).
+ * The platform refused a claimed operation: the resource goes back to what it was before the claim
+ * (status, health, billing, a guardrail's stop), unless something else has moved it since (then that
+ * stands).
  */
 export async function releaseClaim(
-  before: Pick<TrackedResource, 'id' | 'status' | 'health'>,
+  before: Pick<TrackedResource, 'id' | 'status' | 'health' | 'stopped' | 'endpoint_config_name' | keyof BillingFields>,
   claimedStatus: ResourceStatus,
   at: string,
 ): Promise<void> {
-  await patchResource(before.id, { status: before.status, health: before.health, operation: null, last_updated: at }, { status: claimedStatus });
+  await patchResource(
+    before.id,
+    {
+      status: before.status,
+      health: before.health,
+      operation: null,
+      last_updated: at,
+      stopped: before.stopped,
+      endpoint_config_name: before.endpoint_config_name,
+      billing_month: before.billing_month,
+      billed_instance_seconds: before.billed_instance_seconds,
+      billable_since: before.billable_since,
+    },
+    { status: claimedStatus },
+  );
 }
 
-/** What the platform showed of an endpoint, to be stored. */
+/** What the platform showed of an endpoint, to be stored (with the billing that follows from it). */
 export type ObservedState = Partial<
-  Pick<TrackedResource, 'status' | 'health' | 'failure_reason' | 'instance_type' | 'instance_count' | 'vanished_at' | 'operation'>
+  Pick<
+    TrackedResource,
+    | 'status'
+    | 'health'
+    | 'failure_reason'
+    | 'instance_type'
+    | 'instance_count'
+    | 'vanished_at'
+    | 'operation'
+    | 'stopped'
+    | 'platform_modified_at'
+    | 'deploy_state'
+    | 'endpoint_arn'
+    | 'variant_names'
+    | keyof BillingFields
+  >
 >;
 
 /**
- * Stores what the platform showed, conditional on the status it was compared with and on no control
- * claim being in flight: a claim made meanwhile wins. undefined when the condition failed.
+ * Stores what the platform showed, conditional on the status it was compared with, on no control
+ * claim being in flight (a claim made meanwhile wins) and, when billing moves, on the open billing
+ * segment it was computed from. undefined when the condition failed.
  */
 export function recordObservedState(
   id: string,
   observed: ObservedState,
-  guard: { expectedStatus: ResourceStatus; staleBefore: string; at: string },
+  guard: { expectedStatus: ResourceStatus; staleBefore: string; at: string; expectedBillableSince?: string | null },
 ): Promise<TrackedResource | undefined> {
-  return patchResource(id, { ...observed, last_updated: guard.at }, { status: guard.expectedStatus, noOperationRequestingSince: guard.staleBefore });
+  return patchResource(
+    id,
+    { ...observed, last_updated: guard.at },
+    {
+      status: guard.expectedStatus,
+      noOperationRequestingSince: guard.staleBefore,
+      billableSince: observed.billable_since !== undefined ? guard.expectedBillableSince : undefined,
+    },
+  );
 }
 
-/** The endpoint is gone from the platform although no delete was asked for here: kept, marked. */
-export function markVanished(id: string, reason: string, at: string): Promise<TrackedResource | undefined> {
-  return patchResource(id, { status: 'OutOfService', health: 'unknown', failure_reason: reason, vanished_at: at, operation: null, last_updated: at });
+/** The endpoint is gone from the platform although no delete was asked for here: kept, marked, no longer billed. */
+export function markVanished(
+  id: string,
+  reason: string,
+  at: string,
+  billing?: { next: BillingFields; expectedSince: string | null },
+): Promise<TrackedResource | undefined> {
+  return patchResource(
+    id,
+    { status: 'OutOfService', health: 'unknown', failure_reason: reason, vanished_at: at, operation: null, last_updated: at, ...billing?.next },
+    { billableSince: billing?.expectedSince },
+  );
 }
 
 /** The platform has the endpoint: the deploy's reservation becomes a started deploy. */
-export async function markDeployStarted(id: string, endpointArn: string, observed?: Pick<TrackedResource, 'status' | 'health'>): Promise<void> {
+export async function markDeployStarted(
+  id: string,
+  endpointArn: string,
+  observed?: Pick<TrackedResource, 'status' | 'health'> & Partial<Pick<TrackedResource, 'platform_modified_at'>>,
+): Promise<void> {
   await patchResource(id, { deploy_state: 'started', endpoint_arn: endpointArn, ...observed });
+}
+
+/** An admin's guardrail settings: a number sets, null clears, undefined leaves as it is. */
+export interface GuardrailSettings {
+  idle_timeout_minutes?: number | null;
+  monthly_budget_usd?: number | null;
+}
+
+/**
+ * Sets a resource's guardrails. A new idle timeout forgets when the reconciler meant to look again
+ * (that was computed from the old timeout). undefined when the resource is gone.
+ */
+export function setGuardrails(id: string, settings: GuardrailSettings, at: string): Promise<TrackedResource | undefined> {
+  return patchResource(id, {
+    ...settings,
+    ...(settings.idle_timeout_minutes !== undefined ? { idle_check_after: null } : {}),
+    last_updated: at,
+  });
+}
+
+/** The reconciler saw invocations: it need not look again before `after`. */
+export async function recordIdleCheck(id: string, after: string): Promise<void> {
+  await patchResource(id, { idle_check_after: after });
+}
+
+/**
+ * Which of these endpoint names are held by a tracked resource of the platform (lower-cased): one
+ * BatchGet of the name guards, eventually consistent (the reconciler looks again next pass).
+ */
+export async function heldNames(type: PlatformName, names: string[]): Promise<Set<string>> {
+  if (names.length === 0) return new Set();
+  const found = await getItems(
+    names.map((n) => nameKey(type, n)),
+    false,
+  );
+  return new Set(names.filter((n) => found(nameKey(type, n))).map((n) => n.toLowerCase()));
 }
 
 export interface ResourceFilter {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Region, WithDefault } from '../../lib/http/schemas';
+import { IdleTimeoutMinutes, MonthlyBudgetUsd, Region, WithDefault } from '../../lib/http/schemas';
 import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
 import { DEDICATED_NAME, TRACKED_NAME } from '../../lib/deploy/names';
 import { INSTANCE_TYPE } from '../../core/vocabulary';
@@ -68,6 +68,17 @@ export const DeployDedicatedBody = Type.Object(
     ),
     /** Not in the spec: gated public-hub models need their licence accepted explicitly. */
     acceptEula: Type.Optional(Type.Boolean({ description: "true accepts a gated public model's licence" })),
+    idleTimeoutMinutes: Type.Optional(IdleTimeoutMinutes),
+    monthlyBudgetUsd: Type.Optional(MonthlyBudgetUsd),
+    /** Not in the spec: an idempotency token, as AWS APIs take a ClientToken. */
+    clientToken: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: "the client's id for this deploy: sent again after a timeout, the same answer",
+      }),
+    ),
     dryRun: WithDefault(DryRun, true),
   },
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Pagination, Uuid } from '../../lib/http/schemas';
+import { IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid } from '../../lib/http/schemas';
 
 export const ResourcePath = Type.Object({ resourceId: Uuid }, { additionalProperties: false });
 
@@ -36,3 +36,13 @@ export const ListResourcesQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** PATCH /api/resources/{resourceId}: a number sets a guardrail, null clears it, absent leaves it. */
+export const UpdateResourceBody = Type.Object(
+  {
+    idleTimeoutMinutes: Type.Optional(Type.Union([IdleTimeoutMinutes, Type.Null()], { description: 'minutes (1 to 10080), or null to clear' })),
+    monthlyBudgetUsd: Type.Optional(Type.Union([MonthlyBudgetUsd, Type.Null()], { description: 'USD (more than 0), or null to clear' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateResourceBody = Static<typeof UpdateResourceBody>;

@@ -30,6 +30,18 @@ export function newResource(
     chat_count: 0,
     chat_latency_ms_total: 0,
     last_chat_at: null,
+    idle_timeout_minutes: null,
+    monthly_budget_usd: null,
+    billing_month: null,
+    billed_instance_seconds: 0,
+    billable_since: null,
+    stopped: null,
+    endpoint_config_name: null,
+    active_since: null,
+    idle_check_after: null,
+    platform_modified_at: null,
+    variant_names: null,
+    client_token: null,
     ...fields,
   };
 }

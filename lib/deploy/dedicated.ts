@@ -1,14 +1,17 @@
 import { config } from '../../core/config';
-import { DataError } from '../../tables/errors';
+import { DataError, isDataError } from '../../tables/errors';
 import { BadRequest, Conflict, HttpError, UpstreamError } from '../http/errors';
 import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
-import type { DedicatedDeploySpec, DedicatedModelEntry } from '../platforms/types';
+import { ownerTags, ownership } from '../platforms/dedicated-tags';
+import type { DedicatedDeploySpec, DedicatedModelEntry, EndpointDescription } from '../platforms/types';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';
 import { healthOf, specStatus } from '../resources/lifecycle';
 import { syncDedicated } from '../resources/sync';
-import { markDeployStarted, removeResource, type TrackedResource } from '../../tables/resources';
+import { removeOrphan } from '../../tables/orphans';
+import { getNameHolder, getTrackedResource, markDeployStarted, removeResource, type TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { monthOf } from '../resources/billing';
 import { DRY_RUN_NOTE, newResource } from './common';
 import { hourlyEstimate } from './estimate';
 import { checkEndpointName } from './names';
@@ -25,14 +28,25 @@ export interface DedicatedDeployRequest {
   executionRoleArn?: string;
   /** Gated public-hub models need their licence accepted explicitly. */
   acceptEula?: boolean;
+  /** Stop the endpoint after this many minutes without invocations (1 to 10080). */
+  idleTimeoutMinutes?: number;
+  /** Stop the endpoint when the month's cost reaches this many USD. */
+  monthlyBudgetUsd?: number;
+  /**
+   * The client's id for this deploy (like AWS's ClientToken): sent again with the same request after
+   * a timeout, it gets the first answer instead of a 409.
+   */
+  clientToken?: string;
   /** true (the default) returns the plan only. */
   dryRun: boolean;
 }
 
 interface Checked {
-  spec: DedicatedDeploySpec;
+  /** Everything but the resource id, which a real deploy draws when it takes the name. */
+  spec: Omit<DedicatedDeploySpec, 'resourceId'>;
   hourly: number;
   modelPackage?: DedicatedModelEntry;
+  guardrails: { idleTimeoutMinutes: number | null; monthlyBudgetUsd: number | null };
 }
 
 /** Everything that can be refused without creating anything: 400s, in the order a client fixes them. */
@@ -71,6 +85,7 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
   return {
     hourly,
     modelPackage,
+    guardrails: { idleTimeoutMinutes: input.idleTimeoutMinutes ?? null, monthlyBudgetUsd: input.monthlyBudgetUsd ?? null },
     spec: {
       endpointName: input.endpointName,
       instanceType: input.instanceType,
@@ -86,7 +101,32 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
   };
 }
 
-function plan({ spec, hourly, modelPackage }: Checked) {
+const money = (n: number) => `$${n.toFixed(2)}`;
+
+/** What the guardrails will do, in figures and words, for the plan. */
+function guardrailPlan({ spec, hourly, guardrails }: Checked) {
+  const hourlyUsd = Math.round(hourly * spec.instanceCount * 1e6) / 1e6;
+  const { idleTimeoutMinutes, monthlyBudgetUsd } = guardrails;
+  const budgetHours = monthlyBudgetUsd !== null && hourlyUsd > 0 ? Math.floor((monthlyBudgetUsd / hourlyUsd) * 10) / 10 : null;
+  const effects: string[] = [];
+  if (idleTimeoutMinutes !== null) {
+    effects.push(
+      `After ${idleTimeoutMinutes} minutes without an invocation (the platform's own metrics, so traffic that bypasses this service counts) and without a chat turn through this service, the endpoint is deleted on the platform and the resource goes OutOfService; its model and configuration are kept and action start creates it again`,
+    );
+  }
+  if (monthlyBudgetUsd !== null) {
+    effects.push(
+      `The budget of ${money(monthlyBudgetUsd)} a month buys ${budgetHours ?? 'unlimited'} hours at ${money(hourlyUsd)} an hour; when this month's cost reaches it, the endpoint is stopped the same way (start is refused until the budget is raised or the month ends)`,
+    );
+  }
+  if (effects.length === 0) {
+    effects.push(`No guardrail: the endpoint bills ${money(hourlyUsd)} an hour until it is deleted, used or not`);
+  }
+  return { idleTimeoutMinutes, monthlyBudgetUsd, hourly_usd: hourlyUsd, budget_hours: budgetHours, effects };
+}
+
+function plan(checked: Checked) {
+  const { spec, hourly, modelPackage } = checked;
   const warnings: string[] = [];
   if (modelPackage && modelPackage.modelApprovalStatus && modelPackage.modelApprovalStatus !== 'Approved') {
     warnings.push(`The model package's approval status is ${modelPackage.modelApprovalStatus}, not Approved`);
@@ -123,6 +163,7 @@ function plan({ spec, hourly, modelPackage }: Checked) {
       `Create the endpoint "${spec.endpointName}": Creating for 5-10 minutes, then InService`,
     ],
     estimatedCost: hourlyEstimate(spec.instanceType, spec.instanceCount, hourly),
+    guardrails: guardrailPlan(checked),
     warnings,
   };
 }
@@ -140,7 +181,8 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
   const checked = await check(input);
   if (input.dryRun) return { success: true, dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
 
-  const { spec, modelPackage } = checked;
+  const { spec, modelPackage, guardrails } = checked;
+  const at = now.toISOString();
   const resource = newResource(
     {
       name: spec.endpointName,
@@ -159,47 +201,126 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
       inference_image: spec.inferenceImage ?? null,
       model_data_url: spec.modelDataUrl ?? null,
       execution_role_arn: spec.executionRoleArn,
+      idle_timeout_minutes: guardrails.idleTimeoutMinutes,
+      monthly_budget_usd: guardrails.monthlyBudgetUsd,
+      client_token: input.clientToken ?? null,
+      // Billing starts with the creation request (lib/resources/billing.ts), and so does the idle clock.
+      billing_month: monthOf(now),
+      billable_since: at,
+      active_since: at,
     },
     user,
     now,
   );
-  await registerResource(resource, endpointGone);
+  try {
+    await registerResource(resource, dedicatedNameGone);
+  } catch (err) {
+    // The same deploy again (its answer was lost, the client timed out): the same answer, nothing new.
+    const first = isDataError(err, 'NameTaken') && input.clientToken ? await earlierAttempt(spec, input.clientToken, user) : undefined;
+    if (first) return deployAnswer(first, { repeated: true });
+    throw err;
+  }
 
   let arn: string;
   try {
-    if (await dedicated.describe(spec.endpointName)) {
-      await removeResource(resource);
-      throw new Conflict(`An endpoint named "${spec.endpointName}" already exists on the dedicated platform but is not tracked by this service`);
-    }
-    arn = (await dedicated.deploy(spec)).arn;
+    const existing = await dedicated.describe(spec.endpointName);
+    if (existing) return await takeOverEarlierAttempt(resource, existing, spec);
+    arn = (await dedicated.deploy({ ...spec, resourceId: resource.id })).arn;
   } catch (err) {
     if (err instanceof Conflict) throw err;
     return deployFailed(resource, err);
   }
   // Only the deploy bookkeeping: the status may already have been moved on by a status read. The
   // endpoint is being created whatever happens here, so a failed write is logged, not reported: a
-  // resource left `reserved` is still synced from the platform as long as its endpoint exists.
+  // resource left `reserved` is still synced from the platform (and by the reconciler) as long as its
+  // endpoint exists.
   await markDeployStarted(resource.id, arn).catch((err: Error) =>
     logger.warn({ message: 'deploy bookkeeping write failed', resourceId: resource.id, error: err.message }),
   );
+  return deployAnswer(resource);
+}
+
+/** The answer of a started deploy (a repeat gets the same, with the resource's current status). */
+function deployAnswer(r: TrackedResource, o: { repeated?: boolean; message?: string } = {}) {
+  const creating = `Endpoint creation started for "${r.endpoint_name}": it is Creating and takes 5-10 minutes; poll GET /api/resources/${r.id}/status until InService`;
   return {
     success: true,
-    message: `Endpoint creation started for "${spec.endpointName}": it is Creating and takes 5-10 minutes; poll GET /api/resources/${resource.id}/status until InService`,
-    endpointName: spec.endpointName,
-    endpoint: resource.endpoint_url,
-    id: resource.id,
-    status: 'Creating',
-    instanceType: spec.instanceType,
-    instanceCount: spec.instanceCount,
-    region: resource.region,
+    message:
+      o.message ??
+      (o.repeated
+        ? `The same deploy of "${r.endpoint_name}" was already accepted (resource ${r.id}); nothing new was created. Poll GET /api/resources/${r.id}/status`
+        : creating),
+    endpointName: r.endpoint_name,
+    endpoint: r.endpoint_url,
+    id: r.id,
+    status: r.status,
+    instanceType: r.instance_type as string,
+    instanceCount: r.instance_count ?? 1,
+    region: r.region,
+    guardrails: { idle_timeout_minutes: r.idle_timeout_minutes, monthly_budget_usd: r.monthly_budget_usd },
+    ...(o.repeated ? { repeated: true } : {}),
   };
+}
+
+/**
+ * The resource an earlier attempt of this very deploy created: the same client token from the same
+ * caller, the same name, model and capacity, still standing. A client that timed out and sends the
+ * deploy again gets its answer instead of a 409, and no second endpoint. Without a client token a
+ * second deploy of a taken name stays a 409 (two people deploying one name by chance must not both
+ * be told they succeeded).
+ */
+async function earlierAttempt(spec: Checked['spec'], clientToken: string, user: User): Promise<TrackedResource | undefined> {
+  const holderId = await getNameHolder('dedicated', spec.endpointName);
+  const holder = holderId ? await getTrackedResource(holderId) : undefined;
+  if (!holder || holder.client_token !== clientToken || holder.created_by !== user.id || holder.vanished_at || holder.status === 'Deleting') {
+    return undefined;
+  }
+  const same =
+    holder.name === spec.endpointName &&
+    holder.instance_type === spec.instanceType &&
+    holder.instance_count === spec.instanceCount &&
+    holder.model_package_arn === (spec.modelPackageArn ?? null) &&
+    holder.inference_image === (spec.inferenceImage ?? null) &&
+    holder.model_data_url === (spec.modelDataUrl ?? null);
+  return same ? holder : undefined;
+}
+
+/**
+ * The name was free in the table but the platform has the endpoint. If this service created it (its
+ * tags: service and stage) for the same instance type, it is an earlier attempt whose record was lost
+ * (its answer timed out and the reservation was released): this deploy takes it over instead of
+ * creating a second one. Anything else is someone else's endpoint: 409, and the name is free again.
+ */
+async function takeOverEarlierAttempt(resource: TrackedResource, existing: EndpointDescription, spec: Checked['spec']) {
+  const tags = await dedicated.tagsOf(existing.arn);
+  const ours = tags !== undefined && ownership(tags).ours;
+  if (!ours || (existing.instanceType && existing.instanceType !== spec.instanceType)) {
+    await removeResource(resource);
+    throw new Conflict(
+      ours
+        ? `An endpoint named "${spec.endpointName}" that this service created earlier exists with another configuration (${existing.instanceType}) and is not tracked: adopt or delete it (GET /api/admin/orphans)`
+        : `An endpoint named "${spec.endpointName}" already exists on the dedicated platform but is not tracked by this service`,
+    );
+  }
+  const status = specStatus(existing.status);
+  await markDeployStarted(resource.id, existing.arn, { status, health: healthOf(status), platform_modified_at: existing.lastModifiedAt });
+  await dedicated
+    .tag(existing.arn, ownerTags(spec.endpointName, resource.id))
+    .catch((err: Error) => logger.warn({ message: 'taken-over endpoint not re-tagged', resourceId: resource.id, error: err.message }));
+  await removeOrphan(spec.endpointName);
+  return deployAnswer(
+    { ...resource, status },
+    {
+      message: `Endpoint "${spec.endpointName}" already existed from an earlier attempt of this deploy whose answer was lost; it is now tracked as resource ${resource.id} and nothing new was created`,
+    },
+  );
 }
 
 /**
  * A dedicated name stands while its endpoint exists: one DescribeEndpoint, only when the name is held.
  * A `deleted` holder has already left tracking; a vanished endpoint's marker record gives way.
  */
-const endpointGone: HolderGone = async (holder) => {
+export const dedicatedNameGone: HolderGone = async (holder) => {
   const synced = await syncDedicated(holder);
   if (synced.kind !== 'gone') return false;
   if (synced.reason === 'vanished') await removeResource(holder);

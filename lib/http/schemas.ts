@@ -30,6 +30,20 @@ export const Pagination = {
 
 export const Region = Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]$', maxLength: 32, description: 'an AWS region such as us-east-1' });
 
+/** A dedicated endpoint's guardrails (deploy and PATCH /api/resources/{resourceId}). */
+export const IdleTimeoutMinutes = Type.Integer({
+  minimum: 1,
+  maximum: 10_080,
+  description: 'stop the endpoint after this many minutes without invocations: 1 to 10080 (a week)',
+});
+// DynamoDB holds numbers up to 38 digits; a billion dollars a month is far beyond any real budget.
+// The smallest budget is the smallest amount the table holds exactly (MIN_USD, see Usd below).
+export const MonthlyBudgetUsd = Type.Number({
+  minimum: 1e-9,
+  maximum: 1_000_000_000,
+  description: "stop the endpoint when the month's cost reaches this many USD: from 0.000000001 to 1e9",
+});
+
 /** What endpoints without a body, query or path schema accept: nothing (an empty object). */
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
 

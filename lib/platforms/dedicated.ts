@@ -5,8 +5,10 @@
  * that this module bundles the SageMaker client alone.
  *
  * Resources this service creates are named `<endpointName>-<6 hex>` (model and endpoint
- * configuration alike: they are different resource types) and tagged `managed-by: model-ops`, so an
- * operator can tell them apart from anything else in the account.
+ * configuration alike: they are different resource types) and tagged with the service, the stage,
+ * the endpoint name and the tracked resource's id (./dedicated-tags.ts), so an operator can tell them
+ * apart from anything else in the account and the reconciler can find an endpoint whose record was
+ * never written.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -20,8 +22,11 @@ import {
   DescribeEndpointConfigCommand,
   DescribeHubContentCommand,
   DescribeModelPackageCommand,
+  AddTagsCommand,
+  ListEndpointsCommand,
   ListHubContentsCommand,
   ListModelPackagesCommand,
+  ListTagsCommand,
   SageMakerClient,
   UpdateEndpointCommand,
   type ContainerDefinition,
@@ -44,12 +49,14 @@ import {
   type DedicatedPlatform,
   type DedicatedSource,
   type EndpointDescription,
+  type EndpointSummary,
 } from './types';
+import { ownerTags } from './dedicated-tags';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
 export const PUBLIC_HUB = 'SageMakerPublicHub';
-export const MANAGED_BY_TAG: Tag = { Key: 'managed-by', Value: 'model-ops' };
+const asTagList = (tags: Record<string, string>): Tag[] => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
 /** Describe calls run this many at a time: enough to be quick, few enough not to be throttled. */
 const DESCRIBE_CONCURRENCY = 6;
 /** A listing never describes more than this many entries per source, whatever `max` asks. */
@@ -159,19 +166,41 @@ function packageEntry(out: DescribeModelPackageCommandOutput): DedicatedModelEnt
   };
 }
 
-function description(out: DescribeEndpointCommandOutput, instanceType?: string, configuredCount?: number): EndpointDescription {
-  const variant = out.ProductionVariants?.[0];
+function description(
+  out: DescribeEndpointCommandOutput,
+  variant: { instanceType?: string; instanceCount?: number; variantNames?: string[] } = {},
+): EndpointDescription {
+  const serving = out.ProductionVariants?.[0];
   const pending = out.PendingDeploymentSummary?.ProductionVariants?.[0];
+  const variantNames = (out.ProductionVariants ?? []).map((v) => v.VariantName).filter((v): v is string => Boolean(v));
   return {
     name: out.EndpointName ?? '',
     arn: out.EndpointArn ?? '',
     status: out.EndpointStatus ?? 'Creating',
     failureReason: out.FailureReason || undefined,
     configName: out.EndpointConfigName ?? '',
-    instanceType: instanceType ?? pending?.InstanceType,
-    instanceCount: variant?.CurrentInstanceCount ?? pending?.DesiredInstanceCount ?? configuredCount,
+    instanceType: variant.instanceType ?? pending?.InstanceType,
+    instanceCount: serving?.CurrentInstanceCount ?? pending?.DesiredInstanceCount ?? variant.instanceCount,
+    // An endpoint still Creating reports no variants yet; its configuration names them.
+    variantNames: variantNames.length > 0 ? variantNames : (variant.variantNames ?? []),
     createdAt: iso(out.CreationTime),
     lastModifiedAt: iso(out.LastModifiedTime),
+  };
+}
+
+function summary(e: {
+  EndpointName?: string;
+  EndpointArn?: string;
+  EndpointStatus?: string;
+  CreationTime?: Date;
+  LastModifiedTime?: Date;
+}): EndpointSummary {
+  return {
+    name: e.EndpointName ?? '',
+    arn: e.EndpointArn ?? '',
+    status: (e.EndpointStatus ?? 'Creating') as EndpointSummary['status'],
+    createdAt: iso(e.CreationTime),
+    lastModifiedAt: iso(e.LastModifiedTime),
   };
 }
 
@@ -183,7 +212,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
   readonly region: string;
   private readonly sagemaker: SageMakerClient;
   private readonly runtimeBase: string;
-  private readonly variants = new Map<string, Promise<{ instanceType?: string; instanceCount?: number }>>();
+  private readonly variants = new Map<string, Promise<{ instanceType?: string; instanceCount?: number; variantNames?: string[] }>>();
 
   constructor(options: AwsPlatformOptions) {
     this.region = options.region;
@@ -358,7 +387,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
   async deploy(spec: DedicatedDeploySpec): Promise<EndpointDescription> {
     const { container, networkIsolation } = await this.primaryContainer(spec);
     const resourceName = suffixedName(spec.endpointName);
-    const tags: Tag[] = [MANAGED_BY_TAG, { Key: 'model-ops:endpoint', Value: spec.endpointName }];
+    const tags = asTagList(ownerTags(spec.endpointName, spec.resourceId));
     const vpc =
       spec.subnetIds.length > 0 && spec.securityGroupIds.length > 0
         ? { Subnets: spec.subnetIds, SecurityGroupIds: spec.securityGroupIds }
@@ -394,6 +423,20 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       created.push('config');
       await this.sagemaker.send(new CreateEndpointCommand({ EndpointName: spec.endpointName, EndpointConfigName: resourceName, Tags: tags }));
     } catch (err) {
+      if (created.includes('config')) {
+        // CreateEndpoint may have been carried out although its answer was lost (a timeout, a retry
+        // that then finds the endpoint "already existing"): an endpoint on our fresh configuration is
+        // ours, and the deploy has succeeded. If that cannot be told, the configuration and model stay:
+        // an endpoint that may exist needs them, and they cost nothing.
+        const outcome = await this.describeRaw(spec.endpointName).then(
+          (out) => out ?? ('absent' as const),
+          () => 'unknown' as const,
+        );
+        if (typeof outcome === 'object' && outcome.EndpointConfigName === resourceName) {
+          return description(outcome, { instanceType: spec.instanceType, instanceCount: spec.instanceCount, variantNames: [VARIANT_NAME] });
+        }
+        if (outcome === 'unknown') throw toUpstreamError(PLATFORM, err);
+      }
       // Leave nothing behind: what was created for this endpoint is deleted again, newest first.
       if (created.includes('config'))
         await this.bestEffort('DeleteEndpointConfig', () =>
@@ -412,6 +455,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
         configName: resourceName,
         instanceType: spec.instanceType,
         instanceCount: spec.instanceCount,
+        variantNames: [VARIANT_NAME],
         createdAt: now,
         lastModifiedAt: now,
       }
@@ -440,7 +484,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
    * SageMaker, so each is read once per container; a refused read (a function without
    * DescribeEndpointConfig permission) is remembered too, and the description simply lacks them.
    */
-  private async variantOf(configName: string): Promise<{ instanceType?: string; instanceCount?: number }> {
+  private async variantOf(configName: string): Promise<{ instanceType?: string; instanceCount?: number; variantNames?: string[] }> {
     let known = this.variants.get(configName);
     if (!known) {
       known = this.sagemaker
@@ -448,6 +492,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
         .then((config) => ({
           instanceType: config.ProductionVariants?.[0]?.InstanceType,
           instanceCount: config.ProductionVariants?.[0]?.InitialInstanceCount,
+          variantNames: (config.ProductionVariants ?? []).map((v) => v.VariantName).filter((v): v is string => Boolean(v)),
         }))
         .catch((err: unknown) => {
           // Only a refusal is permanent; anything else is asked again next time.
@@ -465,7 +510,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     if (!out) return undefined;
     // DescribeEndpoint does not say the instance type; the endpoint's configuration does.
     const variant = out.EndpointConfigName ? await this.variantOf(out.EndpointConfigName) : {};
-    return description(out, variant.instanceType, variant.instanceCount);
+    return description(out, variant);
   }
 
   async restart(endpointName: string): Promise<EndpointDescription> {
@@ -490,7 +535,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
           ExecutionRoleArn: config.ExecutionRoleArn,
           VpcConfig: config.VpcConfig,
           EnableNetworkIsolation: config.EnableNetworkIsolation,
-          Tags: [MANAGED_BY_TAG, { Key: 'model-ops:endpoint', Value: endpointName }],
+          Tags: asTagList(ownerTags(endpointName)),
         }),
       ),
     );
@@ -504,7 +549,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     const variant = config.ProductionVariants?.[0];
     return (
       (await this.describe(endpointName).catch(() => undefined)) ?? {
-        ...description(current, variant?.InstanceType, variant?.InitialInstanceCount),
+        ...description(current, { instanceType: variant?.InstanceType, instanceCount: variant?.InitialInstanceCount }),
         status: 'Updating',
       }
     );
@@ -520,8 +565,43 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       throw toUpstreamError(PLATFORM, err);
     }
     // The endpoint is what costs money; its configuration and model are clean-up, best effort.
-    const configName = current.EndpointConfigName;
-    if (!configName) return;
+    if (current.EndpointConfigName) await this.deleteRetained(current.EndpointConfigName);
+  }
+
+  async stop(endpointName: string): Promise<void> {
+    try {
+      await this.sagemaker.send(new DeleteEndpointCommand({ EndpointName: endpointName }));
+    } catch (err) {
+      if (isEndpointMissing(err)) throw endpointNotFound(endpointName);
+      throw toUpstreamError(PLATFORM, err);
+    }
+  }
+
+  async recreate(endpointName: string, configName: string, resourceId: string): Promise<EndpointDescription> {
+    await guard(PLATFORM, () =>
+      this.sagemaker.send(
+        new CreateEndpointCommand({
+          EndpointName: endpointName,
+          EndpointConfigName: configName,
+          Tags: asTagList(ownerTags(endpointName, resourceId)),
+        }),
+      ),
+    );
+    const now = new Date().toISOString();
+    return (
+      (await this.describe(endpointName).catch(() => undefined)) ?? {
+        name: endpointName,
+        arn: '',
+        status: 'Creating',
+        configName,
+        variantNames: [],
+        createdAt: now,
+        lastModifiedAt: now,
+      }
+    );
+  }
+
+  async deleteRetained(configName: string): Promise<void> {
     let models: string[] = [];
     try {
       const config = await this.sagemaker.send(new DescribeEndpointConfigCommand({ EndpointConfigName: configName }));
@@ -533,6 +613,35 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     for (const model of new Set(models)) {
       await this.bestEffort('DeleteModel', () => this.sagemaker.send(new DeleteModelCommand({ ModelName: model })));
     }
+  }
+
+  async listEndpoints(nextToken?: string): Promise<{ endpoints: EndpointSummary[]; nextToken?: string }> {
+    const page = await guard(PLATFORM, () =>
+      this.sagemaker.send(new ListEndpointsCommand({ MaxResults: 100, SortBy: 'CreationTime', SortOrder: 'Descending', NextToken: nextToken })),
+    );
+    if (!Array.isArray(page.Endpoints)) throw unreadable(PLATFORM, page.$metadata.httpStatusCode);
+    return { endpoints: page.Endpoints.map(summary), nextToken: page.NextToken || undefined };
+  }
+
+  async tagsOf(endpointArn: string): Promise<Record<string, string> | undefined> {
+    const tags: Record<string, string> = {};
+    let NextToken: string | undefined;
+    try {
+      do {
+        const page = await this.sagemaker.send(new ListTagsCommand({ ResourceArn: endpointArn, MaxResults: 100, NextToken }));
+        for (const t of page.Tags ?? []) if (t.Key) tags[t.Key] = t.Value ?? '';
+        NextToken = page.NextToken || undefined;
+      } while (NextToken);
+    } catch (err) {
+      // "Could not find endpoint ...": it was deleted between the listing and this call.
+      if (errorName(err) === 'ValidationException' && /Could not find|does not exist|not found/i.test(errorMessage(err))) return undefined;
+      throw toUpstreamError(PLATFORM, err);
+    }
+    return tags;
+  }
+
+  async tag(endpointArn: string, tags: Record<string, string>): Promise<void> {
+    await guard(PLATFORM, () => this.sagemaker.send(new AddTagsCommand({ ResourceArn: endpointArn, Tags: asTagList(tags) })));
   }
 
   endpointUrl(endpointName: string): string {

@@ -112,11 +112,24 @@ export interface EndpointDescription {
   configName: string;
   instanceType?: string;
   instanceCount?: number;
+  /** The production variants serving (CloudWatch publishes invocation metrics per variant). */
+  variantNames: string[];
+  createdAt: string;
+  lastModifiedAt: string;
+}
+
+/** One entry of ListEndpoints: what the platform says of every endpoint without describing it. */
+export interface EndpointSummary {
+  name: string;
+  arn: string;
+  status: EndpointStatus;
   createdAt: string;
   lastModifiedAt: string;
 }
 
 export interface DedicatedDeploySpec {
+  /** The tracked resource this endpoint is for: tagged on everything created, so orphans can be found. */
+  resourceId: string;
   endpointName: string;
   instanceType: string;
   instanceCount: number;
@@ -188,13 +201,45 @@ export interface DedicatedPlatform {
   restart(endpointName: string): Promise<EndpointDescription>;
   /** DeleteEndpoint (then its configuration and model): Deleting, then gone. */
   delete(endpointName: string): Promise<void>;
+  /**
+   * DeleteEndpoint only: the endpoint (what bills) goes, its configuration and model stay so that
+   * `recreate` can bring it back. A guardrail's stop.
+   */
+  stop(endpointName: string): Promise<void>;
+  /** CreateEndpoint from a kept configuration, tagged for the resource: Creating, then InService. */
+  recreate(endpointName: string, configName: string, resourceId: string): Promise<EndpointDescription>;
+  /** Deletes a kept configuration and its models (what a stopped endpoint leaves), best effort. */
+  deleteRetained(configName: string): Promise<void>;
+  /** One page of ListEndpoints (up to 100), newest first. */
+  listEndpoints(nextToken?: string): Promise<{ endpoints: EndpointSummary[]; nextToken?: string }>;
+  /** An endpoint's tags as key -> value; undefined when the endpoint no longer exists. */
+  tagsOf(endpointArn: string): Promise<Record<string, string> | undefined>;
+  /** Adds (or overwrites) tags on an endpoint. */
+  tag(endpointArn: string, tags: Record<string, string>): Promise<void>;
   /** The InvokeEndpoint URL of an endpoint. */
   endpointUrl(endpointName: string): string;
+}
+
+/** One endpoint whose invocations are counted: every variant of it (CloudWatch publishes per variant). */
+export interface InvocationTarget {
+  key: string;
+  endpointName: string;
+  variantNames: string[];
 }
 
 export interface DedicatedMetrics {
   /** CloudWatch figures over the last `windowMinutes` (default 15). */
   metrics(endpointName: string, windowMinutes?: number): Promise<EndpointMetrics>;
+  /**
+   * AWS/SageMaker Invocations of many endpoints over the last `windowMinutes` before `now`, batched
+   * into as few GetMetricData calls as CloudWatch allows. Per target key: the number of invocations
+   * and the end of the latest minute that had any (undefined when none).
+   */
+  invocations(
+    targets: InvocationTarget[],
+    windowMinutes: number,
+    now: Date,
+  ): Promise<{ counts: Map<string, { count: number; lastActiveAt?: string }>; calls: number }>;
 }
 
 export interface HostedPlatform extends ChatCapable {

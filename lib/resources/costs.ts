@@ -1,11 +1,12 @@
 import { logger } from '../../core/observability';
 import { HOURS_PER_MONTH } from '../pricing/defaults';
+import { isBillable, monthToDate } from './billing';
 import { getInstancePrice, getTokenPrice } from '../pricing/service';
 import { dedicatedMetrics } from '../platforms/dedicated-metrics';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 
-/** Spec 2.3 costs object. */
+/** Spec 2.3 costs object, and what dedicated endpoints have cost this month. */
 export interface Costs {
   hourly_cost: number;
   daily_cost: number;
@@ -14,6 +15,8 @@ export interface Costs {
   pricing_model: 'hourly' | 'token';
   per_1k_input_tokens_usd?: number;
   per_1k_output_tokens_usd?: number;
+  /** hourly: billable instance-hours this month x the hourly price of one instance. */
+  month_to_date_usd?: number;
 }
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -30,12 +33,19 @@ export function hourlyCosts(hourlyPerInstance: number, count: number, at: string
   };
 }
 
+/** The hourly price of one of a dedicated resource's instances (0 if its type lost its price). */
+export async function instancePriceOf(r: Pick<TrackedResource, 'instance_type'>): Promise<number> {
+  // An instance type priced at deploy time can only lose its price if an admin removed it; 0 then.
+  return (r.instance_type ? await getInstancePrice(r.instance_type) : undefined) ?? 0;
+}
+
 export async function costsOf(r: TrackedResource, now = new Date()): Promise<Costs> {
   const at = now.toISOString();
   if (r.type === 'dedicated') {
-    // An instance type priced at deploy time can only lose its price if an admin removed it; 0 then.
-    const price = r.instance_type ? await getInstancePrice(r.instance_type) : undefined;
-    return hourlyCosts(price ?? 0, r.instance_count ?? 1, at);
+    const price = await instancePriceOf(r);
+    // Nothing bills while the endpoint is stopped, failed or being deleted: the hourly figures are 0.
+    const running = hourlyCosts(isBillable(r.status) ? price : 0, r.instance_count ?? 1, at);
+    return { ...running, month_to_date_usd: monthToDate(r, price, now).usd };
   }
   const price = await getTokenPrice(r.type, r.model_id);
   return {
@@ -68,6 +78,8 @@ const ZERO_METRICS: EndpointMetrics = {
  */
 export async function metricsOf(r: TrackedResource): Promise<{ metrics: Partial<EndpointMetrics>; warning?: string }> {
   if (r.type !== 'dedicated') return { metrics: { response_time_ms: meanChatLatency(r) } };
+  // A guardrail deleted the endpoint: nothing runs to measure.
+  if (r.stopped) return { metrics: { ...ZERO_METRICS } };
   try {
     const m = await dedicatedMetrics.metrics(r.endpoint_name, 15);
     return {

@@ -26,6 +26,14 @@ import type { EndpointStatus, PlatformName } from '../platforms/types';
  *                                                            configuration and model; the resource
  *                                                            leaves tracking at the first status read
  *                                                            after the endpoint is gone (then 404)
+ *
+ *   dedicated, stopped by a guardrail (OutOfService, platform endpoint deleted, model and configuration kept):
+ *                     start    -> Creating: CreateEndpoint from the kept configuration (then InService)
+ *                     delete   -> removed from tracking at once, the kept configuration and model deleted
+ *                     restart  -> 409: nothing is running to restart; use start
+ *
+ *   Guardrails (the reconciler, lib/reconcile): InService with no invocations for the idle timeout, or
+ *   with the month's cost at the budget -> OutOfService (stopped): DeleteEndpoint only.
  */
 
 /** The status values of spec section 3. */
@@ -62,15 +70,28 @@ export type ControlAction = 'start' | 'stop' | 'restart' | 'delete';
 export type ControlDecision =
   | { kind: 'refuse'; statusCode: 400 | 409; message: string }
   | { kind: 'untrack' }
-  | { kind: 'platform'; operation: 'restart' | 'delete'; next: 'Updating' | 'Deleting'; word: 'updating' | 'deleting' };
+  | {
+      kind: 'platform';
+      /** recreate: CreateEndpoint from the configuration a guardrail's stop kept. */
+      operation: 'restart' | 'delete' | 'recreate';
+      next: 'Updating' | 'Deleting' | 'Creating';
+      word: 'updating' | 'deleting' | 'creating';
+    };
 
 const refuse = (statusCode: 400 | 409, message: string): ControlDecision => ({ kind: 'refuse', statusCode, message });
 
 /**
  * What a control request does. Called first without a status (the checks that need no platform
- * call: action matrix and confirmation), then with the endpoint's current status.
+ * call: action matrix and confirmation), then with the endpoint's current status and whether a
+ * guardrail has stopped it.
  */
-export function decideControl(type: PlatformName, action: ControlAction, confirm: boolean, status?: EndpointStatus): ControlDecision {
+export function decideControl(
+  type: PlatformName,
+  action: ControlAction,
+  confirm: boolean,
+  status?: EndpointStatus,
+  stopped = false,
+): ControlDecision {
   if (type !== 'dedicated') {
     if (action !== 'delete') {
       return refuse(
@@ -98,6 +119,7 @@ export function decideControl(type: PlatformName, action: ControlAction, confirm
     return refuse(409, `Resource is currently ${current}; wait until that operation completes (poll the status endpoint) and try again`);
   }
   if (action === 'delete') return { kind: 'platform', operation: 'delete', next: 'Deleting', word: 'deleting' };
+  if (stopped && action === 'start') return { kind: 'platform', operation: 'recreate', next: 'Creating', word: 'creating' };
   if (action === 'restart' && current !== 'InService') {
     return refuse(409, `Resource is currently ${current}: restart needs an InService endpoint; use start to redeploy it`);
   }

@@ -10,9 +10,12 @@ import {
   publicResource,
   releaseClaim,
   removeResource,
+  setGuardrails,
   type TrackedResource,
 } from '../../tables/resources';
-import { costsOf, metricsOf } from './costs';
+import { billingAfter, isBillable, monthToDate } from './billing';
+import { costsOf, instancePriceOf, metricsOf } from './costs';
+import { budgetReached, guardrailView } from './guardrails';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated, type SyncResult } from './sync';
 
@@ -29,7 +32,7 @@ function goneError(result: Extract<SyncResult, { kind: 'gone' }>, removedFromTra
   );
 }
 
-/** GET /api/resources/{resourceId}/status (spec 4.4, 2.3). */
+/** GET /api/resources/{resourceId}/status (spec 4.4, 2.3), with the guardrails of a dedicated resource. */
 export async function resourceStatus(id: string, now = new Date()) {
   let resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
@@ -38,12 +41,17 @@ export async function resourceStatus(id: string, now = new Date()) {
     if (synced.kind === 'gone') throw goneError(synced);
     resource = synced.resource;
   }
-  const [{ metrics, warning }, costs] = await Promise.all([metricsOf(resource), costsOf(resource, now)]);
+  const [{ metrics, warning }, costs, price] = await Promise.all([
+    metricsOf(resource),
+    costsOf(resource, now),
+    resource.type === 'dedicated' ? instancePriceOf(resource) : 0,
+  ]);
   return {
     success: true,
     resource: publicResource(resource),
     metrics,
     costs,
+    ...(resource.type === 'dedicated' ? { guardrails: guardrailView(resource, price, now) } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
     ...(warning ? { warnings: [warning] } : {}),
   };
@@ -55,10 +63,61 @@ export async function listResources(filter: { type?: PlatformName; status?: Spec
   return { success: true, resources: resources.map(publicResource), count: resources.length, nextCursor };
 }
 
+/** PATCH /api/resources/{resourceId}'s input: a number sets a guardrail, null clears it, absent leaves it. */
+export interface GuardrailUpdate {
+  idleTimeoutMinutes?: number | null;
+  monthlyBudgetUsd?: number | null;
+}
+
+const money = (n: number) => `$${n.toFixed(2)}`;
+
+/**
+ * PATCH /api/resources/{resourceId}: sets or clears a dedicated resource's idle timeout and monthly
+ * budget. The reconciler applies them on its next pass; nothing on the platform changes here.
+ */
+export async function updateGuardrails(id: string, input: GuardrailUpdate, now = new Date()) {
+  const resource = await getTrackedResource(id);
+  if (!resource) throw notTracked();
+  if (resource.type !== 'dedicated') {
+    throw new BadRequest(`Guardrails apply to dedicated resources only: ${resource.type} resources bill per token and cost nothing while idle`);
+  }
+  if (resource.vanished_at) {
+    throw goneError({ kind: 'gone', reason: 'vanished', resource, changes: [] });
+  }
+  if (resource.status === 'Deleting') throw new Conflict('Resource is currently Deleting; its guardrails can no longer change');
+  const updated = await setGuardrails(
+    id,
+    { idle_timeout_minutes: input.idleTimeoutMinutes, monthly_budget_usd: input.monthlyBudgetUsd },
+    now.toISOString(),
+  );
+  if (!updated) throw notTracked();
+
+  const price = await instancePriceOf(updated);
+  const warnings: string[] = [];
+  const spent = monthToDate(updated, price, now).usd;
+  if (updated.monthly_budget_usd !== null && spent >= updated.monthly_budget_usd && isBillable(updated.status)) {
+    warnings.push(
+      `This month's cost (${money(spent)}) already reaches the budget of ${money(updated.monthly_budget_usd)}: the next reconciliation pass stops the endpoint`,
+    );
+  }
+  if (updated.stopped && !(updated.monthly_budget_usd !== null && spent >= updated.monthly_budget_usd)) {
+    warnings.push('The endpoint is stopped: action start brings it back');
+  }
+  return {
+    success: true,
+    message: `Guardrails of "${updated.name}" updated; the reconciler applies them on its next pass`,
+    resourceId: id,
+    guardrails: guardrailView(updated, price, now),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
 const MESSAGES = {
   restart: (name: string) =>
     `Restart of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
   start: (name: string) => `Start of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
+  recreate: (name: string) =>
+    `Start of endpoint "${name}" initiated: it is created again from its kept configuration, Creating for 5-10 minutes, then InService; poll the status endpoint`,
   delete: (name: string) =>
     `Deletion of endpoint "${name}" initiated: it is Deleting and leaves tracking once it is gone (the status endpoint then answers 404)`,
 };
@@ -67,9 +126,10 @@ const MESSAGES = {
  * POST /api/resources/{resourceId}/control (spec 4.4, section 3; rules in ./lifecycle.ts).
  *
  * Dedicated: the endpoint is described first (404 if it is gone, and the stored status brought up to
- * date), then the resource is claimed with a conditional write from that status to Updating or
- * Deleting, so of concurrent requests exactly one gets through and the others get 409. Only then is
- * the platform asked; if it refuses, the claim is rolled back. Nothing waits for the operation.
+ * date), then the resource is claimed with a conditional write from that status to Updating,
+ * Deleting or Creating (with the billing that follows), so of concurrent requests, the reconciler's
+ * automatic stops included, exactly one gets through and the others get 409. Only then is the
+ * platform asked; if it refuses, the claim is rolled back. Nothing waits for the operation.
  */
 export async function controlResource(id: string, action: ControlAction, confirm: boolean, now = new Date()) {
   const resource = await getTrackedResource(id);
@@ -99,22 +159,48 @@ export async function controlResource(id: string, action: ControlAction, confirm
     throw goneError(synced);
   }
   const current = synced.resource;
-  const decision = decideControl('dedicated', action, confirm, current.status);
+  const decision = decideControl('dedicated', action, confirm, current.status, Boolean(current.stopped));
   if (decision.kind === 'refuse') throw refusal(decision);
   if (decision.kind !== 'platform') throw new Error('unreachable');
+
+  if (current.stopped) {
+    // The guardrail's DeleteEndpoint is still running: nothing can be created under that name yet.
+    if (synced.description) {
+      throw new Conflict(
+        `Resource is OutOfService and its endpoint is still being deleted after the automatic stop; try again when the deletion has finished (a few minutes)`,
+      );
+    }
+    if (decision.operation === 'recreate' && budgetReached(current, await instancePriceOf(current), now)) {
+      const spent = monthToDate(current, await instancePriceOf(current), now).usd;
+      throw new Conflict(
+        `The monthly budget of ${money(current.monthly_budget_usd ?? 0)} is spent (${money(spent)} this month): raise or clear monthlyBudgetUsd with PATCH /api/resources/${id} before starting`,
+      );
+    }
+  }
 
   // stop never gets here (decideControl refuses it).
   const op = action as Exclude<ControlAction, 'stop'>;
   const at = now.toISOString();
-  const claimed = await claimOperation(id, { from: current.status, to: decision.next, action: op, at, staleBefore: staleClaimBefore(now) });
+  const billing = billingAfter(current, { billable: isBillable(decision.next), instanceCount: current.instance_count }, now);
+  const claimed = await claimOperation(id, {
+    from: current.status,
+    to: decision.next,
+    action: op,
+    at,
+    staleBefore: staleClaimBefore(now),
+    billing: billing ? { next: billing, expectedSince: current.billable_since } : undefined,
+  });
   if (!claimed) {
     const latest = await getTrackedResource(id);
     if (!latest) throw notTracked();
     throw new Conflict(`Resource is currently ${latest.status}; wait until that operation completes (poll the status endpoint) and try again`);
   }
 
+  if (current.stopped && decision.operation === 'delete') return deleteStopped(current);
+
   try {
     if (decision.operation === 'delete') await dedicated.delete(current.endpoint_name);
+    else if (decision.operation === 'recreate') await dedicated.recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
     else await dedicated.restart(current.endpoint_name);
   } catch (err) {
     await rollBackClaim(current, decision.next);
@@ -122,14 +208,33 @@ export async function controlResource(id: string, action: ControlAction, confirm
   }
   // The platform has accepted: from here on its word wins. If this write fails the claim simply
   // expires (CLAIM_STALE_MS); the operation is under way either way, so the answer stays a success.
-  await confirmOperationRequested(id, { action: op, at, from: current.status }).catch((err: Error) =>
+  // A start or restart is activity: the idle clock starts again from now.
+  const effects = decision.operation === 'delete' ? {} : { stopped: null, active_since: at, idle_check_after: null };
+  await confirmOperationRequested(id, { action: op, at, from: current.status }, effects).catch((err: Error) =>
     logger.warn({ message: 'control bookkeeping write failed', resourceId: id, error: err.message }),
   );
-  return { success: true, message: MESSAGES[op](current.endpoint_name), action, status: decision.word, resourceId: id };
+  const message = decision.operation === 'recreate' ? MESSAGES.recreate(current.endpoint_name) : MESSAGES[op](current.endpoint_name);
+  return { success: true, message, action, status: decision.word, resourceId: id };
+}
+
+/**
+ * Delete of a resource a guardrail stopped: its endpoint is already gone, so the kept configuration
+ * and model are deleted and the resource leaves tracking at once.
+ */
+async function deleteStopped(r: TrackedResource) {
+  if (r.endpoint_config_name) await dedicated.deleteRetained(r.endpoint_config_name);
+  await removeResource(r);
+  return {
+    success: true,
+    message: `Resource "${r.name}" removed from tracking: its endpoint was already stopped; its kept configuration and model were deleted`,
+    action: 'delete' as const,
+    status: 'deleting',
+    resourceId: r.id,
+  };
 }
 
 async function rollBackClaim(before: TrackedResource, claimedStatus: SpecStatus): Promise<void> {
-  await releaseClaim({ id: before.id, status: before.status, health: healthOf(before.status) }, claimedStatus, new Date().toISOString());
+  await releaseClaim({ ...before, health: healthOf(before.status) }, claimedStatus, new Date().toISOString());
 }
 
 /** The platform refused: gone (404), busy after all (409), or a platform failure (502). */

@@ -1,5 +1,6 @@
 import { dedicated } from '../platforms/dedicated';
 import type { EndpointDescription } from '../platforms/types';
+import { recordSystemAction, type SystemActor } from '../audit/system';
 import {
   getTrackedResource,
   markVanished,
@@ -8,11 +9,15 @@ import {
   type ObservedState,
   type TrackedResource,
 } from '../../tables/resources';
-import { healthOf, specStatus } from './lifecycle';
+import { billingAfter, isBillable } from './billing';
+import { BUSY_STATUSES, healthOf, specStatus, type SpecStatus } from './lifecycle';
 
 /**
  * Bringing a dedicated resource's stored status up to date with the platform (DescribeEndpoint).
- * Used by the status read, by control before it decides, and by a deploy that finds its name held.
+ * Used by the status read, by control before it decides, by a deploy that finds its name held, and
+ * by the reconciler. Whoever notices a change stores it (conditional writes: a control claim made
+ * meanwhile wins) together with the billing it implies, and records it: every change the reconciler
+ * makes, and the notable ones (failed, vanished, changed outside the service) whoever notices them.
  */
 
 /** A deploy holds its name this long before the endpoint must exist (longer than any deploy Lambda runs). */
@@ -22,48 +27,147 @@ export const CLAIM_STALE_MS = 60_000;
 
 export const VANISHED_REASON = 'The endpoint no longer exists on the platform (deleted outside this service)';
 
+export type ChangeKind =
+  /** An operation finished: Creating or Updating became InService. */
+  | 'completed'
+  /** The platform reports the endpoint Failed (its reason). */
+  | 'failed'
+  /** The endpoint is gone although nothing here deleted it. */
+  | 'vanished'
+  /** A delete asked for here has finished: the resource left tracking. */
+  | 'removed'
+  /** The platform shows an operation or status this service did not start. */
+  | 'status_changed_outside'
+  /** Instance type or count changed outside the service. */
+  | 'capacity_changed_outside'
+  /** A stopped endpoint exists again: someone recreated it outside the service. */
+  | 'recreated_outside';
+
+export interface Change {
+  kind: ChangeKind;
+  reason: string;
+  /** Recorded whoever notices it; the others only when the reconciler makes them. */
+  notable: boolean;
+}
+
 export type SyncResult =
-  | { kind: 'present'; resource: TrackedResource; description?: EndpointDescription }
+  | { kind: 'present'; resource: TrackedResource; description?: EndpointDescription; changes: Change[] }
   /** The platform has no such endpoint. `deleted`: a delete asked for here completed and the record is gone now. */
-  | { kind: 'gone'; reason: 'deleted' | 'vanished'; resource: TrackedResource };
+  | { kind: 'gone'; reason: 'deleted' | 'vanished'; resource: TrackedResource; changes: Change[] };
+
+export interface SyncOptions {
+  /** Who noticed, for the audit log (default: a status read's sync). */
+  actor?: SystemActor;
+  /** The reconciler records every change it makes; others only the notable ones. */
+  record?: 'all' | 'notable';
+}
 
 const age = (iso: string | null | undefined, now: Date) => (iso ? now.getTime() - Date.parse(iso) : Infinity);
 
-function claimInFlight(r: TrackedResource, now: Date): boolean {
+export function claimInFlight(r: TrackedResource, now: Date): boolean {
   return r.operation?.phase === 'requesting' && age(r.operation.at, now) < CLAIM_STALE_MS;
 }
 
 export const staleClaimBefore = (now: Date) => new Date(now.getTime() - CLAIM_STALE_MS).toISOString();
 
+const present = (resource: TrackedResource, description?: EndpointDescription, changes: Change[] = []): SyncResult => ({
+  kind: 'present',
+  resource,
+  description,
+  changes,
+});
+
+/** What the billing fields become when the resource moves to `status` with `instanceCount` instances. */
+function billingFor(r: TrackedResource, status: SpecStatus, instanceCount: number | null, now: Date) {
+  const next = billingAfter(r, { billable: isBillable(status), instanceCount }, now);
+  return next ? { next, expectedSince: r.billable_since } : undefined;
+}
+
 async function endpointGone(r: TrackedResource, now: Date): Promise<SyncResult> {
   // A deploy still between taking the name and CreateEndpoint: nothing to see yet, and nothing wrong.
-  if (r.deploy_state === 'reserved' && age(r.created_at, now) < RESERVATION_GRACE_MS) return { kind: 'present', resource: r };
-  if (claimInFlight(r, now) && r.operation?.action !== 'delete') return { kind: 'present', resource: r };
+  if (r.deploy_state === 'reserved' && age(r.created_at, now) < RESERVATION_GRACE_MS) return present(r);
+  const removing = r.operation?.action === 'delete' || r.operation?.action === 'stop';
+  if (claimInFlight(r, now) && !removing) return present(r);
+
+  // Stopped by a guardrail: the endpoint is meant to be gone; model and configuration are kept.
+  if (r.stopped) {
+    if (!r.operation || claimInFlight(r, now)) return present(r);
+    // The stop has finished; or a start claimed the resource and its Lambda died before the platform
+    // created anything: then it is OutOfService (and not billed) as before the claim.
+    const billing = billingFor(r, 'OutOfService', r.instance_count, now);
+    const settled = await recordObservedState(
+      r.id,
+      { operation: null, status: 'OutOfService', health: 'unknown', ...billing?.next },
+      { expectedStatus: r.status, staleBefore: staleClaimBefore(now), at: now.toISOString(), expectedBillableSince: billing?.expectedSince },
+    );
+    return present(settled ?? (await getTrackedResource(r.id)) ?? r);
+  }
 
   const deleting = r.status === 'Deleting' || r.operation?.action === 'delete' || r.deploy_state === 'reserved';
   if (deleting) {
     // The delete asked for here has completed (or a deploy died before creating anything): the
     // resource leaves tracking and its name is free again.
     await removeResource(r);
-    return { kind: 'gone', reason: 'deleted', resource: r };
+    return {
+      kind: 'gone',
+      reason: 'deleted',
+      resource: r,
+      changes: [{ kind: 'removed', reason: "The endpoint's deletion has completed", notable: false }],
+    };
   }
   // Deleted behind the service's back. The record stays, marked, so the list still shows what
   // happened; every read and control call answers 404, and delete (confirm: true) removes it.
   if (!r.vanished_at) {
-    const marked = await markVanished(r.id, VANISHED_REASON, now.toISOString());
-    return { kind: 'gone', reason: 'vanished', resource: marked ?? r };
+    const marked = await markVanished(r.id, VANISHED_REASON, now.toISOString(), billingFor(r, 'OutOfService', r.instance_count, now));
+    const changes: Change[] = marked ? [{ kind: 'vanished', reason: VANISHED_REASON, notable: true }] : [];
+    return { kind: 'gone', reason: 'vanished', resource: marked ?? r, changes };
   }
-  return { kind: 'gone', reason: 'vanished', resource: r };
+  return { kind: 'gone', reason: 'vanished', resource: r, changes: [] };
 }
 
-export async function syncDedicated(r: TrackedResource, now = new Date()): Promise<SyncResult> {
-  const description = await dedicated.describe(r.endpoint_name);
-  if (!description) return endpointGone(r, now);
+/** The changes worth telling between what was stored and what the platform shows. */
+function changesBetween(r: TrackedResource, status: SpecStatus, d: EndpointDescription): Change[] {
+  const changes: Change[] = [];
+  // A start of a stopped endpoint whose Lambda died before its bookkeeping write: ours, not outside.
+  if (r.stopped && r.operation?.action === 'start') return changes;
+  if (r.stopped && status !== 'Deleting') {
+    changes.push({
+      kind: 'recreated_outside',
+      reason: `The endpoint was stopped by a guardrail (${r.stopped.reason}) but exists again (${d.status}): it was recreated outside this service`,
+      notable: true,
+    });
+  } else if (status !== r.status) {
+    if (status === 'Failed') {
+      changes.push({ kind: 'failed', reason: d.failureReason ?? 'The platform reports the endpoint Failed', notable: true });
+    } else if (status === 'InService' && (r.status === 'Creating' || r.status === 'Updating')) {
+      changes.push({ kind: 'completed', reason: `${r.status} finished: the endpoint is InService`, notable: false });
+    } else if (!r.operation) {
+      changes.push({
+        kind: 'status_changed_outside',
+        reason: `The platform shows the endpoint ${d.status} (stored: ${r.status}) although this service started no operation`,
+        notable: true,
+      });
+    }
+  }
+  const moved: string[] = [];
+  if (d.instanceCount && r.instance_count && d.instanceCount !== r.instance_count)
+    moved.push(`instance count from ${r.instance_count} to ${d.instanceCount}`);
+  if (d.instanceType && r.instance_type && d.instanceType !== r.instance_type)
+    moved.push(`instance type from ${r.instance_type} to ${d.instanceType}`);
+  // The service never changes capacity in place (restart copies the configuration as it is).
+  if (moved.length > 0)
+    changes.push({ kind: 'capacity_changed_outside', reason: `Changed outside this service: ${moved.join(', ')}`, notable: true });
+  return changes;
+}
+
+async function endpointPresent(r: TrackedResource, description: EndpointDescription, now: Date): Promise<SyncResult> {
   // Between a control claim and the platform's answer the platform still shows the old state;
   // writing it back would undo the claim.
-  if (claimInFlight(r, now)) return { kind: 'present', resource: r, description };
-
+  if (claimInFlight(r, now)) return present(r, description);
   const status = specStatus(description.status);
+  // A guardrail's stop whose DeleteEndpoint is still running: the resource is OutOfService already.
+  if (r.stopped && status === 'Deleting') return present(r, description);
+
   const health = healthOf(status);
   const patch: ObservedState = {};
   if (status !== r.status) patch.status = status;
@@ -71,15 +175,62 @@ export async function syncDedicated(r: TrackedResource, now = new Date()): Promi
   if ((description.failureReason ?? null) !== r.failure_reason) patch.failure_reason = description.failureReason ?? null;
   if (description.instanceType && description.instanceType !== r.instance_type) patch.instance_type = description.instanceType;
   if (description.instanceCount && description.instanceCount !== r.instance_count) patch.instance_count = description.instanceCount;
+  if (description.lastModifiedAt !== r.platform_modified_at) patch.platform_modified_at = description.lastModifiedAt;
   if (r.vanished_at) patch.vanished_at = null;
+  if (r.stopped) patch.stopped = null;
+  // A deploy whose Lambda died between CreateEndpoint and its bookkeeping write: the endpoint exists.
+  if (r.deploy_state === 'reserved') {
+    patch.deploy_state = 'started';
+    if (description.arn) patch.endpoint_arn = description.arn;
+  }
   // An operation is over once the platform shows a settled status.
-  if (r.operation && !['Creating', 'Updating', 'Deleting'].includes(status)) patch.operation = null;
-  if (Object.keys(patch).length === 0) return { kind: 'present', resource: r, description };
+  if (r.operation && !BUSY_STATUSES.includes(status)) patch.operation = null;
+  // Billing follows the status and the instance count; it also heals an item whose billing does not
+  // match its status (written before billing existed, or a claim whose Lambda died).
+  const billing = billingFor(r, status, patch.instance_count ?? r.instance_count, now);
+  if (billing) Object.assign(patch, billing.next);
+  if (Object.keys(patch).length === 0) return present(r, description);
 
   // Conditional on the status read: if a control call claimed the resource meanwhile, its claim wins.
-  const updated = await recordObservedState(r.id, patch, { expectedStatus: r.status, staleBefore: staleClaimBefore(now), at: now.toISOString() });
-  if (updated) return { kind: 'present', resource: updated, description };
+  const updated = await recordObservedState(r.id, patch, {
+    expectedStatus: r.status,
+    staleBefore: staleClaimBefore(now),
+    at: now.toISOString(),
+    expectedBillableSince: billing?.expectedSince,
+  });
+  if (updated) return present(updated, description, changesBetween(r, status, description));
   const fresh = await getTrackedResource(r.id);
-  if (!fresh) return { kind: 'gone', reason: 'deleted', resource: r };
-  return { kind: 'present', resource: fresh, description };
+  if (!fresh) return { kind: 'gone', reason: 'deleted', resource: r, changes: [] };
+  return present(fresh, description);
+}
+
+const ACTIONS: Record<ChangeKind, string> = {
+  completed: 'resource.operation_completed',
+  failed: 'resource.failed',
+  vanished: 'resource.vanished',
+  removed: 'resource.removed',
+  status_changed_outside: 'resource.changed_outside',
+  capacity_changed_outside: 'resource.changed_outside',
+  recreated_outside: 'resource.changed_outside',
+};
+
+/** Audit entries and metrics for the changes a sync stored. */
+export async function recordChanges(r: TrackedResource, changes: Change[], actor: SystemActor, which: 'all' | 'notable'): Promise<void> {
+  for (const change of changes) {
+    if (which === 'notable' && !change.notable) continue;
+    await recordSystemAction({
+      actor,
+      action: ACTIONS[change.kind],
+      target: `${r.id} ${r.endpoint_name}`,
+      reason: change.reason,
+      metric: { name: 'ReconciliationChanges', dimensions: { change: change.kind } },
+    });
+  }
+}
+
+export async function syncDedicated(r: TrackedResource, now = new Date(), options: SyncOptions = {}): Promise<SyncResult> {
+  const description = await dedicated.describe(r.endpoint_name);
+  const result = description ? await endpointPresent(r, description, now) : await endpointGone(r, now);
+  if (result.changes.length > 0) await recordChanges(result.resource, result.changes, options.actor ?? 'status-sync', options.record ?? 'notable');
+  return result;
 }

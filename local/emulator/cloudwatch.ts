@@ -11,6 +11,7 @@ import { EmulatorError, compact, jsonReply, parseJson, type Ctx, type Endpoint, 
 
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 const DEFAULT_MAX_DATAPOINTS = 100_800;
+const MAX_QUERIES = 500;
 
 interface MetricDataQuery {
   Id?: string;
@@ -113,6 +114,22 @@ function samplesFor(namespace: string, metric: string, ep: Endpoint, calls: Invo
   return undefined;
 }
 
+/**
+ * The endpoint and variant a metric's dimensions name. SageMaker publishes both namespaces per
+ * variant only, with exactly the dimensions EndpointName and VariantName: a query that names fewer,
+ * more or others matches no metric and gets no datapoints, as in CloudWatch.
+ */
+function endpointVariant(ctx: Ctx, dimensions: Array<{ Name?: string; Value?: string }>): { endpoint: Endpoint; variant: string } | undefined {
+  const names = dimensions.map((d) => d.Name).sort();
+  if (names.length !== 2 || names[0] !== 'EndpointName' || names[1] !== 'VariantName') return undefined;
+  const endpointName = dimensions.find((d) => d.Name === 'EndpointName')?.Value;
+  const variant = dimensions.find((d) => d.Name === 'VariantName')?.Value;
+  const endpoint = endpointName ? settleEndpoint(ctx.state, ctx.opts, endpointName) : undefined;
+  if (!endpoint || !variant) return undefined;
+  const variants = ctx.state.endpointConfigs.get(endpoint.configName)?.variants.map((v) => v.VariantName) ?? [];
+  return variants.includes(variant) ? { endpoint, variant } : undefined;
+}
+
 function runQuery(ctx: Ctx, q: MetricDataQuery, start: number, end: number, maxPoints: number, ascending: boolean) {
   const id = q.Id ?? '';
   const metric = q.MetricStat?.Metric;
@@ -128,13 +145,13 @@ function runQuery(ctx: Ctx, q: MetricDataQuery, start: number, end: number, maxP
   }
   const periodMs = (q.MetricStat?.Period ?? 60) * 1000;
   const stat = q.MetricStat?.Stat ?? 'Average';
-  const endpointName = metric.Dimensions?.find((d) => d.Name === 'EndpointName')?.Value;
-  const ep = endpointName ? settleEndpoint(ctx.state, ctx.opts, endpointName) : undefined;
+  const target = endpointVariant(ctx, metric.Dimensions ?? []);
+  const ep = target?.endpoint;
 
   const points: Array<[number, number]> = [];
   if (ep) {
     const from = Math.max(start, Math.floor(ep.createdAt / periodMs) * periodMs);
-    const calls = ctx.state.invocations.filter((c) => c.endpoint === ep.name);
+    const calls = ctx.state.invocations.filter((c) => c.endpoint === ep.name && c.variant === target.variant);
     for (let t = Math.floor(from / periodMs) * periodMs; t < end && t <= Date.now() && points.length < maxPoints; t += periodMs) {
       if (t + periodMs <= start) continue;
       const inPeriod = calls.filter((c) => c.at >= t && c.at < t + periodMs);
@@ -166,6 +183,16 @@ async function getMetricData(ctx: Ctx): Promise<Reply> {
     throw invalid(
       "1 validation error detected: Value '[]' at 'metricDataQueries' failed to satisfy constraint: Member must have length greater than or equal to 1",
     );
+  }
+  if (queries.length > MAX_QUERIES) throw invalid(`The collection MetricDataQueries must not have a size greater than ${MAX_QUERIES}.`);
+  for (const [i, q] of queries.entries()) {
+    const period = q.MetricStat?.Period;
+    if (
+      q.MetricStat &&
+      (typeof period !== 'number' || !(period > 0) || (period >= 60 && period % 60 !== 0) || (period < 60 && ![1, 5, 10, 30].includes(period)))
+    ) {
+      throw invalid(`The parameter MetricDataQueries.member.${i + 1}.MetricStat.Period must be 1, 5, 10, 30, or a multiple of 60.`);
+    }
   }
   const start = input.StartTime * 1000;
   const end = input.EndTime * 1000;

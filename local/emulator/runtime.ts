@@ -97,6 +97,8 @@ export const runtime: ServiceDef = {
     const ep = settleEndpoint(ctx.state, ctx.opts, name);
     // SageMaker only publishes invocation metrics for endpoints that took the request.
     if (!ep || (ep.status !== 'InService' && ep.status !== 'Updating')) return;
-    ctx.state.invocations.push({ endpoint: name, at: Date.now(), latencyUs: Math.round(elapsedMs * 1000), status });
+    // The emulated endpoint routes every call to its first variant, as the reply header says.
+    const variant = ctx.state.endpointConfigs.get(ep.configName)?.variants[0]?.VariantName ?? 'AllTraffic';
+    ctx.state.invocations.push({ endpoint: name, variant, at: Date.now(), latencyUs: Math.round(elapsedMs * 1000), status });
   },
 };

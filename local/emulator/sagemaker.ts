@@ -21,6 +21,7 @@ import {
   type ResolvedOptions,
   type Route,
   type ServiceDef,
+  type Tag,
 } from './shared';
 
 const CONTENT_TYPE = 'application/x-amz-json-1.1';
@@ -78,11 +79,19 @@ export function settleEndpoint(state: EmulatorState, opts: ResolvedOptions, name
       // A failed update rolls back: the endpoint keeps serving its previous config and says why.
       ep.status = 'InService';
       ep.failureReason = pending.failureReason;
-      if (!pending.failureReason && pending.configName) ep.configName = pending.configName;
+      if (!pending.failureReason && pending.configName) {
+        ep.configName = pending.configName;
+        ep.instanceCounts = undefined;
+      }
       ep.deployed = true;
+      break;
+    case 'capacity':
+      ep.status = 'InService';
+      ep.instanceCounts = { ...ep.instanceCounts, ...pending.instanceCounts };
       break;
     case 'delete':
       state.endpoints.delete(name);
+      state.tags.delete(ep.arn);
       return undefined;
   }
   return ep;
@@ -100,7 +109,8 @@ function variantSummaries(state: EmulatorState, ep: Endpoint) {
   return config.variants.map((v) => {
     const model = state.models.get(v.ModelName);
     const image = (model?.input.PrimaryContainer as { Image?: string } | undefined)?.Image;
-    const count = v.InitialInstanceCount ?? 1;
+    const count = ep.instanceCounts?.[v.VariantName] ?? v.InitialInstanceCount ?? 1;
+    const desired = ep.pending?.kind === 'capacity' ? (ep.pending.instanceCounts?.[v.VariantName] ?? count) : count;
     const weight = v.InitialVariantWeight ?? 1;
     return compact({
       VariantName: v.VariantName,
@@ -108,7 +118,7 @@ function variantSummaries(state: EmulatorState, ep: Endpoint) {
       CurrentWeight: weight,
       DesiredWeight: weight,
       CurrentInstanceCount: count,
-      DesiredInstanceCount: count,
+      DesiredInstanceCount: desired,
     });
   });
 }
@@ -161,11 +171,13 @@ function requireConfigAndModels(ctx: Ctx, configName: string): void {
 interface EndpointInput {
   EndpointName?: string;
   EndpointConfigName?: string;
+  Tags?: unknown;
 }
 
 function createEndpoint(ctx: Ctx, input: EndpointInput): Reply {
   const name = checkName(input.EndpointName, 'endpointName');
   const configName = checkName(input.EndpointConfigName, 'endpointConfigName');
+  const tags = checkTags(input.Tags);
   if (settleEndpoint(ctx.state, ctx.opts, name)) throw alreadyExists(ctx.opts, 'endpoint', name);
   requireConfigAndModels(ctx, configName);
   const now = Date.now();
@@ -180,6 +192,7 @@ function createEndpoint(ctx: Ctx, input: EndpointInput): Reply {
     pending: { kind: 'create', startedAt: now, failureReason: failureFor(ctx, configName) },
   };
   ctx.state.endpoints.set(name, ep);
+  setTags(ctx.state, ep.arn, tags);
   return reply({ EndpointArn: ep.arn });
 }
 
@@ -200,6 +213,41 @@ function updateEndpoint(ctx: Ctx, input: EndpointInput): Reply {
   ep.modifiedAt = now;
   ep.failureReason = undefined;
   ep.pending = { kind: 'update', startedAt: now, configName, failureReason: failureFor(ctx, configName) };
+  return reply({ EndpointArn: ep.arn });
+}
+
+interface CapacityInput {
+  EndpointName?: string;
+  DesiredWeightsAndCapacities?: { VariantName?: string; DesiredInstanceCount?: number; DesiredWeight?: number }[];
+}
+
+/** A change of instance count on the running config, as an operator does it in the console or CLI. */
+function updateEndpointWeightsAndCapacities(ctx: Ctx, input: CapacityInput): Reply {
+  const ep = existingEndpoint(ctx, input.EndpointName);
+  if (ep.status !== 'InService') throw inProgress(ctx.opts, ep.name);
+  const wanted = Array.isArray(input.DesiredWeightsAndCapacities) ? input.DesiredWeightsAndCapacities : [];
+  if (wanted.length === 0) {
+    throw validation(
+      "1 validation error detected: Value '[]' at 'desiredWeightsAndCapacities' failed to satisfy constraint: Member must have length greater than or equal to 1",
+    );
+  }
+  const variants = new Set(ctx.state.endpointConfigs.get(ep.configName)?.variants.map((v) => v.VariantName));
+  const missing = wanted.map((w) => String(w.VariantName)).filter((v) => !variants.has(v));
+  if (missing.length > 0) throw validation(`The variant name(s) "${missing.join(', ')}" is/are not present in the endpoint.`);
+  const counts: Record<string, number> = {};
+  for (const w of wanted) {
+    if (w.DesiredInstanceCount === undefined) continue;
+    if (!Number.isInteger(w.DesiredInstanceCount) || w.DesiredInstanceCount < 0) {
+      throw validation(
+        `1 validation error detected: Value '${w.DesiredInstanceCount}' at 'desiredWeightsAndCapacities.1.member.desiredInstanceCount' failed to satisfy constraint: Member must have value greater than or equal to 0`,
+      );
+    }
+    counts[String(w.VariantName)] = w.DesiredInstanceCount;
+  }
+  const now = Date.now();
+  ep.status = 'Updating';
+  ep.modifiedAt = now;
+  ep.pending = { kind: 'capacity', startedAt: now, instanceCounts: counts };
   return reply({ EndpointArn: ep.arn });
 }
 
@@ -224,6 +272,11 @@ function listEndpoints(ctx: Ctx, input: { NameContains?: string; StatusEquals?: 
     .filter((ep) => !input.NameContains || ep.name.includes(input.NameContains))
     .filter((ep) => !input.StatusEquals || ep.status === input.StatusEquals)
     .sort((a, b) => b.createdAt - a.createdAt);
+  if (input.MaxResults !== undefined && (!Number.isInteger(input.MaxResults) || input.MaxResults < 1 || input.MaxResults > 100)) {
+    throw validation(
+      `1 validation error detected: Value '${input.MaxResults}' at 'maxResults' failed to satisfy constraint: Member must have value less than or equal to 100`,
+    );
+  }
   const { page, nextToken } = paginate(endpoints, input.MaxResults, 10, input.NextToken, () => validation('Invalid pagination token.'));
   return reply(
     compact({
@@ -241,8 +294,9 @@ function listEndpoints(ctx: Ctx, input: { NameContains?: string; StatusEquals?: 
 
 // ---------------------------------------------------------------- endpoint configs and models
 
-function createEndpointConfig(ctx: Ctx, input: { EndpointConfigName?: string; ProductionVariants?: ProductionVariant[] }) {
+function createEndpointConfig(ctx: Ctx, input: { EndpointConfigName?: string; ProductionVariants?: ProductionVariant[]; Tags?: unknown }) {
   const name = checkName(input.EndpointConfigName, 'endpointConfigName');
+  const tags = checkTags(input.Tags);
   if (ctx.state.endpointConfigs.has(name)) throw alreadyExists(ctx.opts, 'endpoint-config', name);
   const variants = Array.isArray(input.ProductionVariants) ? input.ProductionVariants : [];
   if (variants.length === 0) {
@@ -256,8 +310,10 @@ function createEndpointConfig(ctx: Ctx, input: { EndpointConfigName?: string; Pr
     const model = checkName(v.ModelName, `productionVariants.${i + 1}.member.modelName`);
     if (!ctx.state.models.has(model)) throw notFound(ctx.opts, 'model', model);
   });
-  const config = { name, arn: arn(ctx.opts, 'endpoint-config', name), createdAt: Date.now(), variants, input };
+  const { Tags: _tags, ...rest } = input;
+  const config = { name, arn: arn(ctx.opts, 'endpoint-config', name), createdAt: Date.now(), variants, input: rest };
   ctx.state.endpointConfigs.set(name, config);
+  setTags(ctx.state, config.arn, tags);
   return reply({ EndpointConfigArn: config.arn });
 }
 
@@ -280,18 +336,23 @@ function describeEndpointConfig(ctx: Ctx, input: { EndpointConfigName?: string }
 }
 
 function deleteEndpointConfig(ctx: Ctx, input: { EndpointConfigName?: string }) {
-  ctx.state.endpointConfigs.delete(existingConfig(ctx, input.EndpointConfigName).name);
+  const config = existingConfig(ctx, input.EndpointConfigName);
+  ctx.state.endpointConfigs.delete(config.name);
+  ctx.state.tags.delete(config.arn);
   return reply();
 }
 
-function createModel(ctx: Ctx, input: { ModelName?: string; PrimaryContainer?: unknown; Containers?: unknown[] }) {
+function createModel(ctx: Ctx, input: { ModelName?: string; PrimaryContainer?: unknown; Containers?: unknown[]; Tags?: unknown }) {
   const name = checkName(input.ModelName, 'modelName');
+  const tags = checkTags(input.Tags);
   if (ctx.state.models.has(name)) throw alreadyExists(ctx.opts, 'model', name);
   if (!input.PrimaryContainer && !(Array.isArray(input.Containers) && input.Containers.length > 0)) {
     throw validation('Either PrimaryContainer or Containers must be specified.');
   }
-  const model = { name, arn: arn(ctx.opts, 'model', name), createdAt: Date.now(), input };
+  const { Tags: _tags, ...rest } = input;
+  const model = { name, arn: arn(ctx.opts, 'model', name), createdAt: Date.now(), input: rest };
   ctx.state.models.set(name, model);
+  setTags(ctx.state, model.arn, tags);
   return reply({ ModelArn: model.arn });
 }
 
@@ -308,8 +369,150 @@ function describeModel(ctx: Ctx, input: { ModelName?: string }) {
 }
 
 function deleteModel(ctx: Ctx, input: { ModelName?: string }) {
-  ctx.state.models.delete(existingModel(ctx, input.ModelName).name);
+  const model = existingModel(ctx, input.ModelName);
+  ctx.state.models.delete(model.name);
+  ctx.state.tags.delete(model.arn);
   return reply();
+}
+
+// ---------------------------------------------------------------- tags
+
+const MAX_TAGS = 50;
+const TAG_CHARS = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
+
+/** Tags as CreateX and AddTags take them: at most 50, keys 1-128 and values 0-256 characters, no "aws:" keys. */
+function checkTags(value: unknown): Tag[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw validation("1 validation error detected: Value at 'tags' failed to satisfy constraint: Member must be a list");
+  if (value.length > MAX_TAGS) {
+    throw validation(
+      `1 validation error detected: Value at 'tags' failed to satisfy constraint: Member must have length less than or equal to ${MAX_TAGS}`,
+    );
+  }
+  return value.map((t: { Key?: unknown; Value?: unknown }, i) => {
+    const key = typeof t?.Key === 'string' ? t.Key : '';
+    const val = typeof t?.Value === 'string' ? t.Value : '';
+    if (key.length < 1 || key.length > 128 || !TAG_CHARS.test(key)) {
+      throw validation(
+        `1 validation error detected: Value '${key}' at 'tags.${i + 1}.member.key' failed to satisfy constraint: Member must satisfy regular expression pattern: ^([\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*)$`,
+      );
+    }
+    if (val.length > 256 || !TAG_CHARS.test(val)) {
+      throw validation(
+        `1 validation error detected: Value '${val}' at 'tags.${i + 1}.member.value' failed to satisfy constraint: Member must have length less than or equal to 256`,
+      );
+    }
+    if (key.toLowerCase().startsWith('aws:')) throw validation(`System prefix 'aws:' reserved for AWS usage in tag key: ${key}`);
+    return { Key: key, Value: val };
+  });
+}
+
+/** Adds or overwrites tags by key, as AddTags does. */
+function setTags(state: EmulatorState, resourceArn: string, tags: Tag[]): Tag[] {
+  const byKey = new Map((state.tags.get(resourceArn) ?? []).map((t) => [t.Key, t]));
+  for (const t of tags) byKey.set(t.Key, t);
+  if (byKey.size > MAX_TAGS) throw validation(`Resource ${resourceArn} would exceed the limit of ${MAX_TAGS} tags.`);
+  const all = [...byKey.values()];
+  if (all.length > 0) state.tags.set(resourceArn, all);
+  return all;
+}
+
+/** The ARN of an existing endpoint, endpoint configuration or model, as ListTags and AddTags take it. */
+function taggable(ctx: Ctx, value: unknown): string {
+  const resourceArn = typeof value === 'string' ? value.toLowerCase() : '';
+  const m = /^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:(endpoint|endpoint-config|model)\/([a-z0-9-]+)$/.exec(resourceArn);
+  if (!m) {
+    throw validation(
+      `1 validation error detected: Value '${String(value)}' at 'resourceArn' failed to satisfy constraint: Member must satisfy regular expression pattern: arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:.+`,
+    );
+  }
+  const kind = m[1] as Kind;
+  const pool = kind === 'endpoint' ? ctx.state.endpoints : kind === 'endpoint-config' ? ctx.state.endpointConfigs : ctx.state.models;
+  const found = [...pool.keys()].find((name) => arn(ctx.opts, kind, name) === resourceArn);
+  if (!found || (kind === 'endpoint' && !settleEndpoint(ctx.state, ctx.opts, found))) throw notFound(ctx.opts, kind, m[2] as string);
+  return resourceArn;
+}
+
+function addTags(ctx: Ctx, input: { ResourceArn?: string; Tags?: unknown }) {
+  const resourceArn = taggable(ctx, input.ResourceArn);
+  const tags = checkTags(input.Tags);
+  setTags(ctx.state, resourceArn, tags);
+  return reply({ Tags: tags });
+}
+
+function listTags(ctx: Ctx, input: { ResourceArn?: string; MaxResults?: number; NextToken?: string }) {
+  const resourceArn = taggable(ctx, input.ResourceArn);
+  const tags = ctx.state.tags.get(resourceArn) ?? [];
+  const { page, nextToken } = paginate(tags, input.MaxResults, 50, input.NextToken, () => validation('Invalid pagination token.'));
+  return reply(compact({ Tags: page, NextToken: nextToken }));
+}
+
+function deleteTags(ctx: Ctx, input: { ResourceArn?: string; TagKeys?: unknown }) {
+  const resourceArn = taggable(ctx, input.ResourceArn);
+  const keys = new Set(Array.isArray(input.TagKeys) ? input.TagKeys.map(String) : []);
+  const left = (ctx.state.tags.get(resourceArn) ?? []).filter((t) => !keys.has(t.Key));
+  if (left.length > 0) ctx.state.tags.set(resourceArn, left);
+  else ctx.state.tags.delete(resourceArn);
+  return reply();
+}
+
+// ---------------------------------------------------------------- behind the service's back
+
+export interface UnmanagedEndpointSpec {
+  name: string;
+  instanceType?: string;
+  instanceCount?: number;
+  tags?: Tag[];
+}
+
+/**
+ * An endpoint created by someone else (another tool, the console, a colleague's script): model,
+ * configuration and endpoint, tagged as asked, going through the same lifecycle as any other. Used by
+ * the control API (POST /_emulator/endpoints) to put on the platform what the service did not create.
+ */
+export function createUnmanagedEndpoint(state: EmulatorState, opts: ResolvedOptions, spec: UnmanagedEndpointSpec) {
+  const name = checkName(spec.name, 'endpointName');
+  const tags = checkTags(spec.tags);
+  if (settleEndpoint(state, opts, name)) throw alreadyExists(opts, 'endpoint', name);
+  const now = Date.now();
+  const suffix = `x${state.nextId++}`;
+  const modelName = `${name.slice(0, 50)}-m-${suffix}`;
+  const configName = `${name.slice(0, 50)}-c-${suffix}`;
+  const model = {
+    name: modelName,
+    arn: arn(opts, 'model', modelName),
+    createdAt: now,
+    input: { ModelName: modelName, PrimaryContainer: { Image: 'unmanaged-image', ModelDataUrl: 's3://unmanaged/model.tar.gz' } },
+  };
+  const variants: ProductionVariant[] = [
+    {
+      VariantName: 'AllTraffic',
+      ModelName: modelName,
+      InitialInstanceCount: spec.instanceCount ?? 1,
+      InstanceType: spec.instanceType ?? 'ml.g5.xlarge',
+    },
+  ];
+  state.models.set(modelName, model);
+  state.endpointConfigs.set(configName, {
+    name: configName,
+    arn: arn(opts, 'endpoint-config', configName),
+    createdAt: now,
+    variants,
+    input: { EndpointConfigName: configName, ProductionVariants: variants },
+  });
+  const ep: Endpoint = {
+    name,
+    arn: arn(opts, 'endpoint', name),
+    configName,
+    status: 'Creating',
+    createdAt: now,
+    modifiedAt: now,
+    deployed: false,
+    pending: { kind: 'create', startedAt: now },
+  };
+  state.endpoints.set(name, ep);
+  setTags(state, ep.arn, tags);
+  return { EndpointName: name, EndpointArn: ep.arn, EndpointConfigName: configName, ModelName: modelName };
 }
 
 // ---------------------------------------------------------------- model registry
@@ -466,8 +669,12 @@ const OPERATIONS: Record<string, Handler> = {
   CreateEndpoint: createEndpoint,
   DescribeEndpoint: describeEndpoint,
   UpdateEndpoint: updateEndpoint,
+  UpdateEndpointWeightsAndCapacities: updateEndpointWeightsAndCapacities,
   DeleteEndpoint: deleteEndpoint,
   ListEndpoints: listEndpoints,
+  AddTags: addTags,
+  ListTags: listTags,
+  DeleteTags: deleteTags,
 };
 
 /** Fault-matching keys: the resource named, plus the config and models an endpoint runs. */
@@ -475,6 +682,8 @@ function faultKeys(ctx: Ctx, input: Record<string, unknown>): string[] {
   const keys = ['EndpointName', 'EndpointConfigName', 'ModelName', 'ModelPackageName', 'HubContentName']
     .map((k) => input[k])
     .filter((v): v is string => typeof v === 'string');
+  // Tag operations name their resource by ARN; its last segment is the (lower-cased) name.
+  if (typeof input.ResourceArn === 'string') keys.push(input.ResourceArn.split('/').at(-1) as string);
   const configName =
     typeof input.EndpointConfigName === 'string' ? input.EndpointConfigName : ctx.state.endpoints.get(String(input.EndpointName))?.configName;
   const configKeys = configName ? [configName, ...endpointModels(ctx.state, configName)] : [];

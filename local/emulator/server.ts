@@ -15,7 +15,7 @@ import { cloudwatch } from './cloudwatch';
 import { hosted } from './hosted';
 import { pricing } from './pricing';
 import { runtime } from './runtime';
-import { sagemaker, settleEndpoint } from './sagemaker';
+import { createUnmanagedEndpoint, sagemaker, settleEndpoint } from './sagemaker';
 import { ssm } from './ssm';
 import {
   ACCOUNT_ID,
@@ -118,6 +118,10 @@ function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply
 function matchFault(state: EmulatorState, route: Route): FaultKind | undefined {
   const rule = state.faults.find((f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)));
   if (!rule) return undefined;
+  if (rule.skip > 0) {
+    rule.skip--;
+    return undefined;
+  }
   if (rule.remaining !== null && --rule.remaining <= 0) state.faults = state.faults.filter((f) => f !== rule);
   return rule.fault;
 }
@@ -163,17 +167,19 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
 
   switch (route) {
     case 'POST /_emulator/faults': {
-      const { target, model, fault, count } = body;
+      const { target, model, fault, count, after } = body;
       if (typeof target !== 'string' || !target) return fail(400, 'target must be an operation name or "*"');
       if (!(FAULT_KINDS as readonly unknown[]).includes(fault)) return fail(400, `fault must be one of ${FAULT_KINDS.join(', ')}`);
       if (model !== undefined && typeof model !== 'string') return fail(400, 'model must be a string');
       if (count !== undefined && (!Number.isInteger(count) || (count as number) < 1)) return fail(400, 'count must be a positive integer');
+      if (after !== undefined && (!Number.isInteger(after) || (after as number) < 0)) return fail(400, 'after must be a non-negative integer');
       const rule: FaultRule = {
         id: `fault-${state.nextId++}`,
         target,
         model: model,
         fault: fault as FaultKind,
         remaining: (count as number | undefined) ?? null,
+        skip: (after as number | undefined) ?? 0,
       };
       state.faults.push(rule);
       return ok({ id: rule.id }, 201);
@@ -190,7 +196,13 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
       const endpoints = [...state.endpoints.keys()]
         .map((name) => settleEndpoint(state, opts, name))
         .filter((ep) => ep !== undefined)
-        .map((ep) => ({ name: ep.name, status: ep.status, configName: ep.configName, failureReason: ep.failureReason }));
+        .map((ep) => ({
+          name: ep.name,
+          status: ep.status,
+          configName: ep.configName,
+          failureReason: ep.failureReason,
+          tags: Object.fromEntries((state.tags.get(ep.arn) ?? []).map((t) => [t.Key, t.Value])),
+        }));
       return ok({
         calls: state.calls,
         endpoints,
@@ -200,6 +212,27 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         invocations: state.invocations.length,
         options: { lifecycleDelayMs: opts.lifecycleDelayMs, responseDelayMs: opts.responseDelayMs },
       });
+    }
+    case 'POST /_emulator/endpoints': {
+      // An endpoint created behind the service's back (another tool, a colleague's script).
+      const { name, instanceType, instanceCount, tags } = body;
+      if (typeof name !== 'string' || !name) return fail(400, 'name must be an endpoint name');
+      if (instanceType !== undefined && typeof instanceType !== 'string') return fail(400, 'instanceType must be a string');
+      if (instanceCount !== undefined && (!Number.isInteger(instanceCount) || (instanceCount as number) < 1))
+        return fail(400, 'instanceCount must be a positive integer');
+      if (tags !== undefined && (typeof tags !== 'object' || tags === null || Array.isArray(tags)))
+        return fail(400, 'tags must be an object of tag keys to values');
+      try {
+        const created = createUnmanagedEndpoint(state, opts, {
+          name,
+          instanceType,
+          instanceCount: instanceCount as number | undefined,
+          tags: Object.entries((tags ?? {}) as Record<string, unknown>).map(([Key, Value]) => ({ Key, Value: String(Value) })),
+        });
+        return ok(created, 201);
+      } catch (err) {
+        return fail(400, err instanceof EmulatorError ? err.message : String(err));
+      }
     }
     case 'POST /_emulator/config': {
       for (const key of ['lifecycleDelayMs', 'responseDelayMs'] as const) {
@@ -283,6 +316,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       ctx.fail = fault === 'fail';
 
       reply = await route.run();
+      // Done, but the answer never leaves: the socket stays open until the client gives up.
+      if (fault === 'lost') return;
       if (fault === 'malformed') {
         // A body cut off mid-document: the status says success, the JSON does not parse.
         reply = { ...reply, body: Buffer.concat([reply.body.subarray(0, Math.floor(reply.body.length / 2)), Buffer.from('\u0000<')]) };

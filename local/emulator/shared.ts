@@ -29,7 +29,11 @@ export interface ResolvedOptions {
   accountId: string;
 }
 
-export const FAULT_KINDS = ['500', '429', 'timeout', 'malformed', 'fail'] as const;
+/**
+ * `timeout`: never answered, nothing done. `lost`: done, then never answered (the request reached the
+ * service but its answer was lost: the ambiguous failure a client cannot tell from a timeout).
+ */
+export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
@@ -39,15 +43,20 @@ export interface FaultRule {
   fault: FaultKind;
   /** null = until cleared. */
   remaining: number | null;
+  /** Matching calls let through before the fault applies (a fault "from the n-th call on"). */
+  skip: number;
 }
 
 export type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
 
 export interface PendingTransition {
-  kind: 'create' | 'update' | 'delete';
+  /** `capacity`: UpdateEndpointWeightsAndCapacities, new instance counts on the same config. */
+  kind: 'create' | 'update' | 'capacity' | 'delete';
   startedAt: number;
   /** The config an update switches to once it completes. */
   configName?: string;
+  /** A capacity change's instance counts per variant, applied once it completes. */
+  instanceCounts?: Record<string, number>;
   /** Set when a 'fail' fault matched: the transition ends in failure with this reason. */
   failureReason?: string;
 }
@@ -62,6 +71,8 @@ export interface Endpoint {
   failureReason?: string;
   /** True once the endpoint has been InService: decides whether variants are reported. */
   deployed: boolean;
+  /** Instance counts set by UpdateEndpointWeightsAndCapacities, over the config's initial ones. */
+  instanceCounts?: Record<string, number>;
   pending?: PendingTransition;
 }
 
@@ -91,9 +102,16 @@ export interface SmModel {
 
 export interface Invocation {
   endpoint: string;
+  /** The production variant that served the call (CloudWatch's VariantName dimension). */
+  variant: string;
   at: number;
   latencyUs: number;
   status: number;
+}
+
+export interface Tag {
+  Key: string;
+  Value: string;
 }
 
 export interface EmulatorState {
@@ -102,6 +120,8 @@ export interface EmulatorState {
   endpoints: Map<string, Endpoint>;
   endpointConfigs: Map<string, EndpointConfig>;
   models: Map<string, SmModel>;
+  /** SageMaker tags by resource ARN (endpoints, endpoint configs, models). */
+  tags: Map<string, Tag[]>;
   invocations: Invocation[];
   nextId: number;
 }
@@ -113,6 +133,7 @@ export function createState(): EmulatorState {
     endpoints: new Map(),
     endpointConfigs: new Map(),
     models: new Map(),
+    tags: new Map(),
     invocations: [],
     nextId: 1,
   };

@@ -123,6 +123,27 @@ describe('CloudWatch GetMetricData', () => {
     }
   });
 
+  it('publishes invocation metrics per variant only: EndpointName alone, or another variant, has no datapoints', async () => {
+    const byEndpoint = query('endpointOnly', 'AWS/SageMaker', 'Invocations', 'metered', 'Sum');
+    byEndpoint.MetricStat!.Metric!.Dimensions = [{ Name: 'EndpointName', Value: 'metered' }];
+    const otherVariant = query('other', 'AWS/SageMaker', 'Invocations', 'metered', 'Sum');
+    otherVariant.MetricStat!.Metric!.Dimensions = [
+      { Name: 'EndpointName', Value: 'metered' },
+      { Name: 'VariantName', Value: 'Blue' },
+    ];
+    const r = await metrics([byEndpoint, otherVariant, query('inv', 'AWS/SageMaker', 'Invocations', 'metered', 'Sum')]);
+    expect(r.endpointOnly?.Values).toEqual([]);
+    expect(r.other?.Values).toEqual([]);
+    expect(total(r.inv?.Values)).toBe(4);
+  });
+
+  it('refuses more than 500 queries in one request, as CloudWatch does', async () => {
+    const queries = Array.from({ length: 501 }, (_, i) => query(`q${i}`, 'AWS/SageMaker', 'Invocations', 'metered', 'Sum'));
+    const err = await rejection(metrics(queries));
+    expect(err.$metadata.httpStatusCode).toBe(400);
+    expect(err.message).toBe('The collection MetricDataQueries must not have a size greater than 500.');
+  });
+
   it('returns no datapoints for an endpoint that does not exist', async () => {
     const r = await metrics([query('none', 'AWS/SageMaker', 'Invocations', 'never-deployed', 'Sum')]);
     expect(r.none?.Timestamps).toEqual([]);

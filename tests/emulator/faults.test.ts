@@ -1,9 +1,9 @@
 import { BedrockClient, ListFoundationModelsCommand } from '@aws-sdk/client-bedrock';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
-import { DescribeEndpointCommand, ListHubContentsCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { CreateEndpointCommand, DescribeEndpointCommand, ListHubContentsCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { NodeHttp2Handler, NodeHttpHandler } from '@smithy/node-http-handler';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
-import { clientConfig, control, deployEndpoint, injectFault, rejection } from './helpers';
+import { clientConfig, control, createModelAndConfig, deployEndpoint, injectFault, rejection } from './helpers';
 
 const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
 const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
@@ -126,6 +126,22 @@ describe('fault injection through the control API', () => {
       const err = await rejection(impatient.send(new ListFoundationModelsCommand({})));
       expect(err.name).toBe('TimeoutError');
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    } finally {
+      impatient.destroy();
+    }
+  });
+
+  it('carries out the call of a lost fault but never answers it: the endpoint exists although the client timed out', async () => {
+    const impatient = new SageMakerClient(
+      clientConfig(emulator.url, { requestHandler: new NodeHttpHandler({ requestTimeout: 300, throwOnRequestTimeout: true }) }),
+    );
+    try {
+      await createModelAndConfig(sm, 'lost');
+      await injectFault(emulator.url, { target: 'CreateEndpoint', model: 'lost', fault: 'lost', count: 1 });
+      const err = await rejection(impatient.send(new CreateEndpointCommand({ EndpointName: 'lost', EndpointConfigName: 'lost-config' })));
+      expect(err.name).toBe('TimeoutError');
+      const out = await sm.send(new DescribeEndpointCommand({ EndpointName: 'lost' }));
+      expect(out.EndpointName).toBe('lost');
     } finally {
       impatient.destroy();
     }

@@ -10,11 +10,14 @@ import {
   DescribeHubContentCommand,
   DescribeModelCommand,
   DescribeModelPackageCommand,
+  AddTagsCommand,
   ListEndpointsCommand,
   ListHubContentsCommand,
+  ListTagsCommand,
   ListModelPackagesCommand,
   SageMakerClient,
   UpdateEndpointCommand,
+  UpdateEndpointWeightsAndCapacitiesCommand,
   waitUntilEndpointDeleted,
   waitUntilEndpointInService,
   type DescribeEndpointCommandOutput,
@@ -370,5 +373,113 @@ describe('SageMaker endpoint lifecycle', () => {
     await deployEndpoint(sm, 'listed');
     const out = await sm.send(new ListEndpointsCommand({ NameContains: 'listed' }));
     expect(out.Endpoints).toEqual([expect.objectContaining({ EndpointName: 'listed', EndpointStatus: 'InService' })]);
+  });
+});
+
+describe('SageMaker tags, listing and changes made outside the service', () => {
+  const tagsOf = async (resourceArn: string) =>
+    Object.fromEntries(((await sm.send(new ListTagsCommand({ ResourceArn: resourceArn }))).Tags ?? []).map((t) => [t.Key, t.Value]));
+
+  it('keeps the tags given at CreateEndpoint, adds or overwrites by key with AddTags, and forgets them with the endpoint', async () => {
+    await createModelAndConfig(sm, 'tagged');
+    const { EndpointArn } = await sm.send(
+      new CreateEndpointCommand({ EndpointName: 'tagged', EndpointConfigName: 'tagged-config', Tags: [{ Key: 'team', Value: 'a' }] }),
+    );
+    expect(await tagsOf(EndpointArn as string)).toEqual({ team: 'a' });
+    await sm.send(
+      new AddTagsCommand({
+        ResourceArn: EndpointArn,
+        Tags: [
+          { Key: 'team', Value: 'b' },
+          { Key: 'owner', Value: 'ops' },
+        ],
+      }),
+    );
+    expect(await tagsOf(EndpointArn as string)).toEqual({ team: 'b', owner: 'ops' });
+    await pollUntil(
+      () => describe_('tagged'),
+      (o) => statusOf(o) === 'InService',
+    );
+    await sm.send(new DeleteEndpointCommand({ EndpointName: 'tagged' }));
+    await waitUntilEndpointDeleted({ client: sm, maxWaitTime: 10, minDelay: 1, maxDelay: 1 }, { EndpointName: 'tagged' });
+    const err = await rejection(tagsOf(EndpointArn as string));
+    expect(err.name).toBe('ValidationException');
+    expect(err.message).toBe(`Could not find endpoint "${ARN_PREFIX}:endpoint/tagged".`);
+  });
+
+  it('refuses tag keys in the aws: namespace', async () => {
+    await createModelAndConfig(sm, 'awstag');
+    const err = await rejection(
+      sm.send(new CreateEndpointCommand({ EndpointName: 'awstag', EndpointConfigName: 'awstag-config', Tags: [{ Key: 'aws:x', Value: '1' }] })),
+    );
+    expect(err.name).toBe('ValidationException');
+    expect(err.message).toBe("System prefix 'aws:' reserved for AWS usage in tag key: aws:x");
+  });
+
+  it('pages ListEndpoints with MaxResults and NextToken, and refuses MaxResults over 100', async () => {
+    for (const name of ['page-a', 'page-b', 'page-c']) await deployEndpoint(sm, name);
+    const first = await sm.send(new ListEndpointsCommand({ MaxResults: 2 }));
+    const second = await sm.send(new ListEndpointsCommand({ MaxResults: 2, NextToken: first.NextToken }));
+    expect(first.Endpoints).toHaveLength(2);
+    expect(second.Endpoints).toHaveLength(1);
+    expect(second.NextToken).toBeUndefined();
+    expect([...(first.Endpoints ?? []), ...(second.Endpoints ?? [])].map((e) => e.EndpointName).sort()).toEqual(['page-a', 'page-b', 'page-c']);
+    const err = await rejection(sm.send(new ListEndpointsCommand({ MaxResults: 101 })));
+    expect(err.name).toBe('ValidationException');
+  });
+
+  it('changes the instance count with UpdateEndpointWeightsAndCapacities: Updating, then InService with the new count', async () => {
+    await deployEndpoint(sm, 'scaled');
+    const before = await describe_('scaled');
+    const during = await frozen(async () => {
+      await sm.send(
+        new UpdateEndpointWeightsAndCapacitiesCommand({
+          EndpointName: 'scaled',
+          DesiredWeightsAndCapacities: [{ VariantName: 'AllTraffic', DesiredInstanceCount: 3 }],
+        }),
+      );
+      return describe_('scaled');
+    });
+    expect(during.EndpointStatus).toBe('Updating');
+    expect(during.ProductionVariants?.[0]).toMatchObject({ CurrentInstanceCount: 1, DesiredInstanceCount: 3 });
+    const final = (
+      await pollUntil(
+        () => describe_('scaled'),
+        (o) => statusOf(o) === 'InService',
+      )
+    ).at(-1);
+    expect(final?.ProductionVariants?.[0]).toMatchObject({ CurrentInstanceCount: 3, DesiredInstanceCount: 3 });
+    expect(final?.LastModifiedTime?.getTime()).toBeGreaterThan(before.LastModifiedTime?.getTime() ?? 0);
+  });
+
+  it('refuses a capacity change for a variant the endpoint does not have', async () => {
+    await deployEndpoint(sm, 'novariant');
+    const err = await rejection(
+      sm.send(
+        new UpdateEndpointWeightsAndCapacitiesCommand({
+          EndpointName: 'novariant',
+          DesiredWeightsAndCapacities: [{ VariantName: 'Blue', DesiredInstanceCount: 2 }],
+        }),
+      ),
+    );
+    expect(err.name).toBe('ValidationException');
+    expect(err.message).toBe('The variant name(s) "Blue" is/are not present in the endpoint.');
+  });
+
+  it("creates an endpoint behind the service's back through the control API, tagged as asked, on the normal lifecycle", async () => {
+    const res = await control(emulator.url, 'POST', '/endpoints', { name: 'stray', instanceType: 'ml.g5.2xlarge', tags: { owner: 'someone' } });
+    expect(res.status).toBe(201);
+    expect(res.body.EndpointArn).toBe(`${ARN_PREFIX}:endpoint/stray`);
+    expect(await tagsOf(res.body.EndpointArn)).toEqual({ owner: 'someone' });
+    const final = (
+      await pollUntil(
+        () => describe_('stray'),
+        (o) => statusOf(o) === 'InService',
+      )
+    ).at(-1);
+    expect(final?.ProductionVariants?.[0]).toMatchObject({ VariantName: 'AllTraffic', CurrentInstanceCount: 1 });
+    const listed = await sm.send(new ListEndpointsCommand({ NameContains: 'stray' }));
+    expect(listed.Endpoints?.map((e) => e.EndpointName)).toEqual(['stray']);
+    expect((await control(emulator.url, 'POST', '/endpoints', { name: 'stray' })).status).toBe(400);
   });
 });

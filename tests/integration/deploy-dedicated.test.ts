@@ -172,7 +172,11 @@ describe('the dedicated lifecycle', () => {
       monthly_estimate: 1027.84,
       last_updated: expect.any(String),
       pricing_model: 'hourly',
+      // Billed since the creation request: a few seconds at most here.
+      month_to_date_usd: expect.any(Number),
     });
+    expect(st.body.costs.month_to_date_usd).toBeGreaterThan(0);
+    expect(st.body.costs.month_to_date_usd).toBeLessThan(0.1);
     // The list shows the stored status the status read has just refreshed.
     expect((await listed({ type: 'dedicated', status: 'InService' })).map((r) => r.id)).toContain(res.body.id);
   });

@@ -120,6 +120,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
   let metrics: CloudWatchEndpointMetrics;
   const name = () => `plat-${randomUUID().slice(0, 8)}`;
   const spec = (endpointName: string, extra: Partial<DedicatedDeploySpec> = {}): DedicatedDeploySpec => ({
+    resourceId: '00000000-0000-4000-8000-00000000c0de',
     endpointName,
     instanceType: 'ml.g5.2xlarge',
     instanceCount: 1,
@@ -148,7 +149,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
   });
 
   describe('deploy', () => {
-    test('creates a tagged model from the package, one AllTraffic variant, and the endpoint', async () => {
+    test('creates a model from the package, one AllTraffic variant, and the endpoint, each tagged with the service, stage, endpoint and resource', async () => {
       const ep = name();
       const description = await platform.deploy(spec(ep));
       expect(description).toMatchObject({
@@ -166,13 +167,20 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
         ExecutionRoleArn: ROLE,
         PrimaryContainer: { ModelPackageName: PACKAGE_V1 },
         VpcConfig: { Subnets: ['subnet-1', 'subnet-2'], SecurityGroupIds: ['sg-1'] },
-        Tags: expect.arrayContaining([{ Key: 'managed-by', Value: 'model-ops' }]),
       });
       const config = emulator.state.endpointConfigs.get(description.configName);
       expect(config?.variants).toEqual([
         { VariantName: 'AllTraffic', ModelName: model, InitialInstanceCount: 1, InstanceType: 'ml.g5.2xlarge', InitialVariantWeight: 1 },
       ]);
-      expect(config?.input.Tags).toEqual(expect.arrayContaining([{ Key: 'managed-by', Value: 'model-ops' }]));
+      const expectedTags = {
+        'managed-by': 'model-ops',
+        'model-ops:stage': process.env.STAGE ?? 'local',
+        'model-ops:endpoint': ep,
+        'model-ops:resource-id': '00000000-0000-4000-8000-00000000c0de',
+      };
+      for (const arn of [description.arn, emulator.state.models.get(model as string)?.arn, config?.arn]) {
+        expect(await platform.tagsOf(arn as string)).toEqual(expectedTags);
+      }
     });
 
     test('a public hub model is deployed from its image and uncompressed artefacts, the licence accepted only when asked', async () => {

@@ -60,6 +60,7 @@ async function main() {
     });
     const { seedSuperAdmin } = await import('../../local/seed');
     await seedSuperAdmin();
+    const lambdaPort = await freePort();
     // The stream aggregator over the e2e table, as `npm start` runs it beside serverless-offline.
     const [{ handler }, { startStreamPoller }] = await Promise.all([import('../../functions/usage/aggregate'), import('../../local/stream-poller')]);
     const streamClient = localDynamoClient(dynamo.endpoint);
@@ -70,12 +71,27 @@ async function main() {
     });
     offline = await startOffline({
       port: await freePort(),
-      lambdaPort: await freePort(),
+      lambdaPort,
       stage: 'e2e',
-      env: { ...env, TABLE_NAME: table, STAGE: 'e2e', BCRYPT_COST: '10' },
+      // The reconciler runs when a test invokes it (E2E_LAMBDA_URL), never on offline's own schedule.
+      env: {
+        ...env,
+        TABLE_NAME: table,
+        STAGE: 'e2e',
+        BCRYPT_COST: '10',
+        RECONCILE_SCHEDULE_ENABLED: 'false',
+        // The shared emulator holds every test file's endpoints: a pass classifies them quickly.
+        RECONCILE_PLATFORM_CALLS_PER_SECOND: '100',
+      },
     });
     stops.push(() => (offline as Offline).stop());
-    Object.assign(env, { E2E_BASE_URL: offline.url, E2E_TABLE_NAME: table, E2E_ADMIN_USERNAME: 'e2e-admin', E2E_ADMIN_PASSWORD: adminPassword });
+    Object.assign(env, {
+      E2E_BASE_URL: offline.url,
+      E2E_LAMBDA_URL: `http://127.0.0.1:${lambdaPort}`,
+      E2E_TABLE_NAME: table,
+      E2E_ADMIN_USERNAME: 'e2e-admin',
+      E2E_ADMIN_PASSWORD: adminPassword,
+    });
     if (withConsole) {
       await consoleBuilt;
       const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url });

@@ -73,7 +73,7 @@ function sample(schema: Json, optional = true): unknown {
     }
     case 'integer':
     case 'number':
-      return schema.minimum ?? 0;
+      return schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : 0);
     case 'boolean':
       return true;
   }

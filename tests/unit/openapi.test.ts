@@ -13,7 +13,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { operationsOf, pointerOf, resolve } from '../e2e/contract';
 import { CreateUserBody, ListAuditQuery, ListUsersQuery, UpdateUserBody, UserPath } from '../../functions/admin/schemas';
 import { DeployDedicatedBody, DeployHostedBody, DeployManagedBody } from '../../functions/deploy/schemas';
-import { ControlBody, ListResourcesQuery, ResourcePath } from '../../functions/resources/schemas';
+import { ControlBody, ListResourcesQuery, ResourcePath, UpdateResourceBody } from '../../functions/resources/schemas';
+import { AdoptOrphanBody, DeleteOrphanQuery, ListOrphansQuery, OrphanPath } from '../../functions/orphans/schemas';
 import { LegacyChatBody, LegacyQuery, ThreadChatBody, ThreadQuery } from '../../functions/chat/schemas';
 import { ConversationMessagesQuery, ConversationPath, CreateConversationBody, ListConversationsQuery } from '../../functions/conversations/schemas';
 import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from '../../functions/models/schemas';
@@ -392,7 +393,7 @@ function normalise(schema: Json, deref: (s: Json) => Json): Json {
   // a discriminated union) is compared branch by branch.
   if (branches && out.enum === undefined) out[s.oneOf ? 'oneOf' : 'anyOf'] = branches.map((b: Json) => normalise(b, deref));
   if (s.discriminator) out.discriminator = s.discriminator.propertyName;
-  for (const k of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'minProperties']) {
+  for (const k of ['pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'minItems', 'maxItems', 'minProperties']) {
     if (s[k] !== undefined) out[k] = s[k];
   }
   if (s.type === 'object' && !s.oneOf) {
@@ -417,6 +418,8 @@ const BODIES: Record<string, TSchema> = {
   deployDedicated: DeployDedicatedBody,
   deployHosted: DeployHostedBody,
   resourceControl: ControlBody,
+  updateResource: UpdateResourceBody,
+  adoptOrphan: AdoptOrphanBody,
   chatThreadPost: ThreadChatBody,
   chatLegacyPost: LegacyChatBody,
   createConversation: CreateConversationBody,
@@ -436,6 +439,10 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   listResources: { query: ListResourcesQuery },
   resourceStatus: { path: ResourcePath },
   resourceControl: { path: ResourcePath },
+  updateResource: { path: ResourcePath },
+  listOrphans: { query: ListOrphansQuery },
+  adoptOrphan: { path: OrphanPath },
+  deleteOrphan: { path: OrphanPath, query: DeleteOrphanQuery },
   chatThreadGet: { query: ThreadQuery },
   chatLegacyGet: { query: LegacyQuery },
   listConversations: { query: ListConversationsQuery },

@@ -58,6 +58,7 @@ const STAR_RESOURCE_EXCEPTIONS = new Set([
   'pricing:GetProducts',
   'bedrock:ListFoundationModels',
   'sagemaker:ListModelPackages',
+  'sagemaker:ListEndpoints',
   // Only with TRACING_ENABLED=true.
   'xray:PutTraceSegments',
   'xray:PutTelemetryRecords',
@@ -229,6 +230,40 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
       if (beyondLogs.length > 0) sharedBeyondLogs.push(`${role} (${names.join(', ')}): ${beyondLogs.join(', ')}`);
     }
     expect(sharedBeyondLogs).toEqual([]);
+  });
+
+  test('runs the reconciler on an EventBridge schedule, with a role granting only what it calls', () => {
+    expect(packagingFailure).toBeUndefined();
+    const fn = resources('AWS::Lambda::Function').find(([name]) => name === 'ReconcileLambdaFunction')?.[1];
+    expect(fn).toBeDefined();
+    const rules = resources('AWS::Events::Rule').filter(([, r]) => JSON.stringify(r.Properties.Targets).includes('ReconcileLambdaFunction'));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.[1].Properties).toMatchObject({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED' });
+    expect(resources('AWS::Lambda::Permission').some(([, p]) => p.Properties.Principal === 'events.amazonaws.com')).toBe(true);
+
+    const role = template.Resources[fn.Properties.Role['Fn::GetAtt'][0]];
+    const statements = asList<Json>(role.Properties.Policies).flatMap((p: Json) => asList<Json>(p.PolicyDocument.Statement));
+    const actions = [...new Set(statements.flatMap((st: Json) => asList<string>(st.Action)))].filter((a) => !a.startsWith('logs:')).sort();
+    expect(actions).toEqual(
+      [
+        'cloudwatch:GetMetricData',
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'sagemaker:DeleteEndpoint',
+        'sagemaker:DescribeEndpoint',
+        'sagemaker:DescribeEndpointConfig',
+        'sagemaker:ListEndpoints',
+        'sagemaker:ListTags',
+      ].sort(),
+    );
+    // No token is handled there: it needs no signing secret, and nothing it calls creates or changes endpoints.
+    expect(JSON.stringify(statements)).not.toMatch(/ssm:GetParameter|sagemaker:(Create|Update)/);
   });
 
   test('retains every log group for a bounded time and puts no signing secret in any environment', () => {

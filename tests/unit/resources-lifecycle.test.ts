@@ -103,3 +103,35 @@ describe('endpoint names', () => {
     expect(nameFromModelId('///')).toBe('hosted-model');
   });
 });
+
+describe('a dedicated endpoint a guardrail stopped (OutOfService, endpoint deleted, configuration kept)', () => {
+  test('start creates it again from its configuration: Creating, word creating', () => {
+    expect(decideControl('dedicated', 'start', false, 'OutOfService', true)).toEqual({
+      kind: 'platform',
+      operation: 'recreate',
+      next: 'Creating',
+      word: 'creating',
+    });
+  });
+
+  test('restart is 409 (nothing runs), delete needs confirm and deletes, stop stays 400', () => {
+    expect(decideControl('dedicated', 'restart', false, 'OutOfService', true)).toMatchObject({ kind: 'refuse', statusCode: 409 });
+    expect(decideControl('dedicated', 'delete', false, 'OutOfService', true)).toMatchObject({ kind: 'refuse', statusCode: 400 });
+    expect(decideControl('dedicated', 'delete', true, 'OutOfService', true)).toEqual({
+      kind: 'platform',
+      operation: 'delete',
+      next: 'Deleting',
+      word: 'deleting',
+    });
+    expect(decideControl('dedicated', 'stop', true, 'OutOfService', true)).toMatchObject({ kind: 'refuse', statusCode: 400 });
+  });
+
+  test('an OutOfService endpoint that no guardrail stopped is started with UpdateEndpoint, as before', () => {
+    expect(decideControl('dedicated', 'start', false, 'OutOfService', false)).toEqual({
+      kind: 'platform',
+      operation: 'restart',
+      next: 'Updating',
+      word: 'updating',
+    });
+  });
+});

@@ -1,0 +1,5 @@
+import { reconcile } from '../../lib/reconcile/pass';
+import { scheduled } from '../../lib/scheduled';
+
+/** The reconciler (EventBridge schedule; an interval under `npm start`): one pass, bounded by the Lambda's time. */
+export const handler = scheduled('reconciliation', ({ deadline }) => reconcile({ deadline }));

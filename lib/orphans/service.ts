@@ -1,0 +1,157 @@
+import { randomUUID } from 'node:crypto';
+import { BadRequest, Conflict, NotFound } from '../http/errors';
+import { logger } from '../../core/observability';
+import { newResource } from '../deploy/common';
+import { dedicatedNameGone } from '../deploy/dedicated';
+import { checkEndpointName } from '../deploy/names';
+import { registerResource } from '../deploy/register';
+import { dedicated } from '../platforms/dedicated';
+import { ownerTags, ownership } from '../platforms/dedicated-tags';
+import { monthOf, isBillable } from '../resources/billing';
+import { healthOf, specStatus } from '../resources/lifecycle';
+import { getInstancePrice } from '../pricing/service';
+import { getOrphan, listOrphans, removeOrphan, type Orphan } from '../../tables/orphans';
+import { lastReconcilerPass } from '../../tables/reconciler';
+import { getTrackedResource, heldNames, publicResource } from '../../tables/resources';
+import type { User } from '../../tables/users';
+
+/**
+ * Orphans (admin): endpoints on the dedicated platform that carry this service's tags but no tracked
+ * resource, as the reconciler found them (lib/reconcile/pass.ts). An orphan bills like any endpoint,
+ * so the list shows what each costs an hour; admins adopt one (it becomes a tracked resource, with
+ * guardrails if given) or delete it on the platform. Both check the platform again first: an orphan
+ * that is gone, or no longer ours, is never adopted or deleted.
+ */
+
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+async function orphanView(o: Orphan) {
+  const price = o.instance_type ? await getInstancePrice(o.instance_type) : undefined;
+  return {
+    endpoint_name: o.endpoint_name,
+    endpoint_arn: o.endpoint_arn,
+    status: o.status,
+    platform_created_at: o.platform_created_at,
+    found_at: o.found_at,
+    resource_id: o.resource_id,
+    instance_type: o.instance_type,
+    instance_count: o.instance_count,
+    /** What it bills an hour while it exists (null when its instance type has no price). */
+    hourly_cost_usd: price === undefined ? null : usd(price * (o.instance_count ?? 1)),
+  };
+}
+
+/** GET /api/admin/orphans: one page, with when the reconciler last looked. */
+export async function listOrphanEndpoints(limit: number, cursor?: string) {
+  const [{ orphans, nextCursor }, last] = await Promise.all([listOrphans(limit, cursor), lastReconcilerPass()]);
+  return {
+    success: true,
+    orphans: await Promise.all(orphans.map(orphanView)),
+    count: orphans.length,
+    nextCursor,
+    lastReconciledAt: last?.at ?? null,
+  };
+}
+
+/** The orphan as the platform shows it now: 404 when unknown or gone, 409 when no longer ours or tracked meanwhile. */
+async function confirmedOrphan(endpointName: string) {
+  checkEndpointName('dedicated', endpointName);
+  const orphan = await getOrphan(endpointName);
+  if (!orphan) throw new NotFound(`No orphan named "${endpointName}": GET /api/admin/orphans lists them`);
+  const description = await dedicated.describe(orphan.endpoint_name);
+  if (!description) {
+    await removeOrphan(orphan.endpoint_name);
+    throw new NotFound(`Endpoint "${orphan.endpoint_name}" no longer exists on the dedicated platform`, 'Its orphan record has been removed');
+  }
+  const tags = await dedicated.tagsOf(description.arn);
+  if (!tags || !ownership(tags).ours) {
+    throw new Conflict(`Endpoint "${orphan.endpoint_name}" no longer carries this service's tags: it is not this service's to adopt or delete`);
+  }
+  if ((await heldNames('dedicated', [orphan.endpoint_name])).size > 0) {
+    await removeOrphan(orphan.endpoint_name);
+    throw new Conflict(`Endpoint "${orphan.endpoint_name}" is tracked now (adopted or deployed meanwhile)`);
+  }
+  return { orphan, description, tags };
+}
+
+/** POST /api/admin/orphans/{endpointName}/adopt's input. */
+export interface AdoptOrphanRequest {
+  idleTimeoutMinutes?: number;
+  monthlyBudgetUsd?: number;
+}
+
+/**
+ * POST /api/admin/orphans/{endpointName}/adopt: the endpoint becomes a tracked resource under its own
+ * name (the resource id its tags name, when that id is free), billed from now, with the guardrails
+ * given. Its tags are brought up to date with the resource id.
+ */
+export async function adoptOrphan(endpointName: string, input: AdoptOrphanRequest, user: User, now = new Date()) {
+  const { orphan, description, tags } = await confirmedOrphan(endpointName);
+  const status = specStatus(description.status);
+  const at = now.toISOString();
+  const taggedId = ownership(tags).resourceId;
+  const id = taggedId && /^[0-9a-f-]{36}$/i.test(taggedId) && !(await getTrackedResource(taggedId)) ? taggedId : randomUUID();
+  const resource = newResource(
+    {
+      id,
+      name: orphan.endpoint_name,
+      type: 'dedicated',
+      status,
+      health: healthOf(status),
+      endpoint_url: dedicated.endpointUrl(orphan.endpoint_name),
+      region: dedicated.region,
+      instance_type: description.instanceType ?? orphan.instance_type,
+      instance_count: description.instanceCount ?? orphan.instance_count,
+      model_name: description.configName || orphan.endpoint_name,
+      model_id: description.configName,
+      endpoint_name: orphan.endpoint_name,
+      deploy_state: 'started',
+      endpoint_arn: description.arn,
+      idle_timeout_minutes: input.idleTimeoutMinutes ?? null,
+      monthly_budget_usd: input.monthlyBudgetUsd ?? null,
+      // Billed (in this service's books) and idle-watched from the adoption on.
+      billing_month: monthOf(now),
+      billable_since: isBillable(status) ? at : null,
+      active_since: at,
+      platform_modified_at: description.lastModifiedAt,
+      variant_names: description.variantNames.length > 0 ? description.variantNames : null,
+    },
+    user,
+    now,
+  );
+  await registerResource(resource, dedicatedNameGone);
+  await removeOrphan(orphan.endpoint_name);
+  if (taggedId !== resource.id) {
+    // The tags then name the resource that tracks the endpoint; a failure only leaves an older id there.
+    await dedicated
+      .tag(description.arn, ownerTags(orphan.endpoint_name, resource.id))
+      .catch((err: Error) => logger.warn({ message: 'adopted endpoint not re-tagged', endpointName, error: err.message }));
+  }
+  return {
+    success: true,
+    message: `Endpoint "${orphan.endpoint_name}" adopted: it is tracked as resource ${resource.id}`,
+    id: resource.id,
+    resource: publicResource(resource),
+  };
+}
+
+/**
+ * DELETE /api/admin/orphans/{endpointName}?confirm=true: deletes the endpoint (then its configuration
+ * and model) on the platform and the record. An endpoint mid-operation cannot be deleted yet (409).
+ */
+export async function deleteOrphan(endpointName: string, confirm: boolean) {
+  if (!confirm) throw new BadRequest('Delete requires confirm=true');
+  const { orphan, description } = await confirmedOrphan(endpointName);
+  const status = specStatus(description.status);
+  if (status === 'Creating' || status === 'Updating') {
+    throw new Conflict(`Endpoint "${orphan.endpoint_name}" is currently ${status}; delete it once that operation completes`);
+  }
+  if (status !== 'Deleting') await dedicated.delete(orphan.endpoint_name);
+  await removeOrphan(orphan.endpoint_name);
+  return {
+    success: true,
+    message: `Deletion of endpoint "${orphan.endpoint_name}" initiated on the dedicated platform; its orphan record is removed`,
+    endpointName: orphan.endpoint_name,
+    status: 'deleting' as const,
+  };
+}

@@ -1,0 +1,61 @@
+import type { TrackedResource } from '../../tables/resources';
+import { isBillable, monthToDate } from './billing';
+
+/**
+ * The two guardrails of a dedicated endpoint, as rules the reconciler applies and the API shows:
+ *
+ *   idle    no invocation (CloudWatch AWS/SageMaker Invocations, which also counts this service's own
+ *           InvokeEndpoint calls) and no chat turn through this service for idle_timeout_minutes
+ *   budget  the month's accrued cost (lib/resources/billing.ts) has reached monthly_budget_usd
+ *
+ * Either takes an InService endpoint OutOfService: the platform endpoint is deleted (nothing bills),
+ * its model and configuration are kept, and start creates it again.
+ */
+
+export const IDLE_TIMEOUT_MAX_MINUTES = 10_080;
+
+const plus = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();
+const latest = (...stamps: (string | null | undefined)[]) =>
+  stamps.filter((s): s is string => Boolean(s)).reduce<string | undefined>((a, b) => (!a || b > a ? b : a), undefined);
+
+/**
+ * The earliest moment the endpoint can have been idle for its whole timeout, from what is stored: the
+ * last (re)start, the last chat turn through this service, and when the reconciler last saw
+ * invocations. undefined without an idle timeout.
+ */
+export function idleStopNotBefore(
+  r: Pick<TrackedResource, 'idle_timeout_minutes' | 'active_since' | 'created_at' | 'last_chat_at' | 'idle_check_after'>,
+): string | undefined {
+  const minutes = r.idle_timeout_minutes;
+  if (!minutes) return undefined;
+  const floor = latest(r.active_since ?? r.created_at, r.last_chat_at) as string;
+  return latest(plus(floor, minutes), r.idle_check_after);
+}
+
+/** Whether the budget is spent: the month's cost has reached it. */
+export function budgetReached(r: TrackedResource, pricePerInstanceHour: number, now: Date): boolean {
+  return r.monthly_budget_usd !== null && monthToDate(r, pricePerInstanceHour, now).usd >= r.monthly_budget_usd;
+}
+
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** What a person (the console) sees of a dedicated resource's guardrails. */
+export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, now: Date) {
+  const mtd = monthToDate(r, pricePerInstanceHour, now);
+  const budget = r.monthly_budget_usd;
+  const watching = r.status === 'InService' && !r.stopped;
+  return {
+    idle_timeout_minutes: r.idle_timeout_minutes,
+    monthly_budget_usd: budget,
+    month_to_date_usd: mtd.usd,
+    billable_instance_hours_this_month: mtd.instanceHours,
+    budget_remaining_usd: budget === null ? null : usd(Math.max(0, budget - mtd.usd)),
+    billing: isBillable(r.status),
+    last_chat_at: r.last_chat_at,
+    /** While InService: the earliest time an idle stop can happen if no traffic comes. */
+    idle_stop_not_before: watching ? (idleStopNotBefore(r) ?? null) : null,
+    stopped: r.stopped,
+  };
+}
+
+export type GuardrailView = ReturnType<typeof guardrailView>;
