@@ -42,15 +42,20 @@ test('a dedicated endpoint is planned with its cost, deployed on confirmation, f
   await packages.locator('option').nth(1).waitFor({ state: 'attached' });
   await packages.selectOption({ index: 1 });
   await page.getByLabel('Endpoint name').fill(name);
+  await page.getByLabel('Idle timeout (minutes)').fill('30');
+  await page.getByLabel('Monthly budget (USD)').fill('25');
   await page.getByRole('button', { name: 'Review the plan' }).click();
 
-  // The plan comes first, with its cost; nothing exists yet.
+  // The plan comes first, with its cost and what its guardrails will do; nothing exists yet.
   const plan = page.getByRole('region', { name: /Plan \(dry run\)/ });
   await plan
     .getByLabel('Estimated cost')
     .getByText(/per hour/)
     .waitFor();
   await plan.getByText(name).first().waitFor();
+  const effects = (await plan.getByRole('region', { name: 'Guardrails' }).textContent()) ?? '';
+  expect(effects).toMatch(/30 minutes/);
+  expect(effects).toMatch(/\$25/);
   await page.getByRole('button', { name: 'Deploy the endpoint' }).click();
   await page.getByRole('heading', { name: `Deployment started: ${name}` }).waitFor();
   await page.getByRole('button', { name: 'Open the resource' }).click();
@@ -60,6 +65,12 @@ test('a dedicated endpoint is planned with its cost, deployed on confirmation, f
   await page.locator('.status-line').getByText('InService').waitFor({ timeout: 30_000 });
   await page.getByRole('heading', { name: 'Cost' }).waitFor();
   await page.getByText('per hour, until deleted').waitFor();
+  // Its guardrails, and (for an admin) a form that changes them.
+  const guardrails = page.getByRole('region', { name: 'Guardrails' });
+  await guardrails.getByText('30 min without invocations').waitFor();
+  await guardrails.getByLabel('Monthly budget (USD)').fill('40');
+  await guardrails.getByRole('button', { name: 'Save guardrails' }).click();
+  await guardrails.getByText('$40.00').first().waitFor();
 
   await page.getByRole('button', { name: 'Restart' }).click();
   await page.getByText('The restart was accepted').waitFor();

@@ -168,6 +168,14 @@ function PlanView({ plan: p }: { plan: AnyPlan }) {
           </p>
           <p className="hint">{cost.note}</p>
         </div>
+        <section aria-label="Guardrails">
+          <h3>Guardrails</h3>
+          <ul>
+            {plan.guardrails.effects.map((effect) => (
+              <li key={effect}>{effect}</li>
+            ))}
+          </ul>
+        </section>
         <Warnings warnings={plan.warnings} />
         <Facts
           items={[
@@ -357,6 +365,8 @@ function DedicatedForm() {
   const [inferenceImage, setInferenceImage] = useState('');
   const [modelDataUrl, setModelDataUrl] = useState('');
   const [executionRoleArn, setExecutionRoleArn] = useState('');
+  const [idleTimeout, setIdleTimeout] = useState('60');
+  const [budget, setBudget] = useState('');
   const selected = useMemo(() => catalogue.data?.models.find((m) => m.modelPackageArn === modelPackageArn), [catalogue.data, modelPackageArn]);
   const types = selected?.supportedRealtimeInferenceInstanceTypes ?? [];
   useEffect(() => {
@@ -373,6 +383,8 @@ function DedicatedForm() {
     ...(modelDataUrl.trim() ? { modelDataUrl: modelDataUrl.trim() } : {}),
     ...(executionRoleArn.trim() ? { executionRoleArn: executionRoleArn.trim() } : {}),
     ...(acceptEula ? { acceptEula } : {}),
+    ...(idleTimeout.trim() ? { idleTimeoutMinutes: Number(idleTimeout) } : {}),
+    ...(budget.trim() ? { monthlyBudgetUsd: Number(budget) } : {}),
   });
   const flow = useDeployFlow('dedicated', (dryRun) => unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun } })));
   return (
@@ -430,6 +442,34 @@ function DedicatedForm() {
                   max={10}
                   value={instanceCount}
                   onChange={(e) => setInstanceCount(Math.max(1, Math.min(10, Number(e.target.value) || 1)))}
+                />
+              )}
+            </Field>
+          </div>
+          <div className="row">
+            <Field label="Idle timeout (minutes)" hint="Stop the endpoint after this long without invocations; empty for none.">
+              {(id, hint) => (
+                <input
+                  id={id}
+                  aria-describedby={hint}
+                  type="number"
+                  min={1}
+                  max={10080}
+                  value={idleTimeout}
+                  onChange={(e) => setIdleTimeout(e.target.value)}
+                />
+              )}
+            </Field>
+            <Field label="Monthly budget (USD)" hint="Stop the endpoint when this month's cost reaches it; empty for none.">
+              {(id, hint) => (
+                <input
+                  id={id}
+                  aria-describedby={hint}
+                  type="number"
+                  min={0.01}
+                  step="any"
+                  value={budget}
+                  onChange={(e) => setBudget(e.target.value)}
                 />
               )}
             </Field>

@@ -1,9 +1,9 @@
-import { useRef, useState } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, unwrap, type Schemas } from '../api/client';
 import { useAction, useInterval, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
-import { Badge, ConfirmDialog, ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
+import { Badge, ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner } from '../components/ui';
 import { dateTime, ms, percent, usd } from '../format';
 import { FAST_POLL_MS, SLOW_POLL_MS, TRANSITIONAL } from './Resources';
 
@@ -102,6 +102,7 @@ export default function ResourceDetail() {
             </section>
             <Metrics metrics={data.metrics} />
             <Costs costs={data.costs} />
+            {data.guardrails ? <Guardrails id={id} guardrails={data.guardrails} admin={admin} onSaved={() => void q.reload()} /> : null}
           </div>
         </>
       ) : null}
@@ -168,6 +169,72 @@ function Metrics({ metrics }: { metrics: Status['metrics'] }) {
     <section className="panel">
       <h2>Metrics</h2>
       <Facts items={items} />
+    </section>
+  );
+}
+
+/** A dedicated endpoint's idle timeout and monthly budget: where it stands, and (admins) a form to change them. */
+function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardrails']>; admin: boolean; onSaved: () => void }) {
+  const g = props.guardrails;
+  const [idle, setIdle] = useState(g.idle_timeout_minutes === null ? '' : String(g.idle_timeout_minutes));
+  const [budget, setBudget] = useState(g.monthly_budget_usd === null ? '' : String(g.monthly_budget_usd));
+  const save = useAction(async (e: FormEvent) => {
+    e.preventDefault();
+    await unwrap(
+      api.PATCH('/api/resources/{resourceId}', {
+        params: { path: { resourceId: props.id } },
+        body: { idleTimeoutMinutes: idle.trim() ? Number(idle) : null, monthlyBudgetUsd: budget.trim() ? Number(budget) : null },
+      }),
+    );
+    props.onSaved();
+    return true;
+  });
+  return (
+    <section className="panel" aria-labelledby="guardrails-heading">
+      <h2 id="guardrails-heading">Guardrails</h2>
+      {g.stopped ? (
+        <p className="error" role="status">
+          Stopped by its {g.stopped.reason === 'idle' ? 'idle timeout' : 'monthly budget'} at {dateTime(g.stopped.at)}: {g.stopped.detail} Start
+          brings it back.
+        </p>
+      ) : null}
+      <Facts
+        items={[
+          ['Idle timeout', g.idle_timeout_minutes === null ? 'none' : `${g.idle_timeout_minutes} min without invocations`],
+          ['Monthly budget', g.monthly_budget_usd === null ? 'none' : usd(g.monthly_budget_usd)],
+          ['Cost this month', usd(g.month_to_date_usd)],
+          ['Budget left', g.budget_remaining_usd === null ? '—' : usd(g.budget_remaining_usd)],
+          ['Billing now', g.billing ? 'yes' : 'no'],
+          ['Last chat', dateTime(g.last_chat_at)],
+          ['Idle stop not before', dateTime(g.idle_stop_not_before)],
+        ]}
+      />
+      {props.admin ? (
+        <form onSubmit={(e) => void save.run(e)} className="inline-form">
+          <Field label="Idle timeout (minutes)" hint="1 to 10080; empty for none.">
+            {(fid, hint) => (
+              <input id={fid} aria-describedby={hint} type="number" min={1} max={10080} value={idle} onChange={(e) => setIdle(e.target.value)} />
+            )}
+          </Field>
+          <Field label="Monthly budget (USD)" hint="Empty for none.">
+            {(fid, hint) => (
+              <input
+                id={fid}
+                aria-describedby={hint}
+                type="number"
+                min={0.01}
+                step="any"
+                value={budget}
+                onChange={(e) => setBudget(e.target.value)}
+              />
+            )}
+          </Field>
+          <button type="submit" disabled={save.pending}>
+            Save guardrails
+          </button>
+          <ErrorText error={save.error} />
+        </form>
+      ) : null}
     </section>
   );
 }
