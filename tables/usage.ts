@@ -11,7 +11,7 @@ import type { TransactItems } from './transactions';
  *   PK USAGE#<scope>                         SK H#<yyyy-mm-ddThh>      hour bucket + twelve 5-minute slots
  *   PK USAGE#MODEL#<platform>#<modelId>      SK TOTAL                  all-time totals of a model
  *
- * Scopes: USER#<userId>, CONV#<convId>, ALL. Every bucket carries requests, tokens_in, tokens_out and
+ * Scopes: USER#<userId>, CONV#<convId>, KEY#<keyId> (an API key's gateway calls), ALL. Every bucket carries requests, tokens_in, tokens_out and
  * cost_usd. An hour bucket also carries the same four figures per 5-minute slot (s00_…, s05_…, …
  * s55_…), so "the last 24 hours" is 24 whole hour buckets plus the tail slots of a 25th: exact to
  * within 5 minutes, and always one read of 26 fixed keys however long the history is.
@@ -20,7 +20,7 @@ import type { TransactItems } from './transactions';
  * per turn) is exact.
  */
 
-export type UsageScope = { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'all' };
+export type UsageScope = { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'all' };
 
 export interface UsageFigures {
   cost_usd: number;
@@ -49,6 +49,8 @@ function scopePartition(scope: UsageScope): string {
       return `USAGE#USER#${scope.id}`;
     case 'conversation':
       return `USAGE#CONV#${scope.id}`;
+    case 'key':
+      return `USAGE#KEY#${scope.id}`;
     case 'all':
       return 'USAGE#ALL';
   }
