@@ -32,6 +32,9 @@ export const UpdateUserBody = Type.Object(
     organization: Type.Optional(Type.String({ maxLength: 200 })),
     cloud_region: Type.Optional(Region),
     password: Type.Optional(Password),
+    monthly_budget_usd: Type.Optional(
+      Type.Union([Type.Number({ minimum: 0, maximum: 1_000_000, description: 'USD per calendar month (UTC)' }), Type.Null()]),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

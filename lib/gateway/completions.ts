@@ -17,7 +17,7 @@ import { resolveModel } from './models';
  *
  *   1. the key's lookup, then its owner (the /v1 guard);
  *   2. the resources (to resolve the model id), with the price table alongside;
- *   3. a reservation on each budget that applies (the key's, the owner's): an upper bound of the
+ *   3. a reservation on each budget that is set (the key's, the owner's): an upper bound of the
  *      call's cost, from the prompt's size and max_tokens at the model's price;
  *   4. the model call;
  *   5. one transaction: the call logged and counted, and each reservation settled to the true cost
@@ -142,7 +142,10 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
   const price = resource.type === 'dedicated' ? undefined : await getTokenPrice(resource.type, resource.model_id);
   const bound = price ? tokenCost(price, promptTokenBound(request), maxTokens) : 0;
 
-  const budgets: Budget[] = [{ owner: { kind: 'key', id: key.id }, budgetUsd: key.monthly_budget_usd }];
+  const budgets: Budget[] = [
+    { owner: { kind: 'key', id: key.id }, budgetUsd: key.monthly_budget_usd },
+    { owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd },
+  ];
   const reservations = bound > 0 ? await reserveAll(budgets, bound, callId, now) : [];
 
   let reply: ChatReply;

@@ -5,6 +5,7 @@ import { handler as listKeys } from '../../functions/keys/list';
 import { handler as listModels } from '../../functions/gateway/models';
 import { handler as completions } from '../../functions/gateway/completions';
 import { handler as usageCurrent } from '../../functions/usage/current';
+import { handler as updateUser } from '../../functions/admin/update-user';
 import { TABLE, db } from '../../tables/client';
 import { resourceKey, type Resource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
@@ -149,5 +150,44 @@ describe('POST /v1/chat/completions', () => {
     const mine = await call(usageCurrent as Handler, { token: owner.token });
     expect(mine.body.mtd.requests).toBe(answered.length);
     expect(mine.body.mtd.cost_usd).toBe(sum);
+  });
+});
+
+describe('usage of a key (GET /api/usage/current?keyId=)', () => {
+  test('counts the key’s calls for its owner and admins; another user gets 404', async () => {
+    const { owner, key, id } = await newKey();
+    const res = await complete(key, hello(hosted.endpoint_name));
+    const cost = Number(res.headers['x-model-ops-cost-usd']);
+    const mine = await call(usageCurrent as Handler, { token: owner.token, query: { keyId: id } });
+    expect(mine.status).toBe(200);
+    expect(mine.body).toMatchObject({ scope: 'key', mtd: { requests: 1, cost_usd: cost }, last24h: { requests: 1, cost_usd: cost } });
+    const admin = await makeUser('admin');
+    expect((await call(usageCurrent as Handler, { token: admin.token, query: { keyId: id } })).body.mtd.requests).toBe(1);
+    const stranger = await makeUser('user');
+    expect((await call(usageCurrent as Handler, { token: stranger.token, query: { keyId: id } })).status).toBe(404);
+  });
+});
+
+describe('the owner’s budget (PATCH /api/admin/users/{id} monthly_budget_usd)', () => {
+  test('covers all of the owner’s keys: a spent user budget refuses every key with 429, and raising it lets calls through', async () => {
+    const { owner, key } = await newKey();
+    const superAdmin = await makeUser('super_admin');
+    const patch = (monthly_budget_usd: number | null) =>
+      call(updateUser as Handler, {
+        method: 'PATCH',
+        token: superAdmin.token,
+        pathParameters: { userId: owner.user.id },
+        body: { monthly_budget_usd },
+      });
+    const set = await patch(0.000001);
+    expect(set.status).toBe(200);
+    expect(set.body.user.monthly_budget_usd).toBe(0.000001);
+    const refused = await complete(key, hello(managed.endpoint_name));
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.message).toMatch(/owner/);
+    await patch(1);
+    expect((await complete(key, hello(managed.endpoint_name))).status).toBe(200);
+    await patch(null);
+    expect((await complete(key, hello(managed.endpoint_name))).status).toBe(200);
   });
 });
