@@ -14,20 +14,25 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fmtNum, itemSize, markdownTable, summarize, type CallRecord, type Row, type SectionResult } from './harness';
-import { expectOk, invoke, requests, service, sharedWorld, type HandlerName, type Service } from './service';
+import { benchStream, expectOk, invoke, requests, service, sharedWorld, type HandlerName, type Service } from './service';
 
 const ENDPOINTS: [HandlerName, string, number?][] = [
   ['validate', 'validate'],
   ['listManaged', 'model list, managed, cached'],
   ['resourceStatus', 'resource status, managed'],
   ['threadPost', 'chat turn, thread, managed'],
+  ['threadPostNew', 'chat turn starting a thread, managed'],
   ['usageCurrent', 'usage read, conversation'],
   ['conversationsList', 'conversation list (page of 20)'],
   ['login', 'login'],
   ['deployManaged', 'deploy managed (real, dryRun false)'],
   ['conversationsCreate', 'conversation create'],
   ['threadGet', 'thread read (first page)'],
+  ['conversationMessages', 'conversation-wide listing (first page of 100)'],
 ];
+
+/** Stream batches the aggregator is priced on: a lone turn (a quiet second) and a busy one. */
+const AGGREGATOR_BATCHES = [1, 100];
 
 const GSIS = [
   ['GSI1PK', 'GSI1SK'],
@@ -131,6 +136,42 @@ export async function computeCapacity(svc: Service, records: CallRecord[]): Prom
   return out;
 }
 
+/**
+ * What the stream aggregator spends per turn: `batch` continuing turns are written, their stream
+ * records read, then delivered to the aggregator's handler in one event, metered and priced like the
+ * endpoints (figures per turn).
+ */
+async function aggregatorCapacity(svc: Service, batch: number, nextTurn: () => Parameters<typeof invoke>[2]): Promise<EndpointCapacity> {
+  const stream = await benchStream(svc);
+  await stream.drain();
+  for (let i = 0; i < batch; i++) expectOk('chat turn', await invoke(svc, 'threadPost', nextTurn()));
+  const records = await stream.capture();
+  svc.meter.capacity = true;
+  svc.meter.record = true;
+  let snapshot;
+  try {
+    snapshot = (await svc.meter.measure(() => stream.aggregate({ Records: records }))).meter;
+  } finally {
+    svc.meter.capacity = false;
+    svc.meter.record = false;
+  }
+  const computed = await computeCapacity(svc, snapshot.records);
+  const counts = new Map<string, number>();
+  for (const r of snapshot.records) counts.set(r.command.replace(/Command$/, ''), (counts.get(r.command.replace(/Command$/, '')) ?? 0) + 1);
+  return {
+    label: `stream aggregator, per turn, batch of ${batch} (${records.length} records)`,
+    calls: snapshot.calls,
+    rounds: snapshot.rounds,
+    reportedRcu: snapshot.reportedRcu / batch,
+    reportedWcu: snapshot.reportedWcu / batch,
+    rcu: computed.rcu / batch,
+    wcu: computed.wcu / batch,
+    commands: [...counts.entries()].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', '),
+    approximate: computed.approximate,
+    missing: snapshot.missingCapacity,
+  };
+}
+
 interface EndpointCapacity {
   label: string;
   calls: number;
@@ -148,7 +189,10 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
   const svc = await service();
   const world = await sharedWorld();
   const req = requests(world);
+  const stream = await benchStream(svc);
   const results: EndpointCapacity[] = [];
+  // The conversation listing reads the index the aggregator writes: everything so far aggregated.
+  await stream.drain();
   for (const [name, label] of ENDPOINTS) {
     process.stderr.write(`  ${label}…\n`);
     // One unmeasured call first (first-call caches), then `repeats` measured; the median is reported.
@@ -198,6 +242,11 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
     });
   }
 
+  for (const batch of AGGREGATOR_BATCHES) {
+    process.stderr.write(`  stream aggregator, batch of ${batch} turn(s)…\n`);
+    results.push(await aggregatorCapacity(svc, batch, req.threadPost));
+  }
+
   const localReturns = results.some((r) => r.reportedRcu + r.reportedWcu > 0);
   const missing = results.reduce((a, r) => a + r.missing, 0);
   const rows: Row[] = results.map((r) => ({
@@ -206,6 +255,22 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
     value: `RCU ${fmtNum(r.rcu)}, WCU ${fmtNum(r.wcu)}, ${r.calls} calls / ${r.rounds} rounds (Local reports RCU ${fmtNum(r.reportedRcu)}, WCU ${fmtNum(r.reportedWcu)})`,
     status: 'info',
   }));
+  // The chat write path's targets (issue 13), against the figures before it (27 WCU, 27.5 and 56.5 RCU).
+  const find = (label: string) => results.find((r) => r.label === label) as EndpointCapacity;
+  const targets: [string, number, number, string][] = [
+    ['WCU per chat turn (continuing a thread)', find('chat turn, thread, managed').wcu, 8, 'was 27'],
+    ['RCU per usage read (conversation)', find('usage read, conversation').rcu, 4, 'was 27.5'],
+    ["RCU of a thread read's first page", find('thread read (first page)').rcu, 56.5 / 2, 'half of 56.5'],
+  ];
+  for (const [measure, value, limit, before] of targets) {
+    rows.push({
+      section: '3 capacity',
+      measure,
+      value: fmtNum(value, 2),
+      target: `≤ ${fmtNum(limit, 2)} (${before})`,
+      status: value <= limit ? 'met' : 'not met',
+    });
+  }
   rows.push({
     section: '3 capacity',
     measure: 'DynamoDB Local returns ConsumedCapacity',

@@ -1,8 +1,9 @@
 /**
  * Section 4, growth: usage read, conversation list (page of 20) and thread read (one page) for a user
  * whose history holds SMALL messages and one whose history holds LARGE messages. The history is
- * seeded directly (BatchWrite of message items built by tables/messages.ts, and the usage counters
- * those turns would have left, built by tables/usage.ts), not through the model: one turn a minute,
+ * seeded directly (BatchWrite of turn items built by tables/messages.ts, two messages each, and the
+ * usage counters those turns would have left, built by tables/usage.ts, with the hours over a day old
+ * folded into the month as the stream aggregator would), not through the model: one turn a minute,
  * ending now, so the last 24 hours hold part of it. Both users have 21 conversations, so the list's
  * page of 20 is full. The two are measured interleaved, so drift in the machine's load hits both.
  */
@@ -40,38 +41,27 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   for (let i = 0; i < turns; i++) {
     const at = new Date(base + i * 60_000);
     const ts = at.toISOString();
-    const common = {
-      source: 'thread' as const,
-      conversation_id: conversationId,
-      thread_id: threadId,
-      turn_id: randomUUID(),
-      turn_ts: ts,
-      timestamp: ts,
-      status: 'ok' as const,
-      user_id: user.id,
-      resource_id: resourceId,
-    };
     items.push(
-      svc.messages.messageItem({
-        ...common,
-        seq: 0,
-        role: 'user',
-        content: `Seeded question number ${i}: what is the capital of France?`,
-        metadata: { username: user.username, resource_id: resourceId },
-      }),
-    );
-    items.push(
-      svc.messages.messageItem({
-        ...common,
-        seq: 1,
-        role: 'assistant',
-        content: `Seeded answer number ${i}: the capital of France is Paris.`,
-        metadata: { model_id: MODEL, model_response_time: 0.005, tokens_used: 50, username: user.username },
-        tokens_in: 20,
-        tokens_out: 30,
-        tokens_total: 50,
-        latency_ms: 5,
-        model_id: MODEL,
+      svc.messages.turnItem({
+        source: 'thread',
+        conversationId,
+        threadId,
+        turnId: randomUUID(),
+        startedAt: ts,
+        username: user.username,
+        resourceId,
+        userText: `Seeded question number ${i}: what is the capital of France?`,
+        reply: {
+          text: `Seeded answer number ${i}: the capital of France is Paris.`,
+          answeredAt: new Date(at.getTime() + 5).toISOString(),
+          modelId: MODEL,
+          tokensIn: 20,
+          tokensOut: 30,
+          latencyMs: 5,
+          platform: 'managed',
+          usageModelId: MODEL,
+          costUsd: 0.000043,
+        },
       }),
     );
     const hour = ts.slice(0, 13);
@@ -93,17 +83,9 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   const chunks: Record<string, unknown>[][] = [];
   for (let i = 0; i < items.length; i += 25) chunks.push(items.slice(i, i + 25));
   for (let i = 0; i < chunks.length; i += 8) await Promise.all(chunks.slice(i, i + 8).map(writeChunk));
-  // The thread item (message_count) and the counters those turns would have left, per hour.
+  // The thread item and the counters those turns would have left, per hour.
   await svc.transactions.transactWrite([
-    svc.conversations.threadWrite({
-      conversationId,
-      threadId,
-      userId: user.id,
-      resourceId,
-      isNew: true,
-      at: new Date().toISOString(),
-      addMessages: messages,
-    }),
+    svc.conversations.threadPut({ conversationId, threadId, userId: user.id, at: new Date(base).toISOString() }),
   ]);
   const scopes = [
     { kind: 'user' as const, id: user.id },
@@ -119,6 +101,9 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
       }),
     );
   }
+  // As the stream aggregator does once a scope starts a new hour: hours over a day old go into the month.
+  const now = new Date();
+  for (const scope of scopes) await svc.usage.foldUsageHours(scope, now);
   return { label: `${messages.toLocaleString('en')} messages`, messages, token, conversationId, threadId };
 }
 

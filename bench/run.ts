@@ -3,7 +3,7 @@
  *
  *   npm run bench                                  all sections, full counts (load: 20 s per endpoint)
  *   npm run bench -- --load-seconds 60             the 60-second load run
- *   npm run bench -- --only cold,warm,capacity,growth,login,load,console
+ *   npm run bench -- --only cold,warm,capacity,growth,login,load,console,stack,ceiling
  *   npm run bench -- --quick                       smaller counts: a smoke run, not reference figures
  *
  * Everything runs on loopback: DynamoDB Local (in memory) and the emulator on free ports, started
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ROOT } from '../local/runtime';
 import { cleanupAll, installExitHandlers, machine, markdownTable, renderTable, type Row, type SectionResult } from './harness';
 
-const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console'] as const;
+const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const TITLES: Record<Section, string> = {
@@ -27,6 +27,8 @@ const TITLES: Record<Section, string> = {
   login: '5. Login',
   load: '6. Under load through serverless-offline',
   console: '7. Web console',
+  stack: '8. The local stack under chat load',
+  ceiling: '9. Predicted ceiling',
 };
 
 interface Args {
@@ -60,7 +62,7 @@ function parseArgs(argv: string[]): Args {
       if (!Number.isFinite(n) || n < 1 || n > 600) throw new Error('--load-seconds takes 1 to 600');
       args.loadSeconds = n;
     } else if (a === '--help' || a === '-h') {
-      console.log('npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load,console] [--load-seconds N] [--no-write]');
+      console.log('npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load,console,stack,ceiling] [--load-seconds N] [--no-write]');
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -91,6 +93,20 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./load')).load({ quick: q, seconds: args.loadSeconds, warmupRequests: q ? 64 : 96, connections: 32 });
     case 'console':
       return (await import('./console')).consoleLoad({ runs: q ? 3 : 10 });
+    case 'stack': {
+      const { startStreamAggregator } = await import('../local/runtime');
+      return (await import('./stack')).stack({
+        seconds: args.loadSeconds,
+        connections: 16,
+        warmupRequests: q ? 32 : 48,
+        startPoller: async (env) => {
+          const aggregator = await startStreamAggregator({ env });
+          return { pid: aggregator.process.pid as number, stop: () => aggregator.stop() };
+        },
+      });
+    }
+    case 'ceiling':
+      return (await import('./ceiling')).ceiling({ batch: q ? 20 : 100 });
   }
 }
 
@@ -111,7 +127,7 @@ function skeleton(): string {
     '```',
     'npm run bench                          # every section, full counts; load runs 20 s per endpoint',
     'npm run bench -- --load-seconds 60     # the 60-second load run',
-    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console',
+    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console, stack, ceiling',
     'npm run bench -- --quick               # smoke run with small counts (figures not for reference)',
     '```',
     '',

@@ -5,9 +5,9 @@
  * managed resource, a conversation and a thread with some history, created once.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { CallOptions } from '../tests/helpers/invoke';
-import { DbMeter, startLocalRuntime, type LocalRuntime } from './harness';
+import { DbMeter, onCleanup, startLocalRuntime, type LocalRuntime } from './harness';
 
 async function load() {
   const runtime = await startLocalRuntime();
@@ -32,6 +32,7 @@ async function load() {
     conversationsCreate,
     login,
     deployManaged,
+    conversationMessages,
   ] = await Promise.all([
     import('../tables/client'),
     import('../tests/helpers/invoke'),
@@ -53,6 +54,7 @@ async function load() {
     import('../functions/conversations/create'),
     import('../functions/auth/login'),
     import('../functions/deploy/managed'),
+    import('../functions/conversations/messages'),
   ]);
   const meter = new DbMeter();
   meter.install(client.db);
@@ -68,6 +70,8 @@ async function load() {
     conversationsCreate: conversationsCreate.handler,
     login: login.handler,
     deployManaged: deployManaged.handler,
+    conversationMessages: conversationMessages.handler,
+    threadPostNew: threadPost.handler,
   } as unknown as Record<string, AnyHandler>;
   return { runtime, client, invoke, users, fixtures, tokens, tablesUsers, messages, usage, conversations, transactions, handlers, meter };
 }
@@ -83,7 +87,9 @@ export type HandlerName =
   | 'conversationsList'
   | 'conversationsCreate'
   | 'login'
-  | 'deployManaged';
+  | 'deployManaged'
+  | 'conversationMessages'
+  | 'threadPostNew';
 
 let loaded: Promise<Service> | undefined;
 export function service(): Promise<Service> {
@@ -161,6 +167,23 @@ export function requests(world: World) {
         threadId: world.threadId,
       },
     }),
+    threadPostNew: (): CallOptions => ({
+      method: 'POST',
+      path: '/api/chat/thread',
+      token: world.token,
+      body: {
+        message: `Benchmark turn ${++turn}: what is the capital of France?`,
+        conversationId: world.conversationId,
+        resourceId: world.resourceId,
+      },
+    }),
+    conversationMessages: (): CallOptions => ({
+      method: 'GET',
+      path: `/api/conversations/${world.conversationId}/messages`,
+      routeKey: 'GET /api/conversations/{id}/messages',
+      pathParameters: { id: world.conversationId },
+      token: world.token,
+    }),
     usageCurrent: (): CallOptions => ({
       method: 'GET',
       path: '/api/usage/current',
@@ -200,6 +223,15 @@ export function requests(world: World) {
   } satisfies Record<HandlerName, () => CallOptions>;
 }
 
+/** A first chat turn without threadId: the thread it starts. */
+async function startThread(svc: Service, token: string, conversationId: string, resourceId: string, message: string): Promise<string> {
+  const first = expectOk(
+    'first chat turn',
+    await invoke(svc, 'threadPost', { method: 'POST', path: '/api/chat/thread', token, body: { message, conversationId, resourceId } }),
+  );
+  return first.body.threadId as string;
+}
+
 let world: Promise<World> | undefined;
 
 /**
@@ -214,16 +246,7 @@ export function sharedWorld(): Promise<World> {
     const resource = await svc.fixtures.managedResource();
     const conversationId = await svc.fixtures.newConversation(token, resource, 'Benchmark conversation');
     const w: World = { user, token, admin, adminToken, resourceId: resource.id, conversationId, threadId: '', password: svc.users.PASSWORD };
-    const first = expectOk(
-      'first chat turn',
-      await invoke(svc, 'threadPost', {
-        method: 'POST',
-        path: '/api/chat/thread',
-        token,
-        body: { message: 'Hello there', conversationId, resourceId: resource.id },
-      }),
-    );
-    w.threadId = first.body.threadId as string;
+    w.threadId = await startThread(svc, token, conversationId, resource.id, 'Hello there');
     const req = requests(w);
     for (let i = 0; i < 11; i++) expectOk('history turn', await invoke(svc, 'threadPost', req.threadPost()));
     const list = expectOk('managed model list', await invoke(svc, 'listManaged', req.listManaged()));
@@ -231,4 +254,77 @@ export function sharedWorld(): Promise<World> {
     return w;
   })();
   return world;
+}
+
+/**
+ * `n` people chatting: each a user of their own with a conversation and a thread started with one
+ * turn, and the request body of their next turn (`message`), as the load sections drive them.
+ */
+export async function seedChatters(svc: Service, n: number, label: string, message: string): Promise<{ token: string; body: string }[]> {
+  process.stderr.write(`  seeding ${n} users, each with a conversation and a thread…\n`);
+  const resource = await svc.fixtures.managedResource();
+  const chatters: { token: string; body: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const { token } = await svc.users.makeUser('user');
+    const conversationId = await svc.fixtures.newConversation(token, resource, `${label} ${i}`);
+    const threadId = await startThread(svc, token, conversationId, resource.id, 'Hello');
+    chatters.push({ token, body: JSON.stringify({ message, conversationId, resourceId: resource.id, threadId }) });
+  }
+  return chatters;
+}
+
+export interface BenchStream {
+  /** Runs the usage aggregator over everything written so far (as Lambda would), until caught up. */
+  drain(): Promise<void>;
+  /** The stream records written since the last call, read but not aggregated. */
+  capture(): Promise<DynamoDBRecord[]>;
+  /** The aggregator's handler, to deliver captured records with. */
+  aggregate(event: DynamoDBStreamEvent): Promise<unknown>;
+}
+
+let stream: Promise<BenchStream> | undefined;
+
+/** The bench table's stream, read by local/stream-poller.ts (one reader per run, so every record once). */
+export function benchStream(svc: Service): Promise<BenchStream> {
+  stream ??= (async () => {
+    const [{ StreamReader }, { localDynamoClient }, { handler }] = await Promise.all([
+      import('../local/stream-poller'),
+      import('../local/runtime'),
+      import('../functions/usage/aggregate'),
+    ]);
+    let sink: (event: DynamoDBStreamEvent) => Promise<unknown> = handler;
+    const dynamo = localDynamoClient(svc.runtime.dynamoEndpoint);
+    const reader = new StreamReader({
+      dynamo,
+      endpoint: svc.runtime.dynamoEndpoint,
+      table: svc.runtime.table,
+      handler: (e) => sink(e),
+      onGiveUp: 'throw',
+    });
+    onCleanup('bench stream reader', () => {
+      reader.close();
+      dynamo.destroy();
+    });
+    const all = async () => {
+      while ((await reader.poll()) > 0);
+    };
+    return {
+      drain: async () => {
+        sink = handler;
+        await all();
+      },
+      capture: async () => {
+        const records: DynamoDBRecord[] = [];
+        sink = async (e) => records.push(...e.Records);
+        try {
+          await all();
+        } finally {
+          sink = handler;
+        }
+        return records;
+      },
+      aggregate: handler,
+    };
+  })();
+  return stream;
 }

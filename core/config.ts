@@ -65,6 +65,19 @@ export function loadConfig(env: Env = process.env) {
       /** DynamoDB Local in development and tests; unset in AWS. */
       endpoint: url(env, 'DYNAMODB_ENDPOINT'),
       region: str(env, 'AWS_REGION', str(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
+      /**
+       * How long a request may wait for its connection, and for its answer, before the database counts
+       * as unavailable. In Lambda a function has one request in flight (a few, in parallel); tests and
+       * benchmarks that run hundreds of simulated invocations through one client against one DynamoDB
+       * Local raise both, because a request queued for one of the client's 50 sockets counts too.
+       */
+      connectionTimeoutMs: int(env, 'DYNAMODB_CONNECTION_TIMEOUT_MS', 3000, 100, 120_000),
+      requestTimeoutMs: int(env, 'DYNAMODB_REQUEST_TIMEOUT_MS', 5000, 100, 120_000),
+      /**
+       * How long a chat turn keeps retrying its one write (conflicts with the caller's own concurrent
+       * turns, a brief outage) once the model has answered: well inside the function's 29 s.
+       */
+      turnWriteRetryMs: int(env, 'TURN_WRITE_RETRY_MS', 10_000, 100, 120_000),
     },
 
     auth: {

@@ -207,3 +207,42 @@ export async function startOffline(options: {
   }
   return { url, process: child, stop: () => stopChild(child, true) };
 }
+
+export interface StreamAggregator {
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts local/stream-aggregator.ts as a child (tsx): the stream poller calling the aggregator's
+ * handler for `env`'s table, as Lambda would. Resolves once it polls.
+ */
+export async function startStreamAggregator(options: {
+  env: Record<string, string>;
+  checkpointFile?: string;
+  inheritOutput?: boolean;
+}): Promise<StreamAggregator> {
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(ROOT, 'local', 'stream-aggregator.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...options.env, STREAM_CHECKPOINT_FILE: options.checkpointFile ?? '' },
+    stdio: ['pipe', 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+  });
+  let output = '';
+  child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-10_000)));
+  await new Promise<void>((resolveReady, reject) => {
+    let buffer = '';
+    let ready = false;
+    child.stdout?.on('data', (d: Buffer) => {
+      if (options.inheritOutput) process.stdout.write(d);
+      if (ready) return;
+      buffer += d.toString();
+      if (buffer.includes('READY')) {
+        ready = true;
+        buffer = '';
+        resolveReady();
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`the stream aggregator exited with code ${code}:\n${output}`)));
+  });
+  return { process: child, stop: () => stopChild(child) };
+}

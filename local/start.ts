@@ -2,7 +2,9 @@
  * `npm start`: the whole service on http://localhost:3000 from a fresh clone.
  *
  *   DynamoDB Local (data under .data/dynamodb, so a restart loses nothing)
- *   the table, created idempotently from tables/table.yml
+ *   the table, created idempotently from tables/table.yml (an older table gets its stream turned on)
+ *   the stream aggregator (local/stream-aggregator.ts), folding the shared usage aggregates as the
+ *     aggregator function does in AWS, its stream positions kept in .data/stream-checkpoint.json
  *   the platform emulator (local/emulator) on loopback
  *   a first super_admin and a local signing secret (kept under .data/)
  *   serverless-offline serving every route, on an internal port
@@ -14,8 +16,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, emulatedServiceEnv, localDynamoClient, portInUse, startDynamo, startOffline, type Dynamo, type Offline } from './runtime';
-import { ensureTable } from '../tables/definition';
+import {
+  ROOT,
+  emulatedServiceEnv,
+  localDynamoClient,
+  portInUse,
+  startDynamo,
+  startOffline,
+  startStreamAggregator,
+  type Dynamo,
+  type Offline,
+} from './runtime';
+import { ensureStream, ensureTable } from '../tables/definition';
 import { ensureConsoleBuilt } from '../console/scripts/build';
 import { startFrontDoor } from './front-door';
 
@@ -114,8 +126,22 @@ async function main() {
     };
     Object.assign(process.env, env);
 
-    const table = await ensureTable(localDynamoClient(dynamo.endpoint), TABLE);
-    console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}`);
+    const admin = localDynamoClient(dynamo.endpoint);
+    const table = await ensureTable(admin, TABLE);
+    const stream = await ensureStream(admin, TABLE);
+    admin.destroy();
+    console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}${stream === 'enabled' ? ', its stream turned on' : ''}`);
+    if (stream === 'enabled') {
+      // A table from before the stream aggregator: its conversation listings need index entries for
+      // the turns stored then (scripts/backfill-conversation-index.ts, idempotent).
+      const { backfillConversationIndex } = await import('../scripts/backfill-conversation-index');
+      const done = await backfillConversationIndex();
+      console.log(`Conversation index: ${done.entries} entries written for ${done.conversations} conversations stored before it existed`);
+    }
+    console.log('Starting the stream aggregator…');
+    const aggregator = await startStreamAggregator({ env, checkpointFile: join(DATA, 'stream-checkpoint.json'), inheritOutput: true });
+    children.push(aggregator);
+    aggregator.process.on('exit', (code) => !stopping && (console.error(`the stream aggregator exited (${code})`), void shutdown(1)));
 
     const { seedSuperAdmin } = await import('./seed');
     const seeded = await seedSuperAdmin();

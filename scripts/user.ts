@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { Role } from '../tables/users';
+import { targetTable } from './target';
 
 const USAGE = `Usage: npm run user -- <create|list|set-role|deactivate|activate|reset-password> [arguments] [--stage <stage>] [--region <region>]`;
 
@@ -49,14 +50,7 @@ if (values.help || !command) {
 }
 
 // Point the domain code at the right table before it is imported (core/config reads the environment).
-if (values.stage && values.stage !== 'local') {
-  process.env.TABLE_NAME = `model-ops-${values.stage}`;
-  if (values.region) process.env.AWS_REGION = values.region;
-  delete process.env.DYNAMODB_ENDPOINT;
-} else {
-  process.env.TABLE_NAME ??= 'model-ops-local';
-  process.env.DYNAMODB_ENDPOINT ??= `http://127.0.0.1:${process.env.DYNAMODB_PORT ?? 8000}`;
-}
+targetTable(values);
 
 const users = await import('../tables/users');
 const service = await import('../lib/users/service');

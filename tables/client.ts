@@ -21,7 +21,11 @@ const base = traced(
     credentials: config.table.endpoint ? { accessKeyId: 'local', secretAccessKey: 'local' } : undefined,
     maxAttempts: 3,
     // throwOnRequestTimeout: without it the Node handler only warns and the request goes on waiting.
-    requestHandler: { connectionTimeout: 3000, requestTimeout: 5000, throwOnRequestTimeout: true },
+    requestHandler: {
+      connectionTimeout: config.table.connectionTimeoutMs,
+      requestTimeout: config.table.requestTimeoutMs,
+      throwOnRequestTimeout: true,
+    },
   }),
 );
 
@@ -89,6 +93,8 @@ export function decodeCursor(
   cursor: string | undefined,
   keyAttributes: readonly string[],
   fixed: Record<string, string>,
+  /** Attributes the query's own cursors may add beside the key (strings). */
+  optional: readonly string[] = [],
 ): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
   let key: unknown;
@@ -101,8 +107,8 @@ export function decodeCursor(
     key !== null &&
     typeof key === 'object' &&
     !Array.isArray(key) &&
-    Object.keys(key).length === keyAttributes.length &&
-    keyAttributes.every((k) => typeof (key as Record<string, unknown>)[k] === 'string') &&
+    Object.keys(key).every((k) => keyAttributes.includes(k) || optional.includes(k)) &&
+    [...keyAttributes, ...optional.filter((k) => k in key)].every((k) => typeof (key as Record<string, unknown>)[k] === 'string') &&
     Object.entries(fixed).every(([k, v]) => (key as Record<string, unknown>)[k] === v);
   if (!ok) throw new DataError('InvalidCursor', 'Invalid cursor', 'Pass the nextCursor value of the previous page unchanged');
   return key as Record<string, unknown>;

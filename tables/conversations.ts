@@ -35,9 +35,6 @@ export interface Thread {
   conversation_id: string;
   user_id: string;
   created_at: string;
-  updated_at: string;
-  message_count: number;
-  last_resource_id: string | null;
 }
 
 export const conversationKey = (id: string) => ({ PK: `CONV#${id}`, SK: 'META' });
@@ -45,16 +42,14 @@ export const threadKey = (conversationId: string, threadId: string) => ({ PK: `C
 const userConversationsPartition = (userId: string) => `USERCONV#${userId}`;
 
 const CONVERSATION_FIELDS = ['id', 'user_id', 'title', 'use_case', 'deployed_resource', 'created_at', 'updated_at'] as const;
-const THREAD_FIELDS = ['id', 'conversation_id', 'user_id', 'created_at', 'updated_at', 'message_count', 'last_resource_id'] as const;
+const THREAD_FIELDS = ['id', 'conversation_id', 'user_id', 'created_at'] as const;
 
 export function conversationFromItem(item: Record<string, unknown>): Conversation {
   return Object.fromEntries(CONVERSATION_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Conversation;
 }
 
 export function threadFromItem(item: Record<string, unknown>): Thread {
-  const thread = Object.fromEntries(THREAD_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Thread;
-  thread.message_count = Number(thread.message_count ?? 0);
-  return thread;
+  return Object.fromEntries(THREAD_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Thread;
 }
 
 export async function createConversation(conversation: Conversation): Promise<Conversation> {
@@ -105,35 +100,23 @@ export async function listConversationsOfUser(
 }
 
 /**
- * The thread part of a turn's transaction: creates the thread (a new id must not exist yet) or
- * touches an existing one (which must still exist), and counts the messages the turn adds.
+ * The thread item, created by the turn that starts the thread (in its transaction; a new id must not
+ * exist yet). It proves the thread belongs to its conversation and is never written again: nothing
+ * reads a message count or a last-activity time, so turns keep no such bookkeeping.
  */
-export function threadWrite(input: {
-  conversationId: string;
-  threadId: string;
-  userId: string;
-  resourceId: string;
-  isNew: boolean;
-  at: string;
-  addMessages: number;
-}): TransactItems[number] {
+export function threadPut(input: { conversationId: string; threadId: string; userId: string; at: string }): TransactItems[number] {
   return {
-    Update: {
+    Put: {
       TableName: TABLE,
-      Key: threadKey(input.conversationId, input.threadId),
-      UpdateExpression:
-        'SET id = :id, conversation_id = :c, user_id = if_not_exists(user_id, :u), created_at = if_not_exists(created_at, :at), ' +
-        'updated_at = :at, last_resource_id = :r, entity = :e ADD message_count :n',
-      ConditionExpression: input.isNew ? 'attribute_not_exists(PK)' : 'attribute_exists(PK)',
-      ExpressionAttributeValues: {
-        ':id': input.threadId,
-        ':c': input.conversationId,
-        ':u': input.userId,
-        ':at': input.at,
-        ':r': input.resourceId,
-        ':e': 'thread',
-        ':n': input.addMessages,
+      Item: {
+        ...threadKey(input.conversationId, input.threadId),
+        entity: 'thread',
+        id: input.threadId,
+        conversation_id: input.conversationId,
+        user_id: input.userId,
+        created_at: input.at,
       },
+      ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
 }

@@ -16,9 +16,9 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * taken at most once per platform even under concurrent deploys. Names compare case-insensitively
  * because SageMaker lower-cases them in ARNs.
  *
- * After creation the item is only ever changed with UpdateItem on named attributes: the chat turn adds
- * to `chat_count` and `chat_latency_ms_total` on the same item in its own transaction, and a Put here
- * would wipe those counters.
+ * After creation the item is only ever changed with UpdateItem on named attributes: the stream
+ * aggregator (tables/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
+ * `last_chat_at` forward on the same item, in its transactions, and a Put here would wipe them.
  */
 
 export type ResourceStatus = EndpointStatus;
@@ -69,9 +69,11 @@ export interface TrackedResource extends Resource {
   operation: PendingOperation | null;
   /** Set when the platform no longer knows the endpoint although no delete was requested here. */
   vanished_at: string | null;
-  /** Kept by the chat turns (ADD in their transaction): mean latency = total / count. */
+  /** Kept by the stream aggregator from the chat turns: mean latency = total / count. */
   chat_count: number;
   chat_latency_ms_total: number;
+  /** When the latest chat turn counted for the resource was answered (ISO), or null before the first. */
+  last_chat_at: string | null;
 }
 
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
@@ -119,6 +121,7 @@ export function trackedFromItem(item: Record<string, unknown>): TrackedResource 
   const tracked = Object.fromEntries(TRACKED_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as TrackedResource;
   tracked.chat_count = Number(item.chat_count ?? 0);
   tracked.chat_latency_ms_total = Number(item.chat_latency_ms_total ?? 0);
+  tracked.last_chat_at = (item.last_chat_at as string | undefined) ?? null;
   return tracked;
 }
 
@@ -148,7 +151,7 @@ export const endpointNameTaken = (type: PlatformName, endpointName: string) =>
  * whoever else is writing at the same moment.
  */
 export async function insertResource(resource: TrackedResource): Promise<void> {
-  const { chat_count: _count, chat_latency_ms_total: _total, ...fields } = resource;
+  const { chat_count: _count, chat_latency_ms_total: _total, last_chat_at: _last, ...fields } = resource;
   const items: TransactItems = [
     {
       Put: {
@@ -439,17 +442,26 @@ export async function listResources(filter: ResourceFilter): Promise<{ resources
 }
 
 /**
- * The resource's chat counters (the status endpoint reports their mean latency). Conditional on the
- * resource still existing, so a resource removed mid-turn is not brought back as a stub item.
+ * Adds a batch of chat turns to the resource's chat counters (the status endpoint reports their mean
+ * latency) and, with `moveLastChat`, moves `last_chat_at` forward to the batch's latest turn (idle
+ * detection). Conditional on the resource still existing, so a resource removed meanwhile is not brought
+ * back as a stub item, and with `moveLastChat` on `last_chat_at` being older, so a batch folded late
+ * never moves it back: a caller whose update fails retries without `moveLastChat`, then drops it.
  */
-export function resourceChatCountersWrite(resourceId: string, latencyMs: number): TransactItems[number] {
+export function resourceChatCountersWrite(
+  resourceId: string,
+  counters: { count: number; latencyMsTotal: number; lastChatAt: string },
+  moveLastChat: boolean,
+): TransactItems[number] {
   return {
     Update: {
       TableName: TABLE,
       Key: resourceKey(resourceId),
-      UpdateExpression: 'ADD chat_count :one, chat_latency_ms_total :lat',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':one': 1, ':lat': Math.max(0, Math.round(latencyMs)) },
+      UpdateExpression: `ADD chat_count :n, chat_latency_ms_total :lat${moveLastChat ? ' SET last_chat_at = :at' : ''}`,
+      ConditionExpression: moveLastChat
+        ? 'attribute_exists(PK) AND (attribute_not_exists(last_chat_at) OR last_chat_at < :at)'
+        : 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':n': counters.count, ':lat': counters.latencyMsTotal, ...(moveLastChat ? { ':at': counters.lastChatAt } : {}) },
     },
   };
 }

@@ -16,10 +16,13 @@ export function cancellationReasons(err: unknown): string[] | undefined {
 
 /**
  * Runs a transaction, retrying only when DynamoDB cancelled it for a conflict with another
- * transaction on the same items (hot counters under concurrent chat turns). A cancelled transaction
- * wrote nothing, so a retry cannot double-count. Condition failures are returned to the caller.
+ * transaction on the same items (a caller's own concurrent turns on their counters, aggregators of two
+ * shards on USAGE#ALL). A cancelled transaction wrote nothing, so a retry cannot double-count.
+ * Condition failures are returned to the caller. `retry` bounds the retries: a number of attempts, or
+ * `{ until }`, a time (epoch ms) after which no new attempt starts.
  */
-export async function transactWrite(items: TransactItems, maxAttempts = 8): Promise<void> {
+export async function transactWrite(items: TransactItems, retry: number | { until: number } = 8): Promise<void> {
+  const more = (attempt: number) => (typeof retry === 'number' ? attempt < retry : Date.now() < retry.until);
   for (let attempt = 1; ; attempt++) {
     try {
       await db.send(new TransactWriteCommand({ TransactItems: items }));
@@ -28,7 +31,7 @@ export async function transactWrite(items: TransactItems, maxAttempts = 8): Prom
       const reasons = cancellationReasons(err);
       const conflict = reasons?.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
       const throttled = (err as { name?: string }).name === 'TransactionInProgressException';
-      if (!(conflict || throttled) || attempt >= maxAttempts) throw err;
+      if (!(conflict || throttled) || !more(attempt)) throw err;
       // Full jitter keeps racing writers from colliding again in lockstep.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 20 * 2 ** attempt)));
     }

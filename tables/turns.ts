@@ -1,12 +1,12 @@
+import { config } from '../core/config';
 import { logger } from '../core/observability';
-import type { PlatformName } from '../core/vocabulary';
-import { getItems } from './client';
-import { conversationFromItem, conversationKey, threadKey, threadWrite, type Conversation } from './conversations';
+import { TABLE, getItems } from './client';
+import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
 import { isDataError } from './errors';
-import { messagePut, recentThreadMessages, type StoredMessage } from './messages';
-import { resourceChatCountersWrite, resourceFromItem, resourceKey, type Resource } from './resources';
+import { callSortKey, recentThreadMessages, turnPut, usageAttributes, type NewTurn, type StoredMessage, type TurnReply } from './messages';
+import { resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
-import { modelTotalsWrite, usageWrites, type UsageDelta } from './usage';
+import { usageWrites, type UsageScope } from './usage';
 
 /**
  * The two access patterns of a chat turn (lib/chat/turn.ts): what it reads before the model is asked,
@@ -25,7 +25,7 @@ export interface TurnContext {
 /**
  * Everything a turn needs to know, in one round trip: one strongly consistent BatchGet of the
  * conversation, the resource and (when continuing) the thread, in parallel with a strongly consistent
- * Query of the thread's newest messages. The thread key lies inside the conversation's partition, so
+ * Query of the thread's newest turns. The thread key lies inside the conversation's partition, so
  * finding it proves it belongs to that conversation.
  */
 export async function readTurnContext(input: {
@@ -33,12 +33,12 @@ export async function readTurnContext(input: {
   resourceId: string;
   /** The thread being continued; absent for a new thread or a legacy turn. */
   threadId?: string;
-  recentMessages: number;
+  recentTurns: number;
 }): Promise<TurnContext> {
   const { conversationId, resourceId, threadId } = input;
   const keys = [conversationKey(conversationId), resourceKey(resourceId)];
   if (threadId) keys.push(threadKey(conversationId, threadId));
-  const [items, recent] = await Promise.all([getItems(keys), threadId ? recentThreadMessages(threadId, input.recentMessages) : []]);
+  const [items, recent] = await Promise.all([getItems(keys), threadId ? recentThreadMessages(threadId, input.recentTurns) : []]);
   const conversation = items(conversationKey(conversationId));
   const resource = items(resourceKey(resourceId));
   return {
@@ -50,81 +50,119 @@ export async function readTurnContext(input: {
 }
 
 export interface TurnRecord {
+  turn: NewTurn;
   userId: string;
-  conversationId: string;
-  /** A thread turn names its thread; `isNew` when this turn starts it. Legacy turns have none. */
-  thread?: { id: string; isNew: boolean };
-  resource: { id: string; type: PlatformName };
-  /** The model the usage is counted against (model totals). */
-  usageModelId: string;
-  userMessage: StoredMessage;
-  assistantMessage: StoredMessage;
-  latencyMs: number;
-  delta: UsageDelta;
-  answeredAt: Date;
+  /** The turn starts its thread: the thread item is created with it. */
+  startsThread: boolean;
 }
 
-/** Concurrent turns conflict on the shared counters (the ALL scope, a busy thread); each retry is safe. */
-const TRANSACTION_ATTEMPTS = 25;
-/** How long a turn keeps retrying through a database outage (the function times out at 29 s). */
-const OUTAGE_RETRY_BUDGET_MS = 10_000;
+/**
+ * The items of an answered turn's transaction, every one of them the caller's own: the turn item
+ * first (its conditional put makes the transaction idempotent), the hour items of the caller and of
+ * the conversation, and the thread item when the turn starts one. Nothing every user shares is
+ * here: the service-wide and per-model totals and the resource's counters are folded from the
+ * table's stream (tables/aggregates.ts).
+ *
+ * Exported for the write paths built on this one (the gateway adds its caller's key items and passes
+ * the whole to commitTurn).
+ */
+export function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactItems {
+  const { turn } = record;
+  const reply = turn.reply;
+  if (!reply) throw new Error('turnTransaction: a turn without a reply is recorded with putFailedTurn');
+  const items: TransactItems = [
+    turnPut(turn),
+    ...counterWrites(
+      scopes ?? [
+        { kind: 'user', id: record.userId },
+        { kind: 'conversation', id: turn.conversationId },
+      ],
+      reply,
+    ),
+  ];
+  if (record.startsThread && turn.threadId) {
+    items.push(threadPut({ conversationId: turn.conversationId, threadId: turn.threadId, userId: record.userId, at: turn.startedAt }));
+  }
+  return items;
+}
 
 /**
- * Records an answered turn in one transaction: both messages, the thread, every usage counter, the
- * model totals and the resource's chat counters, so a counted turn always has its messages and a
- * stored turn is always counted.
- *
- * By then the model has answered (and been paid for), so the write is worth retrying, and it is
- * idempotent: item 0, the user message, is a conditional put of a fresh key, so a retried attempt that
- * finds it already there means an earlier attempt whose answer was lost did record the whole turn.
- *
- *   - TransactionConflict with other turns on the shared counters: retried inside transactWrite.
- *   - The database briefly unavailable: retried here with jitter, within a budget well inside the
- *     function's timeout.
- *   - The resource removed mid-turn (its counters' condition failed): recorded without them.
+ * A counted call outside any conversation: the gateway's path. Its item (entity `turn`, no texts,
+ * in a partition of the caller's own, e.g. a key's call log, built by the caller's tables module) is
+ * counted by the stream aggregator like a chat turn (service-wide, per model, per resource); its
+ * scopes' hour items are in the same transaction, exact at once.
  */
-export async function recordTurn(turn: TurnRecord): Promise<void> {
-  const items: TransactItems = [messagePut(turn.userMessage), messagePut(turn.assistantMessage)];
-  if (turn.thread) {
-    items.push(
-      threadWrite({
-        conversationId: turn.conversationId,
-        threadId: turn.thread.id,
-        userId: turn.userId,
-        resourceId: turn.resource.id,
-        isNew: turn.thread.isNew,
-        at: turn.assistantMessage.timestamp,
-        addMessages: 2,
-      }),
-    );
-  }
-  items.push(
-    ...usageWrites(
-      [{ kind: 'user', id: turn.userId }, { kind: 'conversation', id: turn.conversationId }, { kind: 'all' }],
-      turn.answeredAt,
-      turn.delta,
-    ),
-    modelTotalsWrite(turn.resource.type, turn.usageModelId, turn.delta, turn.answeredAt),
-    resourceChatCountersWrite(turn.resource.id, turn.latencyMs),
-  );
+export interface CountedCall {
+  partition: string;
+  callId: string;
+  startedAt: string;
+  /** The resource called: its chat counters and last_chat_at count the call. */
+  resourceId: string;
+  reply: Omit<TurnReply, 'text'>;
+  /** The caller's own attributes (a key id, a request id, a ttl): short names, please; every byte is paid twice. */
+  attributes?: Record<string, unknown>;
+}
 
-  const deadline = Date.now() + OUTAGE_RETRY_BUDGET_MS;
-  let pending = items;
+/**
+ * The items of a counted call's transaction: its item first (conditional put: idempotent), then the
+ * hour item of every scope given (the user, the API key). Add the caller's own items (a key's spend,
+ * conditional on its budget) after these and run the whole with commitTurn.
+ */
+export function callTransaction(call: CountedCall, scopes: UsageScope[]): TransactItems {
+  const { reply } = call;
+  return [
+    {
+      Put: {
+        TableName: TABLE,
+        Item: {
+          ...call.attributes,
+          PK: call.partition,
+          SK: callSortKey(call.startedAt, call.callId),
+          entity: 'turn',
+          r: call.resourceId,
+          ...usageAttributes(call.startedAt, reply),
+        },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    ...counterWrites(scopes, reply),
+  ];
+}
+
+/** One counted request, in the hour item of each scope, at the time it was answered. */
+function counterWrites(scopes: UsageScope[], reply: Omit<TurnReply, 'text'>): TransactItems {
+  const delta = { requests: 1, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, costUsd: reply.costUsd };
+  return usageWrites(scopes, new Date(reply.answeredAt), delta);
+}
+
+/**
+ * Runs a turn's transaction (item 0 must be the turn's conditional put). By then the model has
+ * answered (and been paid for), so the write is worth retrying, and it is idempotent: a retried
+ * attempt that finds the turn item already there means an earlier attempt whose answer was lost did
+ * record the whole turn.
+ *
+ *   - TransactionConflict with the caller's own concurrent turns: retried inside transactWrite,
+ *   - the database briefly unavailable: retried here with jitter,
+ *     both within one budget well inside the function's timeout (config.table.turnWriteRetryMs: a
+ *     time, not a count, since conflicts come only from one caller's own concurrency).
+ *   - Any other cancellation (a condition of an item the caller added) is the caller's to handle.
+ */
+export async function commitTurn(items: TransactItems): Promise<void> {
+  const deadline = Date.now() + config.table.turnWriteRetryMs;
   for (let attempt = 1; ; attempt++) {
     try {
-      await transactWrite(pending, TRANSACTION_ATTEMPTS);
+      await transactWrite(items, { until: deadline });
       return;
     } catch (err) {
-      const reasons = cancellationReasons(err);
-      if (reasons?.[0] === 'ConditionalCheckFailed') return;
-      const failed = reasons?.filter((r) => r === 'ConditionalCheckFailed').length ?? 0;
-      if (pending === items && failed === 1 && reasons?.[items.length - 1] === 'ConditionalCheckFailed') {
-        pending = items.slice(0, -1);
-        continue;
-      }
+      if (cancellationReasons(err)?.[0] === 'ConditionalCheckFailed') return;
       if (!isDataError(err, 'DatabaseUnavailable') || Date.now() >= deadline) throw err;
       logger.warn({ message: 'turn transaction failed; retrying', attempt });
       await new Promise((r) => setTimeout(r, 50 + Math.random() * Math.min(2000, 100 * 2 ** attempt)));
     }
   }
+}
+
+/** Records an answered turn: one transaction of the caller's own items (turnTransaction). */
+export async function recordTurn(record: TurnRecord): Promise<void> {
+  await commitTurn(turnTransaction(record));
 }

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric, logger } from '../../core/observability';
-import { putMessage, type StoredMessage } from '../../tables/messages';
+import { messagesOfTurn, putFailedTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
 import { readTurnContext, recordTurn } from '../../tables/turns';
-import type { UsageDelta } from '../../tables/usage';
 import type { User } from '../../tables/users';
 import { BadRequest, Conflict, NotFound } from '../http/errors';
 import { withStatus, type ChatReply, type EndpointDescription } from '../platforms/types';
@@ -21,12 +20,16 @@ import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
  *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
  *      thread and its newest messages), with the price table alongside when the per-container
  *      price cache is cold;
- *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn).
+ *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn): the turn item
+ *      and the caller's and the conversation's usage counters, in one transaction of the caller's own
+ *      items. The service-wide and per-model totals and the resource's chat counters are folded from
+ *      the table's stream (lib/usage/aggregator.ts), so concurrent turns of different users never
+ *      touch the same item.
  *
  * Writing nothing before the model answers means a failed model call leaves no half turn and counts
- * nothing; writing everything in one transaction means a counted turn always has its messages and a
- * stored turn is always counted. A failed call costs one extra write: the user's message, kept and
- * marked failed so their text is not lost.
+ * nothing; writing the turn and its counters in one transaction means a counted turn always has its
+ * messages and a stored turn is always counted. A failed call costs one extra write: the user's
+ * message, kept and marked failed so their text is not lost.
  */
 
 export { MAX_MESSAGE_CHARS };
@@ -97,7 +100,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
       conversationId,
       resourceId,
       threadId: continuing ? (threadId as string) : undefined,
-      recentMessages: config.chat.contextTurns * 2,
+      recentTurns: config.chat.contextTurns,
     }),
     // Warms the price cache alongside, so pricing the turn later needs no round trip of its own.
     storedPrices().catch(() => undefined),
@@ -115,20 +118,15 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   const price = resource.type === 'dedicated' ? undefined : getTokenPrice(resource.type, resource.model_id);
   price?.catch(() => undefined); // awaited below; never an unhandled rejection if the model fails first
 
-  const userMessage: StoredMessage = {
+  const turn: NewTurn = {
     source: mode,
-    conversation_id: conversationId,
-    thread_id: threadId,
-    turn_id: turnId,
-    seq: 0,
-    turn_ts: turnTs,
-    role: 'user',
-    content,
-    timestamp: turnTs,
-    metadata: { username: user.username, resource_id: resource.id },
-    status: 'ok',
-    user_id: user.id,
-    resource_id: resource.id,
+    conversationId,
+    threadId,
+    turnId,
+    startedAt: turnTs,
+    username: user.username,
+    resourceId: resource.id,
+    userText: content,
   };
 
   let reply: ChatReply;
@@ -141,7 +139,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
       maxTokens: config.chat.maxOutputTokens,
     });
   } catch (err) {
-    await keepFailedMessage({ ...userMessage, status: 'failed' }, err);
+    await keepFailedTurn(turn, err);
     if (resource.type === 'dedicated') {
       // A dedicated endpoint may have left service since its status was stored: say so (409/404)
       // rather than reporting a model failure.
@@ -151,60 +149,40 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     return withStatus(err, 500);
   }
 
-  const answeredAt = new Date();
   const tokensIn = Math.max(0, Math.round(reply.tokensIn));
   const tokensOut = Math.max(0, Math.round(reply.tokensOut));
   const latencyMs = Math.max(0, Math.round(reply.latencyMs));
-  const modelId = reply.modelId || usageModelId;
-  const assistantMessage: StoredMessage = {
-    ...userMessage,
-    seq: 1,
-    role: 'assistant',
-    content: reply.content,
-    timestamp: answeredAt.toISOString(),
-    metadata: { model_id: modelId, model_response_time: latencyMs / 1000, tokens_used: tokensIn + tokensOut, username: user.username },
-    tokens_in: tokensIn,
-    tokens_out: tokensOut,
-    tokens_total: tokensIn + tokensOut,
-    latency_ms: latencyMs,
-    model_id: modelId,
-  };
-  const delta: UsageDelta = {
-    requests: 1,
+  turn.reply = {
+    text: reply.content,
+    answeredAt: new Date().toISOString(),
+    modelId: reply.modelId || usageModelId,
     tokensIn,
     tokensOut,
+    latencyMs,
+    platform: resource.type,
+    usageModelId,
     // Dedicated endpoints are paid by the hour (their status shows it), not per token.
     costUsd: price ? tokenCost(await price, tokensIn, tokensOut) : 0,
   };
 
   // Round trip 3.
-  await recordTurn({
-    userId: user.id,
-    conversationId,
-    thread: threadId ? { id: threadId, isNew: !continuing } : undefined,
-    resource: { id: resource.id, type: resource.type },
-    usageModelId,
-    userMessage,
-    assistantMessage,
-    latencyMs,
-    delta,
-    answeredAt,
-  });
+  await recordTurn({ turn, userId: user.id, startsThread: mode === 'thread' && !continuing });
   // Counted once the turn is recorded, so the metrics agree with the usage figures.
   const dimension = { platform: resource.type };
   dimensionedMetric('ChatTurns', dimension, 1);
   dimensionedMetric('TokensIn', dimension, tokensIn);
   dimensionedMetric('TokensOut', dimension, tokensOut);
   dimensionedMetric('ModelLatency', dimension, latencyMs, MetricUnit.Milliseconds);
+  const [userMessage, assistantMessage] = messagesOfTurn(turn) as [StoredMessage, StoredMessage];
   return { threadId, userMessage, assistantMessage, resource };
 }
 
-async function keepFailedMessage(message: StoredMessage, cause: unknown): Promise<void> {
-  logger.warn({ message: 'model call failed; keeping the user message as failed', reason: (cause as Error)?.message, turnId: message.turn_id });
+async function keepFailedTurn(turn: NewTurn, cause: unknown): Promise<void> {
+  logger.warn({ message: 'model call failed; keeping the user message as failed', reason: (cause as Error)?.message, turnId: turn.turnId });
   try {
-    await putMessage(message);
+    await putFailedTurn(turn);
   } catch (err) {
     // The model failure is what the caller hears about; losing this write is logged loudly.
-    logger.error({ message: 'could not keep the failed user message', error: err as Error, turnId: message.turn_id });
+    logger.error({ message: 'could not keep the failed user message', error: err as Error, turnId: turn.turnId });
   }
 }

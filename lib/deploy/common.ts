@@ -29,6 +29,7 @@ export function newResource(
     vanished_at: null,
     chat_count: 0,
     chat_latency_ms_total: 0,
+    last_chat_at: null,
     ...fields,
   };
 }

@@ -1,19 +1,8 @@
-import { ADMIN, CONSOLE, adminNav, logIn, mainNav, openBrowser, unique, type Browser } from './helpers';
+import { ADMIN, CONSOLE, adminNav, logIn, mainNav, browserPerFile, unique } from './helpers';
 
-let b: Browser;
+const b = browserPerFile({ loggedIn: true });
 const username = unique('viewer');
 const password = 'a-long-enough-password';
-
-beforeAll(async () => {
-  b = await openBrowser();
-  await logIn(b.page, ADMIN().username, ADMIN().password);
-}, 60_000);
-afterAll(async () => {
-  await b?.close();
-});
-afterEach(() => {
-  expect(b.problems).toEqual([]);
-});
 
 test('a super_admin creates a user, who then logs in and sees only the menus of a user', async () => {
   const { page } = b;

@@ -1,19 +1,8 @@
-import { ADMIN, CONSOLE, api, apiToken, logIn, openBrowser, unique, type Browser } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
 
-let b: Browser;
+const b = browserPerFile({ loggedIn: true });
 const endpoint = unique('chat-haiku');
 const title = unique('Console chat');
-
-beforeAll(async () => {
-  b = await openBrowser();
-  await logIn(b.page, ADMIN().username, ADMIN().password);
-}, 60_000);
-afterAll(async () => {
-  await b?.close();
-});
-afterEach(() => {
-  expect(b.problems).toEqual([]);
-});
 
 /** The figure of the conversation in the "by conversation" chart's table. */
 async function conversationTokens(): Promise<number> {

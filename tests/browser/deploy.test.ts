@@ -1,17 +1,7 @@
-import { ADMIN, CONSOLE, logIn, openBrowser, unique, type Browser } from './helpers';
+import { CONSOLE, browserPerFile, unique } from './helpers';
 
-let b: Browser;
-beforeAll(async () => {
-  b = await openBrowser();
-  // One login for the file: every test here is the same admin's session.
-  await logIn(b.page, ADMIN().username, ADMIN().password);
-}, 60_000);
-afterAll(async () => {
-  await b?.close();
-});
-afterEach(() => {
-  expect(b.problems).toEqual([]);
-});
+// One login for the file: every test here is the same admin's session.
+const b = browserPerFile({ loggedIn: true });
 
 test('the three catalogues are browsable and searchable, and a model shows its modalities, pricing and usage', async () => {
   const { page } = b;

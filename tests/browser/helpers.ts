@@ -29,6 +29,26 @@ export async function openBrowser(options: { viewport?: { width: number; height:
   return { ...launched, page, problems };
 }
 
+/**
+ * One browser for the test file: opened before its tests (and logged in as the seeded super_admin
+ * when asked), closed after them; each test also fails if the page reported a problem. The returned
+ * object is filled in by the time the tests run.
+ */
+export function browserPerFile(options: { loggedIn?: boolean } = {}): Browser {
+  const session = {} as Browser;
+  beforeAll(async () => {
+    Object.assign(session, await openBrowser());
+    if (options.loggedIn) await logIn(session.page, ADMIN().username, ADMIN().password);
+  }, 60_000);
+  afterAll(async () => {
+    await session.close?.();
+  });
+  afterEach(() => {
+    expect(session.problems).toEqual([]);
+  });
+  return session;
+}
+
 function watch(page: Page, problems: string[]) {
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (message) => {

@@ -1,16 +1,7 @@
 import { SignJWT } from 'jose';
-import { ADMIN, CONSOLE, api, logIn, openBrowser, type Browser } from './helpers';
+import { ADMIN, CONSOLE, api, logIn, browserPerFile, type Browser } from './helpers';
 
-let b: Browser;
-beforeAll(async () => {
-  b = await openBrowser();
-}, 60_000);
-afterAll(async () => {
-  await b?.close();
-});
-afterEach(() => {
-  expect(b.problems).toEqual([]);
-});
+const b = browserPerFile();
 
 /** A token signed as the service signs them, for the seeded admin, issued so that it expires at `exp`. */
 async function tokenExpiringAt(expSeconds: number): Promise<string> {

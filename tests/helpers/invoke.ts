@@ -14,6 +14,12 @@ export interface CallOptions {
   token?: string;
   /** An object is sent as JSON; a string is sent as it is. */
   body?: unknown;
+  /**
+   * The time the invocation has (Lambda's context): 29 s unless told. A test that runs hundreds of
+   * simulated invocations at once in one process, each its own execution environment in Lambda, may
+   * give them longer, since they queue for the one process and the one DynamoDB Local.
+   */
+  remainingMs?: number;
 }
 
 export interface CallResult {
@@ -60,7 +66,7 @@ export function httpEvent(options: CallOptions = {}): APIGatewayProxyEventV2 {
   };
 }
 
-export function lambdaContext(): Context {
+export function lambdaContext(remainingMs = 29_000): Context {
   return {
     awsRequestId: randomUUID(),
     functionName: 'test',
@@ -70,7 +76,7 @@ export function lambdaContext(): Context {
     logGroupName: '/aws/lambda/test',
     logStreamName: 'test',
     callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => 29_000,
+    getRemainingTimeInMillis: () => remainingMs,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -79,7 +85,7 @@ export function lambdaContext(): Context {
 
 /** Calls a handler in-process, exactly as Lambda would, and parses its response. */
 export async function call(handler: Handler, options: CallOptions = {}): Promise<CallResult> {
-  const result = (await handler(httpEvent(options) as never, lambdaContext())) as APIGatewayProxyStructuredResultV2;
+  const result = (await handler(httpEvent(options) as never, lambdaContext(options.remainingMs))) as APIGatewayProxyStructuredResultV2;
   const raw = result.body ?? '';
   let body: unknown = raw;
   try {

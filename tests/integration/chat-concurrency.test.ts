@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as getThread } from '../../functions/chat/thread-get';
 import { handler as usageCurrent } from '../../functions/usage/current';
-import { threadWrite } from '../../tables/conversations';
+import { threadPut } from '../../tables/conversations';
 import { transactWrite } from '../../tables/transactions';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -18,17 +18,7 @@ test('50 concurrent turns into one thread leave exactly 100 messages, in a total
   const conversationId = await newConversation(owner.token, resource);
   // An empty thread to start from, so every message in it comes from the 50 concurrent turns.
   const threadId = randomUUID();
-  await transactWrite([
-    threadWrite({
-      conversationId,
-      threadId,
-      userId: owner.user.id,
-      resourceId: resource.id,
-      isNew: true,
-      at: new Date().toISOString(),
-      addMessages: 0,
-    }),
-  ]);
+  await transactWrite([threadPut({ conversationId, threadId, userId: owner.user.id, at: new Date().toISOString() })]);
 
   const results = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
@@ -70,7 +60,7 @@ test('200 concurrent turns across 10 threads: every thread complete, nothing los
   const threadIds = Array.from({ length: 10 }, () => randomUUID());
   const at = new Date().toISOString();
   for (const threadId of threadIds) {
-    await transactWrite([threadWrite({ conversationId, threadId, userId: owner.user.id, resourceId: resource.id, isNew: true, at, addMessages: 0 })]);
+    await transactWrite([threadPut({ conversationId, threadId, userId: owner.user.id, at })]);
   }
 
   const results = await Promise.all(

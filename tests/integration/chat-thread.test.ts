@@ -9,6 +9,7 @@ import { TABLE, db } from '../../tables/client';
 import { resourceKey, type Resource } from '../../tables/resources';
 import { getModelUsageTotals } from '../../tables/usage';
 import { call, type Handler } from '../helpers/invoke';
+import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import {
   HOSTED_MODEL,
@@ -131,7 +132,8 @@ describe.each([
     }
   });
 
-  test('the model totals (model-info usage) count the turns with their tokens and cost', async () => {
+  test('the model totals (model-info usage) count the turns with their tokens and cost once the stream is drained', async () => {
+    await drainStream();
     const totals = await getModelUsageTotals(resource.type, resource.model_id);
     const tokensIn = replies.reduce((n, r) => n + r.tokens_in, 0);
     // The managed and hosted models are shared with other tests of this file; the dedicated one is not.
@@ -144,10 +146,12 @@ describe.each([
     }
   });
 
-  test("the resource's chat counters count the turns", async () => {
+  test("the resource's chat counters count the turns and last_chat_at is the last reply's time once the stream is drained", async () => {
+    await drainStream();
     const item = await resourceItem(resource.id);
     expect(item?.chat_count).toBe(3);
     expect(item?.chat_latency_ms_total).toBe(replies.reduce((n, r) => n + r.latency_ms, 0));
+    expect(item?.last_chat_at).toBe(replies.at(-1).timestamp);
   });
 });
 
@@ -283,6 +287,7 @@ describe('a failing model call', () => {
     const failed = await withModelFault(resource, () => post(owner.token, { message: 'Lost?', conversationId, resourceId: resource.id }));
     expect(failed.status).toBe(500);
     expect(failed.body).toMatchObject({ success: false, error: expect.stringContaining('The dedicated platform'), threadId: '', messages: [] });
+    await drainStream();
     const listed = await call(conversationMessages as Handler, { token: owner.token, pathParameters: { id: conversationId } });
     expect(listed.body.messages).toEqual([expect.objectContaining({ role: 'user', content: 'Lost?', status: 'failed', source: 'thread' })]);
     expect((await usage(owner.token, conversationId)).body.mtd.requests).toBe(0);
@@ -302,6 +307,7 @@ describe('a dedicated resource that is not InService', () => {
         details: 'Chat is possible once the resource is InService again; poll its status endpoint',
       }),
     );
+    await drainStream();
     const listed = await call(conversationMessages as Handler, { token: owner.token, pathParameters: { id: conversationId } });
     expect(listed.body.messages).toEqual([]);
   });
@@ -326,6 +332,7 @@ describe('a dedicated resource that is not InService', () => {
       threadId: '',
       messages: [],
     });
+    await drainStream();
     const listed = await call(conversationMessages as Handler, { token: owner.token, pathParameters: { id: conversationId } });
     expect(listed.body.messages).toEqual([expect.objectContaining({ content: 'keep me', status: 'failed' })]);
   });

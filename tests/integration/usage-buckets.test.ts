@@ -1,7 +1,9 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE, db } from '../../tables/client';
 import { transactWrite } from '../../tables/transactions';
-import { readUsage, usageWrites, type UsageScope } from '../../tables/usage';
+import { foldUsageHours, readUsage, usageWrites, type UsageScope } from '../../tables/usage';
 
 // DynamoDB Local and the emulator are shared by every file running in parallel; under load a turn can take seconds.
 jest.setTimeout(60_000);
@@ -16,6 +18,19 @@ async function figures(scope: UsageScope, now: string) {
 }
 
 const fresh = (): UsageScope => ({ kind: 'user', id: randomUUID() });
+
+/** The sort keys of a user scope's hour items. */
+async function hourItems(scope: UsageScope): Promise<string[]> {
+  const { Items = [] } = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'PK = :p',
+      ExpressionAttributeValues: { ':p': `USAGE#USER#${(scope as { id: string }).id}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map((i) => i.SK as string).filter((sk) => sk.length === 15);
+}
 
 describe('usage buckets', () => {
   const now = '2024-05-10T12:07:30.000Z';
@@ -57,5 +72,94 @@ describe('usage buckets', () => {
     await turnAt(a, now, 5);
     expect((await figures(b, now)).mtd.requests).toBe(0);
     expect((await figures(a, now)).mtd.requests).toBe(1);
+  });
+});
+
+describe('folding hours into months', () => {
+  const now = '2024-05-10T12:07:30.000Z';
+  const later = (ms: number) => new Date(Date.parse(now) + ms);
+
+  test('hours over 26 hours old go into the month item and the figures read the same before and after', async () => {
+    const scope = fresh();
+    await turnAt(scope, '2024-05-01T08:03:00.000Z', 1);
+    await turnAt(scope, '2024-05-08T23:59:00.000Z', 2);
+    await turnAt(scope, '2024-05-09T12:06:00.000Z', 4); // inside the last 24 hours' tail hour
+    await turnAt(scope, '2024-05-10T12:01:00.000Z', 8);
+    const before = await figures(scope, now);
+    expect(await foldUsageHours(scope, new Date(now))).toBe(2);
+    expect(await figures(scope, now)).toEqual(before);
+    expect(before.mtd.tokens_in).toBe(15);
+    expect(before.last24h.tokens_in).toBe(12);
+  });
+
+  test('a second pass folds nothing again, and two passes at once fold each hour once', async () => {
+    const scope = fresh();
+    for (let day = 1; day <= 6; day++) await turnAt(scope, `2024-05-0${day}T10:00:00.000Z`, day);
+    const before = await figures(scope, now);
+    const folded = await Promise.all([foldUsageHours(scope, new Date(now)), foldUsageHours(scope, new Date(now))]);
+    expect(folded.reduce((a, b) => a + b, 0)).toBe(6);
+    expect(await foldUsageHours(scope, new Date(now))).toBe(0);
+    expect(await figures(scope, now)).toEqual(before);
+  });
+
+  test('a folded hour is deleted by a later pass, not before a minute has passed, and the figures hold throughout', async () => {
+    const scope = fresh();
+    await turnAt(scope, '2024-05-02T10:00:00.000Z', 3);
+    await turnAt(scope, '2024-05-10T12:00:00.000Z', 1);
+    const before = await figures(scope, now);
+    await foldUsageHours(scope, new Date(now));
+    expect(await hourItems(scope)).toEqual(['H#2024-05-02T10', 'H#2024-05-10T12']);
+    await foldUsageHours(scope, later(30_000));
+    expect(await hourItems(scope)).toEqual(['H#2024-05-02T10', 'H#2024-05-10T12']);
+    await foldUsageHours(scope, later(61_000));
+    expect(await hourItems(scope)).toEqual(['H#2024-05-10T12']);
+    expect(await figures(scope, now)).toEqual(before);
+  });
+
+  test("a month's hours fold into that month, so the new month starts from nothing", async () => {
+    const scope = fresh();
+    await turnAt(scope, '2024-04-29T10:00:00.000Z', 5);
+    await turnAt(scope, '2024-05-01T01:00:00.000Z', 1);
+    await foldUsageHours(scope, new Date(now));
+    expect((await figures(scope, now)).mtd.tokens_in).toBe(1);
+    expect((await figures(scope, '2024-04-30T12:00:00.000Z')).mtd.tokens_in).toBe(5);
+  });
+});
+
+describe('usage written before the current layout (read lazily, not migrated)', () => {
+  const now = '2024-05-10T12:07:30.000Z';
+
+  /** What the layout before wrote for one turn: the month item M#<month> and the hour item, with long names. */
+  async function oldTurnAt(scope: UsageScope & { kind: 'user' }, at: string, tokens: number) {
+    const slot = `s${String(Math.floor(new Date(at).getUTCMinutes() / 5) * 5).padStart(2, '0')}`;
+    const add = (SK: string, slots: boolean) =>
+      db.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: { PK: `USAGE#USER#${scope.id}`, SK },
+          UpdateExpression: `SET entity = :e ADD requests :r, tokens_in :t, tokens_out :z, cost_usd :c${
+            slots ? `, ${slot}_requests :r, ${slot}_tokens_in :t, ${slot}_tokens_out :z, ${slot}_cost_usd :c` : ''
+          }`,
+          ExpressionAttributeValues: { ':e': 'usage', ':r': 1, ':t': tokens, ':z': 0, ':c': 0.001 * tokens },
+        }),
+      );
+    await add(`M#${at.slice(0, 7)}`, false);
+    await add(`H#${at.slice(0, 13)}`, true);
+  }
+
+  test("the old month item and the old hours count with the new ones, and a fold does not count an old hour's figures twice", async () => {
+    const scope = fresh() as UsageScope & { kind: 'user' };
+    await oldTurnAt(scope, '2024-05-02T09:00:00.000Z', 1);
+    await oldTurnAt(scope, '2024-05-09T12:05:10.000Z', 2); // the tail slot of the last 24 hours
+    await oldTurnAt(scope, '2024-05-10T11:00:00.000Z', 4);
+    await turnAt(scope, '2024-05-10T11:30:00.000Z', 8); // the same hour item, the new layout's slots beside the old
+    await turnAt(scope, '2024-05-03T09:00:00.000Z', 16);
+    const expected = {
+      mtd: { requests: 5, tokens_in: 31, tokens_out: 0, tokens_total: 31, cost_usd: 0.031 },
+      last24h: { requests: 3, tokens_in: 14, tokens_out: 0, tokens_total: 14, cost_usd: 0.014 },
+    };
+    expect(await figures(scope, now)).toEqual(expected);
+    await foldUsageHours(scope, new Date(now));
+    expect(await figures(scope, now)).toEqual(expected);
   });
 });

@@ -6,6 +6,7 @@ import { handler as usageCurrent } from '../../functions/usage/current';
 import { DEFAULT_TOKEN_PRICES } from '../../lib/pricing/defaults';
 import { tokenCost } from '../../lib/pricing/service';
 import { call, type Handler } from '../helpers/invoke';
+import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import { HOSTED_MODEL, MANAGED_MODEL, dedicatedResource, hostedResource, managedResource, newConversation, ok } from './chat-fixtures';
 
@@ -62,17 +63,22 @@ test("without conversationId the caller's figures add up every conversation, thr
 });
 
 describe('scope=all', () => {
-  test('gives an admin the whole service, at least every turn of this test', async () => {
+  test('gives an admin the whole service once the stream is drained: every turn of this test, counted once', async () => {
     const admin = await makeUser('admin');
     const user = await makeUser('user');
     const resource = await managedResource();
     const conversationId = await newConversation(user.token, resource);
-    const before = (await usage(admin.token, { scope: 'all' })).body.mtd.requests;
-    await ok(call(postThread as Handler, { method: 'POST', token: user.token, body: { message: 'hi', conversationId, resourceId: resource.id } }));
+    await drainStream();
+    const before = (await usage(admin.token, { scope: 'all' })).body;
+    const turn = await ok(
+      call(postThread as Handler, { method: 'POST', token: user.token, body: { message: 'hi', conversationId, resourceId: resource.id } }),
+    );
+    await drainStream();
     const res = await usage(admin.token, { scope: 'all' });
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('all');
-    expect(res.body.mtd.requests).toBe(before + 1);
+    expect(res.body.mtd.requests).toBe(before.mtd.requests + 1);
+    expect(res.body.last24h.tokens_total).toBe(before.last24h.tokens_total + turn.body.messages[1].tokens_total);
   });
 
   test('is 403 for a user', async () => {

@@ -2,3 +2,7 @@
 import { randomUUID } from 'node:crypto';
 
 process.env.TABLE_NAME = `it-${randomUUID()}`;
+// Hundreds of simulated invocations share one client and one DynamoDB Local here (one each in Lambda):
+// a request queued behind them must not pass for a database outage.
+process.env.DYNAMODB_CONNECTION_TIMEOUT_MS ??= '60000';
+process.env.DYNAMODB_REQUEST_TIMEOUT_MS ??= '60000';

@@ -1,10 +1,10 @@
 /**
  * The shared runtime of one test run, started by tests/setup/global-setup.js as a child process:
  * DynamoDB Local in memory, the platform emulator (lifecycle delays 0) and, for e2e, serverless-offline
- * on a table of its own with a seeded super_admin, and, for the browser tests (`--console`), the built
- * console behind the local front door (local/front-door.ts) in front of that serverless-offline.
- * Everything on free loopback ports. It prints one `READY {json}` line and runs until its stdin closes
- * or it is signalled.
+ * on a table of its own with a seeded super_admin and the stream aggregator polling that table, and, for
+ * the browser tests (`--console`), the built console behind the local front door (local/front-door.ts)
+ * in front of that serverless-offline. Everything on free loopback ports. It prints one `READY {json}`
+ * line and runs until its stdin closes or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
 import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
@@ -60,6 +60,14 @@ async function main() {
     });
     const { seedSuperAdmin } = await import('../../local/seed');
     await seedSuperAdmin();
+    // The stream aggregator over the e2e table, as `npm start` runs it beside serverless-offline.
+    const [{ handler }, { startStreamPoller }] = await Promise.all([import('../../functions/usage/aggregate'), import('../../local/stream-poller')]);
+    const streamClient = localDynamoClient(dynamo.endpoint);
+    const poller = startStreamPoller({ dynamo: streamClient, endpoint: dynamo.endpoint, table, handler, intervalMs: 100 });
+    stops.push(async () => {
+      await poller.stop();
+      streamClient.destroy();
+    });
     offline = await startOffline({
       port: await freePort(),
       lambdaPort: await freePort(),

@@ -49,8 +49,14 @@ function usePrefill(name: string): string {
   return new URLSearchParams(useSearch()).get(name) ?? '';
 }
 
-/** Plan first, then deploy on confirmation: the shared flow of the three forms. */
-function useDeployFlow<P extends AnyPlan>(planCall: () => Promise<P>, deployCall: () => Promise<Deployed>) {
+/**
+ * Plan first, then deploy on confirmation: the shared flow of the three forms. `call` is the form's
+ * one request, asked once as a dry run (its plan) and once for real (the deployment it started).
+ */
+function useDeployFlow<K extends Platform>(platform: K, call: (dryRun: boolean) => Promise<unknown>) {
+  type P = Extract<AnyPlan, { platform: K }>;
+  const planCall = async () => ({ platform, plan: await call(true) }) as P;
+  const deployCall = async () => started((await call(false)) as Deployed);
   const [plan, setPlan] = useState<P>();
   const [deployed, setDeployed] = useState<Deployed>();
   const planning = useAction(planCall);
@@ -276,13 +282,7 @@ function ManagedForm() {
   const [endpointName, setEndpointName] = useState(() => (modelId ? suggestName(modelId) : ''));
   const [region, setRegion] = useState('');
   const body = () => ({ modelId, endpointName: endpointName.trim(), ...(region.trim() ? { region: region.trim() } : {}) });
-  const flow = useDeployFlow(
-    async () => ({
-      platform: 'managed' as const,
-      plan: (await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: true } }))) as ManagedPlan,
-    }),
-    async () => started((await unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun: false } }))) as Schemas['DeployManagedResponse']),
-  );
+  const flow = useDeployFlow('managed', (dryRun) => unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun } })));
   return (
     <Flow
       flow={flow}
@@ -321,13 +321,7 @@ function HostedForm() {
   const [modelId, setModelId] = useState(usePrefill('modelId'));
   const [endpointName, setEndpointName] = useState('');
   const body = () => ({ modelId, ...(endpointName.trim() ? { endpointName: endpointName.trim() } : {}) });
-  const flow = useDeployFlow(
-    async () => ({
-      platform: 'hosted' as const,
-      plan: (await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: true } }))) as HostedPlan,
-    }),
-    async () => started((await unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun: false } }))) as Schemas['DeployHostedResponse']),
-  );
+  const flow = useDeployFlow('hosted', (dryRun) => unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun } })));
   return (
     <Flow
       flow={flow}
@@ -380,14 +374,7 @@ function DedicatedForm() {
     ...(executionRoleArn.trim() ? { executionRoleArn: executionRoleArn.trim() } : {}),
     ...(acceptEula ? { acceptEula } : {}),
   });
-  const flow = useDeployFlow(
-    async () => ({
-      platform: 'dedicated' as const,
-      plan: (await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: true } }))) as DedicatedPlan,
-    }),
-    async () =>
-      started((await unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun: false } }))) as Schemas['DeployDedicatedResponse']),
-  );
+  const flow = useDeployFlow('dedicated', (dryRun) => unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun } })));
   return (
     <Flow
       flow={flow}

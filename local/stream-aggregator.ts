@@ -1,0 +1,35 @@
+/**
+ * The stream aggregator as a process of its own: what `npm start` (and the benchmarks) run beside
+ * serverless-offline, as Lambda runs functions/usage/aggregate.ts beside the API in AWS. Reads its
+ * table and DynamoDB Local from the same environment the handlers get (TABLE_NAME, DYNAMODB_ENDPOINT),
+ * keeps its stream positions in STREAM_CHECKPOINT_FILE when set, prints `READY` once polling, and
+ * stops on SIGTERM/SIGINT or when its stdin closes.
+ */
+import { localDynamoClient } from './runtime';
+import { startStreamPoller } from './stream-poller';
+
+const endpoint = process.env.DYNAMODB_ENDPOINT;
+const table = process.env.TABLE_NAME;
+if (!endpoint || !table) {
+  console.error('stream aggregator: DYNAMODB_ENDPOINT and TABLE_NAME must be set');
+  process.exit(1);
+}
+
+// The handler reads its configuration at import: after the checks above.
+const { handler } = await import('../functions/usage/aggregate');
+const dynamo = localDynamoClient(endpoint);
+const poller = startStreamPoller({ dynamo, endpoint, table, handler, checkpointFile: process.env.STREAM_CHECKPOINT_FILE || undefined });
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await poller.stop();
+  dynamo.destroy();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
+process.stdin.on('end', () => void stop());
+process.stdin.resume();
+console.log('READY');

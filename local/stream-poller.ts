@@ -1,0 +1,258 @@
+/**
+ * The local stand-in for Lambda's DynamoDB stream event source mapping: reads a table's stream from
+ * DynamoDB Local (DescribeStream, GetShardIterator, GetRecords), builds the event Lambda would deliver
+ * (the same record shape, filtered by the same filter patterns as functions/usage/stream.yml, in
+ * batches of at most the same size) and calls the handler with it. Used by `npm start` and the e2e
+ * runtime (continuously, local/stream-aggregator.ts) and by the integration tests (`drainStream`,
+ * tests/helpers/stream.ts, until caught up).
+ *
+ * Like Lambda it processes each shard in order and a batch at a time; a batch whose handler throws is
+ * delivered again unchanged (the aggregator's idempotency relies on that), up to `maxRetries` times,
+ * then skipped with an error, as Lambda hands it to the on-failure destination.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+  type Shard,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { parse } from 'yaml';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
+
+interface EventSourceSettings {
+  batchSize: number;
+  maximumRetryAttempts: number;
+  filterPatterns: Record<string, unknown>[];
+}
+
+/** The aggregator's event source mapping as deployed (functions/usage/stream.yml), so local runs match it. */
+export function aggregatorEventSource(): EventSourceSettings {
+  const mapping = parse(readFileSync(join(here, '..', 'functions', 'usage', 'stream.yml'), 'utf8')) as {
+    Properties: { BatchSize?: number; MaximumRetryAttempts?: number; FilterCriteria?: { Filters?: { Pattern: string }[] } };
+  };
+  const p = mapping.Properties;
+  return {
+    batchSize: p.BatchSize ?? 100,
+    maximumRetryAttempts: p.MaximumRetryAttempts ?? 10,
+    filterPatterns: (p.FilterCriteria?.Filters ?? []).map((f) => JSON.parse(f.Pattern) as Record<string, unknown>),
+  };
+}
+
+/** Lambda's event filtering for the patterns used here: nested objects, and arrays of accepted values. */
+function matches(pattern: unknown, value: unknown): boolean {
+  if (Array.isArray(pattern)) return pattern.some((p) => (typeof p === 'object' && p !== null ? matches(p, value) : p === value));
+  if (pattern && typeof pattern === 'object') {
+    if (!value || typeof value !== 'object') return false;
+    return Object.entries(pattern).every(([k, p]) => matches(p, (value as Record<string, unknown>)[k]));
+  }
+  return pattern === value;
+}
+
+/** A Streams API record as Lambda delivers it: the same fields, ApproximateCreationDateTime in epoch seconds, the stream's ARN added. */
+function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const d = record.dynamodb ?? {};
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName,
+    eventVersion: record.eventVersion,
+    eventSource: record.eventSource,
+    awsRegion: record.awsRegion,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ApproximateCreationDateTime: d.ApproximateCreationDateTime ? Math.floor(d.ApproximateCreationDateTime.getTime() / 1000) : undefined,
+      Keys: d.Keys as never,
+      NewImage: d.NewImage as never,
+      OldImage: d.OldImage as never,
+      SequenceNumber: d.SequenceNumber,
+      SizeBytes: d.SizeBytes,
+      StreamViewType: d.StreamViewType,
+    },
+  };
+}
+
+interface ShardState {
+  iterator: string | undefined;
+  /** Last sequence number handed to the handler successfully. */
+  last: string | undefined;
+  closed: boolean;
+}
+
+export interface StreamReaderOptions {
+  dynamo: DynamoDBClient;
+  endpoint: string;
+  table: string;
+  handler: StreamHandler;
+  settings?: EventSourceSettings;
+  /** Where the positions are kept across restarts (npm start); without one, every start reads from the oldest record. */
+  checkpointFile?: string;
+  /** Called after each delivered batch (benchmarks measure the aggregation lag with it). */
+  onBatch?: (records: DynamoDBRecord[]) => void;
+  /** What happens to a batch that failed every attempt: skipped with an error (as Lambda does), or thrown (tests). */
+  onGiveUp?: 'skip' | 'throw';
+}
+
+/** Reads one table's stream and delivers its batches; `poll` does one pass over every shard. */
+export class StreamReader {
+  private readonly streams: DynamoDBStreamsClient;
+  private readonly shards = new Map<string, ShardState>();
+  private streamArn: string | undefined;
+  private readonly settings: EventSourceSettings;
+
+  constructor(private readonly options: StreamReaderOptions) {
+    this.streams = new DynamoDBStreamsClient({
+      endpoint: options.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    this.settings = options.settings ?? aggregatorEventSource();
+  }
+
+  close(): void {
+    this.streams.destroy();
+  }
+
+  private async discover(): Promise<void> {
+    if (!this.streamArn) {
+      const { Table } = await this.options.dynamo.send(new DescribeTableCommand({ TableName: this.options.table }));
+      if (!Table?.LatestStreamArn) throw new Error(`table ${this.options.table} has no stream`);
+      this.streamArn = Table.LatestStreamArn;
+      this.loadCheckpoint();
+    }
+    const shards: Shard[] = [];
+    let start: string | undefined;
+    do {
+      const { StreamDescription } = await this.streams.send(new DescribeStreamCommand({ StreamArn: this.streamArn, ExclusiveStartShardId: start }));
+      shards.push(...(StreamDescription?.Shards ?? []));
+      start = StreamDescription?.LastEvaluatedShardId;
+    } while (start);
+    for (const shard of shards) {
+      const id = shard.ShardId as string;
+      const state = this.shards.get(id) ?? { iterator: undefined, last: undefined, closed: false };
+      if (!state.iterator && !state.closed) {
+        const { ShardIterator } = await this.streams.send(
+          new GetShardIteratorCommand({
+            StreamArn: this.streamArn,
+            ShardId: id,
+            ShardIteratorType: state.last ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
+            SequenceNumber: state.last,
+          }),
+        );
+        state.iterator = ShardIterator;
+      }
+      this.shards.set(id, state);
+    }
+  }
+
+  /**
+   * One pass: every open shard is read until it has nothing new, each batch delivered in order.
+   * Returns how many records were read (filtered out or not); 0 means caught up.
+   */
+  async poll(): Promise<number> {
+    await this.discover();
+    let read = 0;
+    for (const [id, state] of this.shards) {
+      while (state.iterator && !state.closed) {
+        const out = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: this.settings.batchSize }));
+        const records = out.Records ?? [];
+        if (records.length > 0) {
+          await this.deliver(records.map((r) => lambdaRecord(r, this.streamArn as string)));
+          state.last = records.at(-1)?.dynamodb?.SequenceNumber;
+          read += records.length;
+          this.saveCheckpoint();
+        }
+        state.iterator = out.NextShardIterator;
+        if (!out.NextShardIterator) state.closed = true;
+        if (records.length === 0) break;
+      }
+      if (state.closed) this.shards.set(id, state);
+    }
+    return read;
+  }
+
+  private async deliver(records: DynamoDBRecord[]): Promise<void> {
+    const wanted = this.settings.filterPatterns.length ? records.filter((r) => this.settings.filterPatterns.some((p) => matches(p, r))) : records;
+    if (wanted.length === 0) return;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.options.handler({ Records: wanted });
+        this.options.onBatch?.(wanted);
+        return;
+      } catch (err) {
+        if (attempt >= this.settings.maximumRetryAttempts) {
+          if (this.options.onGiveUp === 'throw') throw err;
+          console.error(
+            `stream poller: a batch of ${wanted.length} records (sequence ${wanted[0]?.dynamodb?.SequenceNumber} to ${wanted.at(-1)?.dynamodb?.SequenceNumber}) failed ${attempt + 1} times and is skipped:`,
+            err,
+          );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(2000, 50 * 2 ** attempt)));
+      }
+    }
+  }
+
+  private loadCheckpoint(): void {
+    const file = this.options.checkpointFile;
+    if (!file || !existsSync(file)) return;
+    try {
+      const saved = JSON.parse(readFileSync(file, 'utf8')) as { streamArn?: string; shards?: Record<string, string> };
+      // Another stream (a fresh .data/) means the positions mean nothing.
+      if (saved.streamArn !== this.streamArn) return;
+      for (const [id, last] of Object.entries(saved.shards ?? {})) this.shards.set(id, { iterator: undefined, last, closed: false });
+    } catch {
+      // unreadable: start from the oldest record; the aggregator's markers keep a replay from counting twice
+    }
+  }
+
+  private saveCheckpoint(): void {
+    const file = this.options.checkpointFile;
+    if (!file) return;
+    const shards = Object.fromEntries([...this.shards].filter(([, s]) => s.last).map(([id, s]) => [id, s.last as string]));
+    writeFileSync(file, JSON.stringify({ streamArn: this.streamArn, shards }));
+  }
+}
+
+export interface StreamPoller {
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls continuously, every `intervalMs` once caught up (Lambda polls a shard about four times a
+ * second). Errors other than a failing batch (DynamoDB Local gone, say) are logged and retried.
+ */
+export function startStreamPoller(options: StreamReaderOptions & { intervalMs?: number }): StreamPoller {
+  const reader = new StreamReader(options);
+  const interval = options.intervalMs ?? 250;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const loop = () => {
+    running = (async () => {
+      try {
+        while (!stopped && (await reader.poll()) > 0);
+      } catch (err) {
+        if (!stopped) console.error('stream poller:', (err as Error).message);
+      }
+      if (!stopped) timer = setTimeout(loop, interval);
+    })();
+  };
+  loop();
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+      reader.close();
+    },
+  };
+}
