@@ -115,22 +115,24 @@ export function decodeCursor(
 }
 
 /**
- * One page of a GSI1 partition, in sort-key order (`forward`) or newest first, with the opaque
- * cursor of the next page: the list access pattern of users, conversations and messages alike.
+ * One page of a GSI1 (or GSI2) partition, in sort-key order (`forward`) or newest first, with the
+ * opaque cursor of the next page: the list access pattern of users, conversations and messages alike.
  */
 export async function queryIndexPage(
   partition: string,
-  options: { forward: boolean; limit: number; cursor?: string },
+  options: { forward: boolean; limit: number; cursor?: string; index?: typeof GSI1 | typeof GSI2 },
 ): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  const index = options.index ?? GSI1;
+  const [pk, sk] = [`${index}PK`, `${index}SK`];
   const { Items = [], LastEvaluatedKey } = await db.send(
     new QueryCommand({
       TableName: TABLE,
-      IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :p',
+      IndexName: index,
+      KeyConditionExpression: `${pk} = :p`,
       ExpressionAttributeValues: { ':p': partition },
       ScanIndexForward: options.forward,
       Limit: options.limit,
-      ExclusiveStartKey: decodeCursor(options.cursor, ['PK', 'SK', 'GSI1PK', 'GSI1SK'], { GSI1PK: partition }),
+      ExclusiveStartKey: decodeCursor(options.cursor, ['PK', 'SK', pk, sk], { [pk]: partition }),
     }),
   );
   return { items: Items, nextCursor: encodeCursor(LastEvaluatedKey) };

@@ -39,6 +39,8 @@ export interface User {
   created_at: string;
   updated_at: string;
   last_login: string | null;
+  /** USD per calendar month (UTC) for the user's chat and API keys together; null: no budget. */
+  monthly_budget_usd: number | null;
 }
 
 export interface StoredUser extends User {
@@ -63,11 +65,13 @@ const USER_FIELDS = [
   'created_at',
   'updated_at',
   'last_login',
+  'monthly_budget_usd',
 ] as const;
 
 function fromItem(item: Record<string, unknown>): StoredUser {
   const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
   user.password_hash = item.password_hash as string;
+  if (user.monthly_budget_usd !== null) user.monthly_budget_usd = Number(user.monthly_budget_usd);
   return user;
 }
 
@@ -208,7 +212,9 @@ export async function recordLogin(id: string, at: string): Promise<void> {
   );
 }
 
-export type UserPatch = Partial<Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash'>>;
+export type UserPatch = Partial<
+  Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash' | 'monthly_budget_usd'>
+>;
 
 /**
  * Applies a patch to the user as it was read (`current`). The write is conditional on role and

@@ -4,6 +4,7 @@ import { Uuid } from '../../lib/http/schemas';
 export const UsageQuery = Type.Object(
   {
     conversationId: Type.Optional(Uuid),
+    keyId: Type.Optional(Uuid),
     scope: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('all')], { description: "'user' (the caller, default) or 'all' (admins)" })),
   },
   { additionalProperties: false },

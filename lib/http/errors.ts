@@ -76,6 +76,22 @@ export class UpstreamError extends HttpError {
   }
 }
 
+/**
+ * An error that names itself for OpenAI's error body (`code`, `param`): the gateway's refusals
+ * (invalid_api_key, model_not_found, budget_exceeded). Other shapes ignore both.
+ */
+export class CodedError extends HttpError {
+  constructor(
+    statusCode: number,
+    message: string,
+    readonly code: string,
+    readonly param: string | null = null,
+    headers?: Record<string, string>,
+  ) {
+    super(statusCode, message, undefined, headers);
+  }
+}
+
 export class ServiceUnavailable extends HttpError {
   constructor(message: string, retryAfterSeconds = 5) {
     super(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });

@@ -67,6 +67,12 @@ export const Usd = (max: number, what = 'USD') =>
     description: `0, or from 0.000000001 to ${max} (${what})`,
   });
 
+/** Usd that a PATCH may also set to null (to remove the amount). */
+export const NullableUsd = (max: number, what = 'USD') =>
+  Type.Union([Type.Literal(0), Type.Number({ minimum: MIN_USD, maximum: max }), Type.Null()], {
+    description: `0, or from 0.000000001 to ${max} (${what}); null removes it`,
+  });
+
 /**
  * A union of object schemas told apart by one property (`propertyName`), whose value in each branch is
  * a literal: JSON Schema's `oneOf` with OpenAPI's `discriminator`, so that a generated client knows

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 
 /**
@@ -13,6 +14,8 @@ export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
 export interface ApiEvent extends APIGatewayProxyEventV2 {
   /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
   user?: User;
+  /** Set by the /v1 guard (authenticate-key): the API key the call presented. */
+  apiKey?: ApiKey;
   /** Set by the input middleware: body, query and path, parsed and validated. */
   input?: { body: unknown; query: unknown; path: unknown };
 }

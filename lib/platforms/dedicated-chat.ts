@@ -7,7 +7,7 @@ import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-s
 import { UpstreamError } from '../http/errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, toUpstreamError, unreadable } from './errors';
-import type { ChatCapable, ChatReply, ChatRequest } from './types';
+import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest } from './types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
@@ -15,7 +15,7 @@ const PLATFORM = 'dedicated' as const;
 /** Whatever the container answered: the OpenAI chat shape (TGI Messages API, LMI) or TGI's native one. */
 interface InvocationAnswer {
   model?: unknown;
-  choices?: { message?: { content?: unknown } }[];
+  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
@@ -34,7 +34,7 @@ export class SageMakerEndpointChat implements ChatCapable {
       ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
       ...request.messages.map((m) => ({ role: m.role, content: m.content })),
     ];
-    const payload = { messages, ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}) };
+    const payload = { messages, ...openAiSampling(request) };
     let body: Uint8Array | undefined;
     let status: number | undefined;
     try {
@@ -85,6 +85,7 @@ export class SageMakerEndpointChat implements ChatCapable {
       tokensOut: completion?.usage?.completion_tokens ?? estimateTokens(content),
       latencyMs,
       modelId: typeof completion?.model === 'string' ? completion.model : request.target,
+      finishReason: completion?.choices?.[0]?.finish_reason === 'length' ? 'length' : 'stop',
     };
   }
 

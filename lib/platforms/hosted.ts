@@ -9,7 +9,7 @@ import { config } from '../../core/config';
 import { tokenPricing } from '../catalogue/pricing';
 import { fromStatus, timedOut, unreachable, unreadable } from './errors';
 import { UpstreamError } from '../http/errors';
-import type { ChatReply, ChatRequest, HostedModelEntry, HostedPlatform, ModelInfo } from './types';
+import { openAiSampling, type ChatReply, type ChatRequest, type HostedModelEntry, type HostedPlatform, type ModelInfo } from './types';
 
 const PLATFORM = 'hosted' as const;
 const MAX_BACKOFF_MS = 2000;
@@ -100,7 +100,7 @@ interface OpenAiModelList {
 
 interface OpenAiCompletion {
   model?: string;
-  choices?: { message?: { content?: unknown } }[];
+  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
@@ -245,7 +245,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     const { status, body } = await this.call('POST', '/chat/completions', {
       model: request.target,
       messages,
-      ...(request.maxTokens ? { max_tokens: request.maxTokens } : {}),
+      ...openAiSampling(request),
       stream: false,
     });
     const completion = body as OpenAiCompletion | null;
@@ -257,6 +257,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       tokensOut: completion?.usage?.completion_tokens ?? 0,
       latencyMs: Date.now() - started,
       modelId: typeof completion?.model === 'string' ? completion.model : request.target,
+      finishReason: completion?.choices?.[0]?.finish_reason === 'length' ? 'length' : 'stop',
     };
   }
 }

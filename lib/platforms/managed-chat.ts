@@ -23,6 +23,12 @@ export function toConverseMessages(turns: ChatTurn[]): Message[] {
   return merged.map((m) => ({ role: m.role, content: [{ text: m.texts.join('\n\n') }] }));
 }
 
+/** Converse's inferenceConfig from a request's limits and sampling; undefined when it sets none. */
+function inferenceConfig(request: ChatRequest) {
+  const config = { maxTokens: request.maxTokens, temperature: request.temperature, topP: request.topP, stopSequences: request.stop };
+  return Object.values(config).some((v) => v !== undefined) ? config : undefined;
+}
+
 export class BedrockConverseChat implements ChatCapable {
   private readonly runtime: BedrockRuntimeClient;
 
@@ -39,7 +45,7 @@ export class BedrockConverseChat implements ChatCapable {
           modelId: request.target,
           system,
           messages: toConverseMessages(request.messages),
-          inferenceConfig: request.maxTokens ? { maxTokens: request.maxTokens } : undefined,
+          inferenceConfig: inferenceConfig(request),
         }),
       ),
     );
@@ -51,6 +57,7 @@ export class BedrockConverseChat implements ChatCapable {
       tokensOut: out.usage?.outputTokens ?? 0,
       latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
       modelId: request.target,
+      finishReason: out.stopReason === 'max_tokens' ? 'length' : 'stop',
     };
   }
 

@@ -35,6 +35,10 @@ export interface ChatRequest {
   /** Oldest first; the last entry is the new user message. */
   messages: ChatTurn[];
   maxTokens?: number;
+  /** Sampling, as the OpenAI API defines them (the gateway passes a client's choices through). */
+  temperature?: number;
+  topP?: number;
+  stop?: string[];
 }
 
 export interface ChatReply {
@@ -45,6 +49,8 @@ export interface ChatReply {
   latencyMs: number;
   /** The model that answered, as the platform names it. */
   modelId: string;
+  /** Why the model stopped, in OpenAI's words: 'length' when maxTokens cut it short. */
+  finishReason?: 'stop' | 'length';
 }
 
 export interface ChatCapable {
@@ -158,6 +164,12 @@ export interface EndpointMetrics {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------------------------
+
+/** A request's limits and sampling in the OpenAI wire names (the hosted API and the dedicated containers speak them). */
+export function openAiSampling(request: ChatRequest): Record<string, unknown> {
+  const fields = { max_tokens: request.maxTokens, temperature: request.temperature, top_p: request.topP, stop: request.stop };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
 
 /** Re-throws a platform failure with the status the calling endpoint's spec asks for. */
 export function withStatus(err: unknown, statusCode: number): never {

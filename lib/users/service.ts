@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../http/errors';
 import { hashPassword } from '../auth/passwords';
+import { monthOf, setBudget } from '../../tables/budgets';
 import {
   createUser as insertUser,
   getUserById,
@@ -27,7 +28,9 @@ export interface NewUser {
 }
 
 /** What an admin may change about a user. */
-export type UserChanges = Partial<Pick<User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region'>> & { password?: string };
+export type UserChanges = Partial<Pick<User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'monthly_budget_usd'>> & {
+  password?: string;
+};
 
 function checkPassword(password: string): void {
   if (password.length < config.auth.minPasswordLength) {
@@ -54,6 +57,7 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     created_at: at,
     updated_at: at,
     last_login: null,
+    monthly_budget_usd: null,
     password_hash: await hashPassword(input.password),
   });
 }
@@ -73,7 +77,10 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
     checkPassword(password);
     changes.password_hash = await hashPassword(password);
   }
-  return writeUserChanges(current, changes, now.toISOString());
+  const user = await writeUserChanges(current, changes, now.toISOString());
+  // The budget of the month under way moves with it at once (tables/budgets.ts).
+  if (patch.monthly_budget_usd !== undefined) await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd);
+  return user;
 }
 
 export const listUsers = readUsers;

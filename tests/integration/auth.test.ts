@@ -22,7 +22,20 @@ describe('POST /api/auth/login', () => {
     expect(claims.exp - claims.iat).toBe(86_400);
     expect(claims).toMatchObject({ userId: user.id, username: user.username, role: 'user' });
     expect(Object.keys(res.body.user).sort()).toEqual(
-      ['cloud_region', 'created_at', 'email', 'id', 'is_active', 'last_login', 'name', 'organization', 'role', 'updated_at', 'username'].sort(),
+      [
+        'cloud_region',
+        'created_at',
+        'email',
+        'id',
+        'is_active',
+        'last_login',
+        'monthly_budget_usd',
+        'name',
+        'organization',
+        'role',
+        'updated_at',
+        'username',
+      ].sort(),
     );
     expect(res.body.user.last_login).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(res.raw).not.toContain('password');

@@ -1,5 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { looksLikeKey } from '../../auth/api-keys';
 import { InvalidToken, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../errors';
@@ -36,6 +37,8 @@ export function authenticate(level: AuthLevel, validateStyle: boolean): middy.Mi
         throw validateStyle ? new Unauthorized('Invalid or expired token', PREFIX_REQUIRED) : refuse(PREFIX_REQUIRED);
       }
       if (!match) throw refuse('Invalid or expired token');
+      // API keys open /v1 only; /api takes login tokens (and the reverse holds on /v1).
+      if (looksLikeKey(match[1] as string)) throw refuse('API keys are accepted only on /v1; sign in for a token to use /api');
       let claims;
       try {
         claims = await verifyToken(match[1] as string);

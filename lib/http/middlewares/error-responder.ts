@@ -1,16 +1,34 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
-import { HttpError, UpstreamError, fromDataError } from '../errors';
+import { CodedError, HttpError, UpstreamError, fromDataError } from '../errors';
 import type { ApiEvent } from '../types';
 
 /**
  * Spec section 7. `standard`: success, error, details?. `message`: the login and validate variant,
  * with the text in `message`. `thread`: chat thread errors, which add threadId '' and messages [].
+ * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse.
  */
-export type ErrorShape = 'standard' | 'message' | 'thread';
+export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai';
 
-export function errorBody(shape: ErrorShape, text: string, details?: string): Record<string, unknown> {
+/** OpenAI's error types by status (the official clients map statuses to their exception classes). */
+function openAiType(status: number): string {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'insufficient_quota';
+  return status >= 500 ? 'api_error' : 'invalid_request_error';
+}
+
+/** `{error: {message, type, code, param}}`; a request check's message names its field, which becomes `param`. */
+export function openAiErrorBody(status: number, text: string, details?: string, err?: unknown): Record<string, unknown> {
+  const coded = err instanceof CodedError ? err : undefined;
+  const param = coded?.param ?? /field '([^']+)'/.exec(text)?.[1] ?? null;
+  const message = details && status < 500 ? `${text}: ${details}` : text;
+  return { error: { message, type: openAiType(status), code: coded?.code ?? null, param } };
+}
+
+export function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {
+  if (shape === 'openai') return openAiErrorBody(err instanceof HttpError ? err.statusCode : 500, text, details, err);
   const body: Record<string, unknown> = { success: false, [shape === 'message' ? 'message' : 'error']: text };
   if (details) body.details = details;
   if (shape === 'thread') Object.assign(body, { threadId: '', messages: [] });
@@ -30,7 +48,7 @@ export function errorResponder(shape: ErrorShape): middy.MiddlewareObj<ApiEvent,
         // Every request a platform failed, by platform, whichever adapter path it came through.
         if (err instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: err.platform });
         if (err.statusCode >= 500) logger.error({ message: 'request failed', error: err.name, reason: err.message, details: err.details });
-        request.response = respond(err.statusCode, errorBody(shape, err.message, err.details), err.headers);
+        request.response = respond(err.statusCode, errorBody(shape, err.message, err.details, err), err.headers);
         return;
       }
       logger.error({ message: 'unhandled error', error: err as Error });

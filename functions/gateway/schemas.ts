@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+
+/**
+ * POST /v1/chat/completions: OpenAI's request, the part of it this gateway serves. Fields a client
+ * sends for features it does not have (n > 1, logprobs, tools) are refused by name rather than
+ * silently ignored; a few that change nothing here (user, seed, penalties at 0) are accepted.
+ */
+const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false });
+const Content = Type.Union([Type.String({ maxLength: 200_000 }), Type.Array(TextPart, { minItems: 1, maxItems: 100 })], {
+  description: 'text, or an array of text parts',
+});
+
+const Message = Type.Object(
+  {
+    role: Type.Union([Type.Literal('system'), Type.Literal('developer'), Type.Literal('user'), Type.Literal('assistant')], {
+      description: 'system, developer (as system), user or assistant',
+    }),
+    content: Content,
+    name: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
+
+const Stop = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 4 })]);
+const Zero = Type.Number({ minimum: 0, maximum: 0, description: 'only 0 (no penalty) is supported' });
+
+export const ChatCompletionBody = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 300, description: "a model id from GET /v1/models (a resource's endpoint name)" }),
+    messages: Type.Array(Message, { minItems: 1, maxItems: 500 }),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_000 })),
+    max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_000 })),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    stop: Type.Optional(Type.Union([Stop, Type.Null()])),
+    stream: Type.Optional(Type.Boolean()),
+    stream_options: Type.Optional(
+      Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()]),
+    ),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported' })),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+    seed: Type.Optional(Type.Integer()),
+    presence_penalty: Type.Optional(Zero),
+    frequency_penalty: Type.Optional(Zero),
+  },
+  { additionalProperties: false },
+);

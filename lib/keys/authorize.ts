@@ -1,0 +1,26 @@
+import { getKeyByHash, type ApiKey } from '../../tables/keys';
+import { getUserById, publicUser, type User } from '../../tables/users';
+import { hashKeySecret, isWellFormedKey } from '../auth/api-keys';
+import { CodedError } from '../http/errors';
+
+const refuse = (message: string) => new CodedError(401, message, 'invalid_api_key');
+
+/**
+ * Who is calling /v1: the key presented as a bearer credential, and its owner as stored now. Two
+ * GetItems (the key's lookup by hash, then the owner), both strongly consistent, so a revoked or
+ * expired key, and a deactivated owner, are refused from the next call on.
+ */
+export async function authorizeKey(authorization: string | undefined, now = new Date()): Promise<{ key: ApiKey; user: User }> {
+  if (!authorization) throw refuse('Missing API key: send it as "Authorization: Bearer mo_..."');
+  const credential = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
+  if (!credential) throw refuse('Malformed Authorization header: expected "Bearer <API key>"');
+  if (credential.split('.').length === 3) throw refuse('Login tokens are not accepted on /v1: create an API key (POST /api/keys) and use it');
+  if (!isWellFormedKey(credential)) throw refuse('Incorrect API key provided');
+  const key = await getKeyByHash(hashKeySecret(credential));
+  if (!key) throw refuse('Incorrect API key provided');
+  if (key.revoked_at) throw refuse('This API key has been revoked');
+  if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) throw refuse('This API key has expired');
+  const user = await getUserById(key.user_id);
+  if (!user?.is_active) throw refuse("This API key's owner is deactivated");
+  return { key, user: publicUser(user) };
+}

@@ -1,0 +1,195 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE, db, getItems } from './client';
+import type { TransactItems } from './transactions';
+
+/**
+ * Monthly spend against a budget, of an API key or of a user: one item per owner and month, written
+ * only by that owner's own calls (never a shared item).
+ *
+ *   PK SPEND#KEY#<keyId> | SPEND#USER#<userId>    SK M#<yyyy-mm>
+ *     budget     the month's budget (0 when there is none)
+ *     spent      the cost of the answered calls
+ *     reserved   the sum of the reservations still open
+ *     headroom   budget - spent - reserved, kept by every write (DynamoDB conditions cannot add, so
+ *                the sum the budget is checked against is kept as one attribute)
+ *     rv_<expires epoch s>_<id>   one attribute per open reservation: its amount
+ *
+ * A call reserves an upper bound of its cost before the model is asked (a conditional update:
+ * headroom >= the bound), and settles after: to its true cost inside the transaction that records
+ * the call (so the recorded spend is the sum of the answered calls), or to zero when it failed. The
+ * reservations of concurrent calls are subtracted from the same headroom, so the spend can pass the
+ * budget only by what one call cost beyond its bound, never by a call that was not covered.
+ *
+ * A reservation whose settle never came (the function crashed or timed out) expires: its attribute
+ * names its expiry, and the owner's next reservation (which reads the item back for free) releases
+ * every expired one, the same way a failed call does.
+ */
+export type BudgetOwner = { kind: 'key' | 'user'; id: string };
+
+export interface Spend {
+  spent_usd: number;
+  reserved_usd: number;
+}
+
+const spendKey = (owner: BudgetOwner, month: string) => ({ PK: `SPEND#${owner.kind.toUpperCase()}#${owner.id}`, SK: `M#${month}` });
+export const monthOf = (at: Date) => at.toISOString().slice(0, 7);
+
+const RESERVATION = /^rv_(\d+)_[A-Za-z0-9-]+$/;
+/** Costs are rounded to a millionth of a dollar everywhere, so sums of them stay exact. */
+const usd = (n: number) => Math.round(n * 1e6) / 1e6;
+
+export interface Reservation {
+  owner: BudgetOwner;
+  month: string;
+  /** The attribute holding it: rv_<expiry epoch seconds>_<id>. */
+  attribute: string;
+  amountUsd: number;
+}
+
+/**
+ * Reserves `amountUsd` of the owner's month: refused (false) when the headroom cannot cover it. The
+ * month's item starts at `budgetUsd` (the owner's budget as its record says; a budget change moves the
+ * current month's item itself, see setBudget).
+ */
+export async function reserve(input: {
+  owner: BudgetOwner;
+  month: string;
+  budgetUsd: number;
+  amountUsd: number;
+  id: string;
+  expiresAt: Date;
+  now: Date;
+}): Promise<Reservation | undefined> {
+  const { owner, month } = input;
+  const amount = usd(input.amountUsd);
+  const reservation: Reservation = { owner, month, attribute: `rv_${Math.floor(input.expiresAt.getTime() / 1000)}_${input.id}`, amountUsd: amount };
+  if (amount > usd(input.budgetUsd)) return undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const { Attributes } = await db.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: spendKey(owner, month),
+          UpdateExpression:
+            'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) - :amount, ' +
+            'reserved = if_not_exists(reserved, :zero) + :amount, spent = if_not_exists(spent, :zero), #rv = :amount',
+          ConditionExpression: 'attribute_not_exists(headroom) OR headroom >= :amount',
+          ExpressionAttributeNames: { '#rv': reservation.attribute },
+          ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(input.budgetUsd), ':amount': amount, ':zero': 0 },
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      await releaseExpired(owner, month, Attributes, input.now);
+      return reservation;
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+      // Refused: if expired reservations hold the headroom, release them and try once more.
+      const item = (err as { Item?: Record<string, unknown> }).Item ?? (await readSpendItem(owner, month));
+      if (attempt > 0 || (await releaseExpired(owner, month, item, input.now)) === 0) return undefined;
+    }
+  }
+  return undefined;
+}
+
+async function readSpendItem(owner: BudgetOwner, month: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: spendKey(owner, month), ConsistentRead: true }));
+  return Item;
+}
+
+/** Releases the expired reservations of an item; returns how many it released. */
+async function releaseExpired(owner: BudgetOwner, month: string, item: Record<string, unknown> | undefined, now: Date): Promise<number> {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  const expired = Object.entries(item ?? {}).filter(([name]) => Number(RESERVATION.exec(name)?.[1] ?? Infinity) < nowSeconds);
+  await Promise.all(expired.map(([attribute, amount]) => release({ owner, month, attribute, amountUsd: Number(amount) })));
+  return expired.length;
+}
+
+/** Gives a reservation back (the call failed, or it expired). Nothing happens if it is already gone. */
+export async function release(reservation: Reservation): Promise<void> {
+  try {
+    await db.send(new UpdateCommand(releaseInput(reservation, 0)));
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
+
+function releaseInput(reservation: Reservation, costUsd: number) {
+  const cost = usd(costUsd);
+  return {
+    TableName: TABLE,
+    Key: spendKey(reservation.owner, reservation.month),
+    UpdateExpression: 'SET headroom = headroom + :back, reserved = reserved - :amount, spent = spent + :cost REMOVE #rv',
+    ConditionExpression: 'attribute_exists(#rv)',
+    ExpressionAttributeNames: { '#rv': reservation.attribute },
+    ExpressionAttributeValues: { ':back': usd(reservation.amountUsd - cost), ':amount': reservation.amountUsd, ':cost': cost },
+  };
+}
+
+/**
+ * The settle of an answered call, for the transaction that records it: the reservation becomes the
+ * call's true cost. Conditional on the reservation still being open (it is, unless the call outlived
+ * its expiry): if the condition fails, record the call with `chargeWrite` instead.
+ */
+export function settleWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
+  return { Update: releaseInput(reservation, costUsd) };
+}
+
+/**
+ * Adds a cost to an owner's month with no reservation (no budget to check, or a reservation that
+ * expired). `budgetUsd` starts the month's item when this is its first write (0 without a budget).
+ */
+export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, budgetUsd: number | null): TransactItems[number] {
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: spendKey(owner, month),
+      UpdateExpression:
+        'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) - :cost, ' +
+        'reserved = if_not_exists(reserved, :zero), spent = if_not_exists(spent, :zero) + :cost',
+      ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(budgetUsd ?? 0), ':cost': usd(costUsd), ':zero': 0 },
+    },
+  };
+}
+
+/**
+ * Sets the budget of the owner's current month (a PATCH of the key's or user's budget), moving the
+ * headroom by the difference: read, then a write conditional on the budget read, retried if a call
+ * moved it in between.
+ */
+export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: number | null): Promise<void> {
+  const budget = usd(budgetUsd ?? 0);
+  for (let attempt = 0; ; attempt++) {
+    const item = await readSpendItem(owner, month);
+    if (!item) return; // the month's first reservation starts from the record's budget
+    const old = Number(item.budget ?? 0);
+    try {
+      await db.send(
+        new UpdateCommand({
+          TableName: TABLE,
+          Key: spendKey(owner, month),
+          UpdateExpression: 'SET budget = :budget, headroom = if_not_exists(headroom, :zero) + :diff',
+          ConditionExpression: item.budget === undefined ? 'attribute_not_exists(budget)' : 'budget = :old',
+          ExpressionAttributeValues: {
+            ':budget': budget,
+            ':diff': usd(budget - old),
+            ':zero': 0,
+            ...(item.budget === undefined ? {} : { ':old': item.budget }),
+          },
+        }),
+      );
+      return;
+    } catch (err) {
+      if ((err as { name?: string }).name !== 'ConditionalCheckFailedException' || attempt >= 10) throw err;
+    }
+  }
+}
+
+/** The month's spend of several owners, in one BatchGet. */
+export async function readSpend(owners: BudgetOwner[], month: string): Promise<(owner: BudgetOwner) => Spend> {
+  const items = await getItems(owners.map((o) => spendKey(o, month)));
+  return (owner) => {
+    const item = items(spendKey(owner, month));
+    return { spent_usd: usd(Number(item?.spent ?? 0)), reserved_usd: usd(Number(item?.reserved ?? 0)) };
+  };
+}

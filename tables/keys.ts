@@ -1,0 +1,134 @@
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GSI2, TABLE, db, queryIndexPage } from './client';
+import { DataError } from './errors';
+import { cancellationReasons, type TransactItems } from './transactions';
+
+/**
+ * API keys of the OpenAI-compatible gateway (/v1). The secret itself is never stored: only its
+ * SHA-256 (a key is 256 random bits, not a password, so a fast hash loses nothing and costs nothing).
+ *
+ *   PK KEY#<id>          SK META     the key record  (GSI1 USERKEYS#<userId> / <created_at>#<id>: a
+ *                                    user's keys; GSI2 APIKEYS / <created_at>#<id>: every key, admins)
+ *   PK KEYHASH#<sha256>  SK LOOKUP   what a /v1 call needs to know about the key: one GetItem per call
+ *
+ * Both are written in one transaction, so the lookup always says what the record says: a revoked or
+ * expired key is refused from the next call on. Revocation keeps both items (marked), so a client
+ * using a revoked key hears "revoked" rather than "unknown", and the list still shows the key.
+ */
+
+export interface ApiKey {
+  id: string;
+  user_id: string;
+  name: string;
+  /** The first characters of the secret (`mo_` + 8): what lists show, enough to tell keys apart. */
+  prefix: string;
+  created_at: string;
+  expires_at: string | null;
+  monthly_budget_usd: number | null;
+  /** The resources the key may call; null: every resource. */
+  resource_ids: string[] | null;
+  revoked_at: string | null;
+}
+
+export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids'>>;
+
+const recordKey = (id: string) => ({ PK: `KEY#${id}`, SK: 'META' });
+const lookupKey = (hash: string) => ({ PK: `KEYHASH#${hash}`, SK: 'LOOKUP' });
+const ownerPartition = (userId: string) => `USERKEYS#${userId}`;
+const ALL_KEYS = 'APIKEYS';
+
+const FIELDS = ['id', 'user_id', 'name', 'prefix', 'created_at', 'expires_at', 'monthly_budget_usd', 'resource_ids', 'revoked_at'] as const;
+
+function fromItem(item: Record<string, unknown>): ApiKey {
+  const key = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as ApiKey;
+  if (key.monthly_budget_usd !== null) key.monthly_budget_usd = Number(key.monthly_budget_usd);
+  return key;
+}
+
+/** Creates a key: its record and its lookup, in one transaction. */
+export async function insertApiKeyRecord(key: ApiKey, hash: string): Promise<void> {
+  const sort = `${key.created_at}#${key.id}`;
+  await db.send(
+    new TransactWriteCommand({
+      TransactItems: [
+        {
+          Put: {
+            TableName: TABLE,
+            Item: {
+              ...recordKey(key.id),
+              entity: 'api-key',
+              GSI1PK: ownerPartition(key.user_id),
+              GSI1SK: sort,
+              GSI2PK: ALL_KEYS,
+              GSI2SK: sort,
+              hash,
+              ...key,
+            },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: { TableName: TABLE, Item: { ...lookupKey(hash), entity: 'api-key-lookup', ...key }, ConditionExpression: 'attribute_not_exists(PK)' },
+        },
+      ],
+    }),
+  );
+}
+
+/** The key a /v1 call presents, by the hash of its secret: one strongly consistent GetItem. */
+export async function getKeyByHash(hash: string): Promise<ApiKey | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: lookupKey(hash), ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+export async function getApiKeyRecord(id: string): Promise<ApiKey | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: recordKey(id), ConsistentRead: true }));
+  return Item ? fromItem(Item) : undefined;
+}
+
+/** A user's keys (GSI1), or every key (GSI2, for admins), newest first. */
+export async function listApiKeyRecords(
+  owner: { userId: string } | 'all',
+  limit: number,
+  cursor?: string,
+): Promise<{ keys: ApiKey[]; nextCursor: string | null }> {
+  const page =
+    owner === 'all'
+      ? await queryIndexPage(ALL_KEYS, { forward: false, limit, cursor, index: GSI2 })
+      : await queryIndexPage(ownerPartition(owner.userId), { forward: false, limit, cursor });
+  return { keys: page.items.map(fromItem), nextCursor: page.nextCursor };
+}
+
+/**
+ * Changes a key's record and lookup together. Conditional on the key not being revoked: a revoked
+ * key stays as it was revoked. The record holds the hash, so the lookup is found without the secret.
+ */
+export async function updateApiKeyRecord(id: string, patch: ApiKeyPatch & { revoked_at?: string }): Promise<ApiKey> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: recordKey(id), ConsistentRead: true }));
+  if (!Item) throw new DataError('ItemNotFound', 'API key not found');
+  if (Item.revoked_at) throw new DataError('RuleViolation', 'This API key has been revoked', 'A revoked key cannot be changed; create a new one');
+  const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
+  if (fields.length === 0) return fromItem(Item);
+  const names = Object.fromEntries(fields.map(([k], i) => [`#f${i}`, k]));
+  const values = Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v]));
+  const update = (Key: Record<string, string>): TransactItems[number] => ({
+    Update: {
+      TableName: TABLE,
+      Key,
+      UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+      // revoked_at is stored as null until the key is revoked.
+      ConditionExpression: 'attribute_exists(PK) AND attribute_type(revoked_at, :null)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':null': 'NULL' },
+    },
+  });
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: [update(recordKey(id)), update(lookupKey(Item.hash as string))] }));
+  } catch (err) {
+    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) {
+      throw new DataError('StaleWrite', 'This API key changed while it was being updated', 'Read it again and retry');
+    }
+    throw err;
+  }
+  return fromItem({ ...Item, ...Object.fromEntries(fields) });
+}
