@@ -21,7 +21,7 @@ const Message = Type.Object(
   { additionalProperties: false },
 );
 
-const Stop = Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 4 })]);
+const StopWord = Type.String({ minLength: 1, maxLength: 200 });
 const Zero = Type.Number({ minimum: 0, maximum: 0, description: 'only 0 (no penalty) is supported' });
 
 export const ChatCompletionBody = Type.Object(
@@ -32,7 +32,7 @@ export const ChatCompletionBody = Type.Object(
     max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32_000 })),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    stop: Type.Optional(Type.Union([Stop, Type.Null()])),
+    stop: Type.Optional(Type.Union([StopWord, Type.Array(StopWord, { maxItems: 4 }), Type.Null()])),
     stream: Type.Optional(Type.Boolean()),
     stream_options: Type.Optional(
       Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()]),
