@@ -1,7 +1,7 @@
 /**
  * Every page of the console in one table: its path, who may see it, and its place in the navigation.
- * The routes and both menus are derived from it, so a new page (API keys when the gateway lands,
- * guardrails and orphans) is one entry here and one file under pages/.
+ * The routes and both menus are derived from it, so a new page is one entry here and one file under
+ * pages/.
  *
  * Paths never carry a dot in their last segment (the deploy answers those from its files, see
  * console/deploy/spa-rewrite.js): model ids, which have dots, go in the query string.
@@ -57,6 +57,7 @@ export const PAGES: Page[] = [
   { path: '/chat', ...chunk(() => import('./pages/Chat')), roles: EVERYONE, nav: { label: 'Chat', group: 'main' } },
   { path: '/chat/:conversationId', ...chunk(() => import('./pages/Chat')), roles: EVERYONE },
   { path: '/usage', ...chunk(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },
+  { path: '/keys', ...chunk(() => import('./pages/Keys')), roles: EVERYONE, nav: { label: 'API keys', group: 'main' } },
   { path: '/admin/users', ...chunk(() => import('./pages/admin/Users')), roles: SUPER, nav: { label: 'Users', group: 'admin' } },
   {
     path: '/admin/credentials',
