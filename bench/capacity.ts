@@ -146,29 +146,51 @@ async function aggregatorCapacity(svc: Service, batch: number, nextTurn: () => P
   await stream.drain();
   for (let i = 0; i < batch; i++) expectOk('chat turn', await invoke(svc, 'threadPost', nextTurn()));
   const records = await stream.capture();
+  const { capacity: total } = await metered(svc, `stream aggregator, per turn, batch of ${batch} (${records.length} records)`, () =>
+    stream.aggregate({ Records: records }),
+  );
+  const perTurn = (n: number) => n / batch;
+  return {
+    ...total,
+    reportedRcu: perTurn(total.reportedRcu),
+    reportedWcu: perTurn(total.reportedWcu),
+    rcu: perTurn(total.rcu),
+    wcu: perTurn(total.wcu),
+  };
+}
+
+/** Runs `fn` with every DynamoDB call metered and recorded, and prices what it did. */
+async function metered<T>(svc: Service, label: string, fn: () => Promise<T>): Promise<{ result: T; capacity: EndpointCapacity }> {
   svc.meter.capacity = true;
   svc.meter.record = true;
-  let snapshot;
+  let measured;
   try {
-    snapshot = (await svc.meter.measure(() => stream.aggregate({ Records: records }))).meter;
+    measured = await svc.meter.measure(fn);
   } finally {
     svc.meter.capacity = false;
     svc.meter.record = false;
   }
+  const { result, meter: snapshot } = measured;
   const computed = await computeCapacity(svc, snapshot.records);
   const counts = new Map<string, number>();
-  for (const r of snapshot.records) counts.set(r.command.replace(/Command$/, ''), (counts.get(r.command.replace(/Command$/, '')) ?? 0) + 1);
+  for (const r of snapshot.records) {
+    const command = r.command.replace(/Command$/, '');
+    counts.set(command, (counts.get(command) ?? 0) + 1);
+  }
   return {
-    label: `stream aggregator, per turn, batch of ${batch} (${records.length} records)`,
-    calls: snapshot.calls,
-    rounds: snapshot.rounds,
-    reportedRcu: snapshot.reportedRcu / batch,
-    reportedWcu: snapshot.reportedWcu / batch,
-    rcu: computed.rcu / batch,
-    wcu: computed.wcu / batch,
-    commands: [...counts.entries()].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', '),
-    approximate: computed.approximate,
-    missing: snapshot.missingCapacity,
+    result,
+    capacity: {
+      label,
+      calls: snapshot.calls,
+      rounds: snapshot.rounds,
+      reportedRcu: snapshot.reportedRcu,
+      reportedWcu: snapshot.reportedWcu,
+      rcu: computed.rcu,
+      wcu: computed.wcu,
+      commands: [...counts.entries()].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', '),
+      approximate: computed.approximate,
+      missing: snapshot.missingCapacity,
+    },
   };
 }
 
@@ -199,32 +221,9 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
     expectOk(label, await invoke(svc, name, req[name]()));
     const per: EndpointCapacity[] = [];
     for (let k = 0; k < options.repeats; k++) {
-      svc.meter.capacity = true;
-      svc.meter.record = true;
-      let snapshot;
-      try {
-        const { result, meter } = await svc.meter.measure(() => invoke(svc, name, req[name]()));
-        expectOk(label, result);
-        snapshot = meter;
-      } finally {
-        svc.meter.capacity = false;
-        svc.meter.record = false;
-      }
-      const computed = await computeCapacity(svc, snapshot.records);
-      const counts = new Map<string, number>();
-      for (const r of snapshot.records) counts.set(r.command.replace(/Command$/, ''), (counts.get(r.command.replace(/Command$/, '')) ?? 0) + 1);
-      per.push({
-        label,
-        calls: snapshot.calls,
-        rounds: snapshot.rounds,
-        reportedRcu: snapshot.reportedRcu,
-        reportedWcu: snapshot.reportedWcu,
-        rcu: computed.rcu,
-        wcu: computed.wcu,
-        commands: [...counts.entries()].map(([c, n]) => (n > 1 ? `${c} ×${n}` : c)).join(', '),
-        approximate: computed.approximate,
-        missing: snapshot.missingCapacity,
-      });
+      const { result, capacity } = await metered(svc, label, () => invoke(svc, name, req[name]()));
+      expectOk(label, result);
+      per.push(capacity);
     }
     const med = (f: (e: EndpointCapacity) => number) => summarize(per.map(f)).median;
     const last = per.at(-1) as EndpointCapacity;

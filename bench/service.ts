@@ -146,6 +146,18 @@ export interface World {
 /** The request each measured endpoint gets. */
 export function requests(world: World) {
   let turn = 0;
+  /** A chat turn continuing `threadId`, or starting a new thread without one. */
+  const threadTurn = (threadId?: string): CallOptions => ({
+    method: 'POST',
+    path: '/api/chat/thread',
+    token: world.token,
+    body: {
+      message: `Benchmark turn ${++turn}: what is the capital of France?`,
+      conversationId: world.conversationId,
+      resourceId: world.resourceId,
+      ...(threadId ? { threadId } : {}),
+    },
+  });
   return {
     validate: (): CallOptions => ({ method: 'GET', path: '/api/auth/validate', token: world.token }),
     listManaged: (): CallOptions => ({ method: 'GET', path: '/api/models/managed', token: world.token }),
@@ -156,27 +168,8 @@ export function requests(world: World) {
       pathParameters: { resourceId: world.resourceId },
       token: world.token,
     }),
-    threadPost: (): CallOptions => ({
-      method: 'POST',
-      path: '/api/chat/thread',
-      token: world.token,
-      body: {
-        message: `Benchmark turn ${++turn}: what is the capital of France?`,
-        conversationId: world.conversationId,
-        resourceId: world.resourceId,
-        threadId: world.threadId,
-      },
-    }),
-    threadPostNew: (): CallOptions => ({
-      method: 'POST',
-      path: '/api/chat/thread',
-      token: world.token,
-      body: {
-        message: `Benchmark turn ${++turn}: what is the capital of France?`,
-        conversationId: world.conversationId,
-        resourceId: world.resourceId,
-      },
-    }),
+    threadPost: (): CallOptions => threadTurn(world.threadId),
+    threadPostNew: (): CallOptions => threadTurn(),
     conversationMessages: (): CallOptions => ({
       method: 'GET',
       path: `/api/conversations/${world.conversationId}/messages`,
