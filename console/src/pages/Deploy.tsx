@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 're
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
+import { GuardrailFields } from '../components/GuardrailFields';
 import { ErrorText, Facts, Field, PageTitle, Spinner } from '../components/ui';
 import { int, list, usd } from '../format';
 import { PLATFORMS, PlatformTabs, isPlatform, type Platform } from './Models';
@@ -446,34 +447,7 @@ function DedicatedForm() {
               )}
             </Field>
           </div>
-          <div className="row">
-            <Field label="Idle timeout (minutes)" hint="Stop the endpoint after this long without invocations; empty for none.">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  aria-describedby={hint}
-                  type="number"
-                  min={1}
-                  max={10080}
-                  value={idleTimeout}
-                  onChange={(e) => setIdleTimeout(e.target.value)}
-                />
-              )}
-            </Field>
-            <Field label="Monthly budget (USD)" hint="Stop the endpoint when this month's cost reaches it; empty for none.">
-              {(id, hint) => (
-                <input
-                  id={id}
-                  aria-describedby={hint}
-                  type="number"
-                  min={0.01}
-                  step="any"
-                  value={budget}
-                  onChange={(e) => setBudget(e.target.value)}
-                />
-              )}
-            </Field>
-          </div>
+          <GuardrailFields idle={idleTimeout} onIdle={setIdleTimeout} budget={budget} onBudget={setBudget} />
           <div className="check">
             <input id="accept-eula" type="checkbox" checked={acceptEula} onChange={(e) => setAcceptEula(e.target.checked)} />
             <label htmlFor="accept-eula">Accept the model's licence (needed for gated public models)</label>

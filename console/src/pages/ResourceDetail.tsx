@@ -3,7 +3,8 @@ import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, unwrap, type Schemas } from '../api/client';
 import { useAction, useInterval, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
-import { Badge, ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner } from '../components/ui';
+import { GuardrailFields } from '../components/GuardrailFields';
+import { Badge, ConfirmDialog, ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
 import { dateTime, ms, percent, usd } from '../format';
 import { FAST_POLL_MS, SLOW_POLL_MS, TRANSITIONAL } from './Resources';
 
@@ -211,24 +212,7 @@ function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardra
       />
       {props.admin ? (
         <form onSubmit={(e) => void save.run(e)} className="inline-form">
-          <Field label="Idle timeout (minutes)" hint="1 to 10080; empty for none.">
-            {(fid, hint) => (
-              <input id={fid} aria-describedby={hint} type="number" min={1} max={10080} value={idle} onChange={(e) => setIdle(e.target.value)} />
-            )}
-          </Field>
-          <Field label="Monthly budget (USD)" hint="Empty for none.">
-            {(fid, hint) => (
-              <input
-                id={fid}
-                aria-describedby={hint}
-                type="number"
-                min={0.01}
-                step="any"
-                value={budget}
-                onChange={(e) => setBudget(e.target.value)}
-              />
-            )}
-          </Field>
+          <GuardrailFields idle={idle} onIdle={setIdle} budget={budget} onBudget={setBudget} />
           <button type="submit" disabled={save.pending}>
             Save guardrails
           </button>
