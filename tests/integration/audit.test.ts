@@ -2,6 +2,7 @@ import { handler as createUser } from '../../functions/admin/create-user';
 import { handler as updateUser } from '../../functions/admin/update-user';
 import { handler as listAudit } from '../../functions/admin/list-audit';
 import { handler as awsCredentials } from '../../functions/auth/aws-credentials';
+import { handler as deployManaged } from '../../functions/deploy/managed';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 
@@ -49,6 +50,14 @@ describe('audit log', () => {
         .sort()
         .reverse(),
     ).toEqual(entries.map((e) => e.at));
+  });
+
+  test('a refused request whose target field is not text is still recorded, its target as the JSON the client sent', async () => {
+    const boss = await makeUser('super_admin');
+    const refused = await call(deployManaged as Handler, { method: 'POST', token: boss.token, body: { modelId: 'x', endpointName: 12345 } });
+    expect(refused.status).toBe(400);
+    const res = await call(listAudit as Handler, { token: boss.token, query: { limit: '1' } });
+    expect(res.body.entries[0]).toMatchObject({ action: 'deploy.managed', target: '12345', outcome: 'failure', status: 400 });
   });
 
   test('only a super_admin may read the audit log', async () => {

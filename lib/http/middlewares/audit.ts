@@ -24,9 +24,12 @@ export function audit(options: AuditOptions): middy.MiddlewareObj<ApiEvent, APIG
     if (!event.user) return;
     const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;
     const input = { body: event.input?.body ?? {}, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {} };
+    // A refused request's body is whatever the client sent (a number where a name belongs, say):
+    // the target is recorded as text, or not at all, and never costs the entry.
     let target: string | undefined;
     try {
-      target = options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
+      const named: unknown = options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
+      target = named == null ? undefined : typeof named === 'string' ? named : JSON.stringify(named);
     } catch {
       target = undefined;
     }
