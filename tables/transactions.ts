@@ -1,6 +1,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
+import { DataError } from './errors';
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
@@ -15,11 +16,19 @@ export function cancellationReasons(err: unknown): string[] | undefined {
 }
 
 /**
- * Runs a transaction, retrying only when DynamoDB cancelled it for a conflict with another
- * transaction on the same items (a caller's own concurrent turns on their counters, aggregators of two
- * shards on USAGE#ALL). A cancelled transaction wrote nothing, so a retry cannot double-count.
- * Condition failures are returned to the caller. `retry` bounds the retries: a number of attempts, or
- * `{ until }`, a time (epoch ms) after which no new attempt starts.
+ * Cancellation reasons that say "not now" rather than "no": another transaction holds an item, or
+ * the table or index is throttled. DynamoDB documents both as safe to retry.
+ */
+const TRANSIENT_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/**
+ * Runs a transaction, retrying only when DynamoDB cancelled it for a transient reason: a conflict
+ * with another transaction on the same items (a caller's own concurrent turns on their counters,
+ * aggregators of two shards on USAGE#ALL) or throttling. A cancelled transaction wrote nothing, so a
+ * retry cannot double-count. Condition failures (and every other reason) are returned to the caller.
+ * `retry` bounds the retries: a number of attempts, or `{ until }`, a time (epoch ms) after which no
+ * new attempt starts. A transaction still cancelled for a transient reason when they run out is a
+ * DatabaseUnavailable (503, retry later), never an unexplained failure.
  */
 export async function transactWrite(items: TransactItems, retry: number | { until: number } = 8): Promise<void> {
   const more = (attempt: number) => (typeof retry === 'number' ? attempt < retry : Date.now() < retry.until);
@@ -29,9 +38,14 @@ export async function transactWrite(items: TransactItems, retry: number | { unti
       return;
     } catch (err) {
       const reasons = cancellationReasons(err);
-      const conflict = reasons?.includes('TransactionConflict') && !reasons.includes('ConditionalCheckFailed');
-      const throttled = (err as { name?: string }).name === 'TransactionInProgressException';
-      if (!(conflict || throttled) || !more(attempt)) throw err;
+      const transient =
+        reasons !== undefined && reasons.some((r) => TRANSIENT_REASONS.has(r)) && reasons.every((r) => r === 'None' || TRANSIENT_REASONS.has(r));
+      const name = (err as { name?: string }).name;
+      const inProgress = name === 'TransactionInProgressException' || name === 'TransactionConflictException';
+      if (!(transient || inProgress)) throw err;
+      if (!more(attempt)) {
+        throw new DataError('DatabaseUnavailable', 'The database is busy with concurrent changes to the same records; please retry shortly');
+      }
       // Full jitter keeps racing writers from colliding again in lockstep.
       await new Promise((r) => setTimeout(r, Math.random() * Math.min(1000, 20 * 2 ** attempt)));
     }

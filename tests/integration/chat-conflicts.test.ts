@@ -13,6 +13,8 @@ import type { Handler } from '../helpers/invoke';
 // 12 s and 10 s. Set before anything reads the configuration, hence the dynamic imports.
 process.env.UPSTREAM_TIMEOUT_MS = '60000';
 process.env.TURN_WRITE_RETRY_MS = '60000';
+// A turn that fails here fails rarely and only under load: its error goes to the test output.
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'ERROR';
 // One after the other: jest's ESM loader fails on simultaneous imports of shared modules.
 const { handler: postThread } = await import('../../functions/chat/thread-post');
 const { handler: getThread } = await import('../../functions/chat/thread-get');
