@@ -1,4 +1,4 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, getItems } from './client';
 import type { TransactItems } from './transactions';
 
@@ -152,29 +152,57 @@ export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, 
   };
 }
 
+/** The spend of one budget owner: the reservation to settle, or a plain charge when none was taken. */
+export type SpendSettle = { reservation: Reservation } | { owner: BudgetOwner; month: string; budgetUsd: number | null };
+
+/** The write of a settle inside the transaction that records the call. */
+export const settleItem = (settle: SpendSettle, costUsd: number): TransactItems[number] =>
+  'reservation' in settle ? settleWrite(settle.reservation, costUsd) : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
+
 /**
  * Sets the budget of the owner's current month (a PATCH of the key's or user's budget), moving the
- * headroom by the difference: read, then a write conditional on the budget read, retried if a call
+ * headroom by the difference: read, then a write conditional on what was read, retried if a call
  * moved it in between.
+ *
+ * `spentSoFar`, when given, is the month's true spend read from the owner's usage counters, for a
+ * budget that starts now: a user's session chat is charged to their spend item only while they have
+ * a budget (it saves every other turn a write), so the item's spend is raised to the month's whole
+ * spend. It is read after the item, and the write is conditional on the item's spend being unchanged,
+ * so a call settled in between is counted once, not lost.
  */
-export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: number | null): Promise<void> {
+export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: number | null, spentSoFar?: () => Promise<number>): Promise<void> {
   const budget = usd(budgetUsd ?? 0);
   for (let attempt = 0; ; attempt++) {
     const item = await readSpendItem(owner, month);
-    if (!item) return; // the month's first reservation starts from the record's budget
-    const old = Number(item.budget ?? 0);
+    const oldSpent = usd(Number(item?.spent ?? 0));
+    const spent = spentSoFar ? Math.max(oldSpent, usd(await spentSoFar())) : oldSpent;
     try {
+      if (!item) {
+        // Without spend to carry, the month's first reservation starts the item from the record's budget.
+        if (spent === 0) return;
+        await db.send(
+          new PutCommand({
+            TableName: TABLE,
+            Item: { ...spendKey(owner, month), entity: 'spend', budget, spent, reserved: 0, headroom: usd(budget - spent) },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        return;
+      }
+      const old = Number(item.budget ?? 0);
       await db.send(
         new UpdateCommand({
           TableName: TABLE,
           Key: spendKey(owner, month),
-          UpdateExpression: 'SET budget = :budget, headroom = if_not_exists(headroom, :zero) + :diff',
-          ConditionExpression: item.budget === undefined ? 'attribute_not_exists(budget)' : 'budget = :old',
+          UpdateExpression: 'SET budget = :budget, spent = :spent, headroom = if_not_exists(headroom, :zero) + :diff',
+          ConditionExpression: `${item.budget === undefined ? 'attribute_not_exists(budget)' : 'budget = :old'} AND ${item.spent === undefined ? 'attribute_not_exists(spent)' : 'spent = :oldSpent'}`,
           ExpressionAttributeValues: {
             ':budget': budget,
-            ':diff': usd(budget - old),
+            ':spent': spent,
+            ':diff': usd(budget - old - (spent - oldSpent)),
             ':zero': 0,
             ...(item.budget === undefined ? {} : { ':old': item.budget }),
+            ...(item.spent === undefined ? {} : { ':oldSpent': item.spent }),
           },
         }),
       );

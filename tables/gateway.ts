@@ -1,7 +1,6 @@
 import type { PlatformName } from '../core/vocabulary';
-import { chargeWrite, settleWrite, type BudgetOwner, type Reservation } from './budgets';
-import { cancellationReasons } from './transactions';
-import { callTransaction, commitTurn } from './turns';
+import type { SpendSettle } from './budgets';
+import { callTransaction, commitCharged } from './turns';
 
 /**
  * The write of an answered gateway call (/v1/chat/completions), on the chat write path
@@ -38,20 +37,9 @@ export interface GatewayCall {
   costUsd: number;
 }
 
-/** The spend of one budget owner: the reservation to settle, or a plain charge when none was taken. */
-export type SpendSettle = { reservation: Reservation } | { owner: BudgetOwner; month: string; budgetUsd: number | null };
-
 const CALL_TTL_SECONDS = 90 * 86_400;
 
-const settleItem = (settle: SpendSettle, costUsd: number) =>
-  'reservation' in settle ? settleWrite(settle.reservation, costUsd) : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
-
-/**
- * Records an answered call. The call item's conditional put (item 0) makes a retry idempotent
- * (commitTurn). A settle whose reservation is gone (the call outlived the reservation's expiry, which
- * gave it back) becomes a plain charge, so the recorded spend is still exactly the sum of the
- * answered calls.
- */
+/** Records an answered call with its spend settled (tables/turns.ts commitCharged). */
 export async function recordGatewayCall(call: GatewayCall, settles: SpendSettle[]): Promise<void> {
   const counted = callTransaction(
     {
@@ -76,18 +64,5 @@ export async function recordGatewayCall(call: GatewayCall, settles: SpendSettle[
       { kind: 'key', id: call.keyId },
     ],
   );
-  let current = settles;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await commitTurn([...counted, ...current.map((s) => settleItem(s, call.costUsd))]);
-      return;
-    } catch (err) {
-      const reasons = cancellationReasons(err);
-      const expired = (i: number) => reasons?.[counted.length + i] === 'ConditionalCheckFailed';
-      if (attempt > 0 || !current.some((s, i) => 'reservation' in s && expired(i))) throw err;
-      current = current.map((s, i) =>
-        'reservation' in s && expired(i) ? { owner: s.reservation.owner, month: s.reservation.month, budgetUsd: null } : s,
-      );
-    }
-  }
+  await commitCharged(counted, settles, call.costUsd);
 }

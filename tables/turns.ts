@@ -2,6 +2,7 @@ import { config } from '../core/config';
 import { logger } from '../core/observability';
 import { TABLE, getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
+import { settleItem, type SpendSettle } from './budgets';
 import { isDataError } from './errors';
 import { callSortKey, recentThreadMessages, turnPut, usageAttributes, type NewTurn, type StoredMessage, type TurnReply } from './messages';
 import { resourceFromItem, resourceKey, type Resource } from './resources';
@@ -162,7 +163,32 @@ export async function commitTurn(items: TransactItems): Promise<void> {
   }
 }
 
-/** Records an answered turn: one transaction of the caller's own items (turnTransaction). */
-export async function recordTurn(record: TurnRecord): Promise<void> {
-  await commitTurn(turnTransaction(record));
+/**
+ * Commits a counted call or turn with the budget owners' spend settled in the same transaction, so
+ * the recorded spend is exactly the sum of the answered calls. A settle whose reservation is gone (the
+ * call outlived the reservation's expiry, which gave it back) becomes a plain charge.
+ */
+export async function commitCharged(counted: TransactItems, settles: SpendSettle[], costUsd: number): Promise<void> {
+  let current = settles;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await commitTurn([...counted, ...current.map((s) => settleItem(s, costUsd))]);
+      return;
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      const expired = (i: number) => reasons?.[counted.length + i] === 'ConditionalCheckFailed';
+      if (attempt > 0 || !current.some((s, i) => 'reservation' in s && expired(i))) throw err;
+      current = current.map((s, i) =>
+        'reservation' in s && expired(i) ? { owner: s.reservation.owner, month: s.reservation.month, budgetUsd: null } : s,
+      );
+    }
+  }
+}
+
+/**
+ * Records an answered turn: one transaction of the caller's own items (turnTransaction), with the
+ * user's spend settled when their budget is counted (`settles`, none otherwise).
+ */
+export async function recordTurn(record: TurnRecord, settles: SpendSettle[] = []): Promise<void> {
+  await commitCharged(turnTransaction(record), settles, record.turn.reply?.costUsd ?? 0);
 }

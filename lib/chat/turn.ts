@@ -1,28 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric, logger } from '../../core/observability';
+import { release } from '../../tables/budgets';
 import { messagesOfTurn, putFailedTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
 import { readTurnContext, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
 import { BadRequest, Conflict, NotFound } from '../http/errors';
-import { withStatus, type ChatReply, type EndpointDescription } from '../platforms/types';
+import { withStatus, type ChatReply, type ChatRequest, type EndpointDescription } from '../platforms/types';
 import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
 import { writableConversation } from '../conversations/access';
+import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
 import { buildContext } from './context';
 import { MAX_MESSAGE_CHARS } from './limits';
 import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
 
 /**
- * One chat turn, thread or legacy, in at most three sequential DynamoDB round trips:
+ * One chat turn, thread or legacy, in at most three sequential DynamoDB round trips (four for a user
+ * with a monthly budget: the reservation before the model call):
  *
  *   1. the caller's user item (the authentication middleware);
  *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
  *      thread and its newest messages), with the price table alongside when the per-container
  *      price cache is cold;
  *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn): the turn item
- *      and the caller's and the conversation's usage counters, in one transaction of the caller's own
- *      items. The service-wide and per-model totals and the resource's chat counters are folded from
+ *      and the caller's and the conversation's usage counters (and, for a user with a monthly budget,
+ *      their spend item), in one transaction of the caller's own items. The service-wide and per-model totals and the resource's chat counters are folded from
  *      the table's stream (lib/usage/aggregator.ts), so concurrent turns of different users never
  *      touch the same item.
  *
@@ -129,16 +132,24 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     userText: content,
   };
 
+  const history = mode === 'thread' ? buildContext(recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
+  const modelRequest: ChatRequest = {
+    target,
+    system: systemPrompt(resource),
+    messages: [...history, { role: 'user', content }],
+    maxTokens: config.chat.maxOutputTokens,
+  };
+  // A user with a monthly budget (set by an admin) spends it here as on the gateway: an upper bound of
+  // the turn's cost is reserved before the model is asked. Dedicated endpoints bill by the hour: free.
+  const budgets: Budget[] = user.monthly_budget_usd === null ? [] : [{ owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd }];
+  const bound = budgets.length > 0 && price ? tokenCost(await price, promptTokenBound(modelRequest), config.chat.maxOutputTokens) : 0;
+  const reservations = bound > 0 ? await reserveAll(budgets, bound, turnId, started, () => 'Your monthly budget cannot cover this message') : [];
+
   let reply: ChatReply;
   try {
-    const history = mode === 'thread' ? buildContext(recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
-    reply = await platform.chat({
-      target,
-      system: systemPrompt(resource),
-      messages: [...history, { role: 'user', content }],
-      maxTokens: config.chat.maxOutputTokens,
-    });
+    reply = await platform.chat(modelRequest);
   } catch (err) {
+    await Promise.all(reservations.map(release));
     await keepFailedTurn(turn, err);
     if (resource.type === 'dedicated') {
       // A dedicated endpoint may have left service since its status was stored: say so (409/404)
@@ -166,7 +177,11 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   };
 
   // Round trip 3.
-  await recordTurn({ turn, userId: user.id, startsThread: mode === 'thread' && !continuing });
+  const charged = turn.reply.costUsd > 0 || reservations.length > 0;
+  await recordTurn(
+    { turn, userId: user.id, startsThread: mode === 'thread' && !continuing },
+    charged ? settlesOf(budgets, reservations, started) : [],
+  );
   // Counted once the turn is recorded, so the metrics agree with the usage figures.
   const dimension = { platform: resource.type };
   dimensionedMetric('ChatTurns', dimension, 1);

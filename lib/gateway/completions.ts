@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric } from '../../core/observability';
-import { monthOf, release, reserve, type BudgetOwner, type Reservation } from '../../tables/budgets';
-import { recordGatewayCall, type SpendSettle } from '../../tables/gateway';
+import { release } from '../../tables/budgets';
+import { recordGatewayCall } from '../../tables/gateway';
+import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
 import type { ApiKey } from '../../tables/keys';
 import type { Resource } from '../../tables/resources';
 import type { User } from '../../tables/users';
@@ -36,12 +37,6 @@ export interface CompletionBody {
   stream_options?: { include_usage?: boolean } | null;
 }
 
-/** How long a reservation holds budget if its call never settles (a crash): well past the function's 29 s. */
-export const RESERVATION_TTL_MS = 5 * 60_000;
-/** Per-message and per-request allowances for the chat template's tokens in the prompt's upper bound. */
-const TEMPLATE_TOKENS_PER_MESSAGE = 10;
-const TEMPLATE_TOKENS = 20;
-
 const textOf = (content: CompletionBody['messages'][number]['content']) =>
   typeof content === 'string' ? content : content.map((p) => p.text).join('');
 
@@ -69,16 +64,6 @@ export function toChatRequest(body: CompletionBody, target: string, maxTokens: n
   };
 }
 
-/**
- * An upper bound of the prompt's tokens: its UTF-8 bytes (a byte-level tokenizer never makes more
- * tokens than bytes) plus the chat template's allowance. Generous on purpose: what it reserves beyond
- * the true cost is given back when the call settles.
- */
-export function promptTokenBound(request: ChatRequest): number {
-  const texts = [request.system ?? '', ...request.messages.map((m) => m.content)];
-  return texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
-}
-
 async function ensureInService(resource: Resource): Promise<void> {
   if (resource.status === 'InService') return;
   if (resource.type === 'dedicated') {
@@ -93,32 +78,6 @@ async function ensureInService(resource: Resource): Promise<void> {
     {
       'Retry-After': '30',
     },
-  );
-}
-
-interface Budget {
-  owner: BudgetOwner;
-  budgetUsd: number | null;
-}
-
-/** Reserves `amountUsd` on every budget set, all or none: 429 budget_exceeded when one cannot cover it. */
-async function reserveAll(budgets: Budget[], amountUsd: number, callId: string, now: Date): Promise<Reservation[]> {
-  const month = monthOf(now);
-  const expiresAt = new Date(now.getTime() + RESERVATION_TTL_MS);
-  const limited = budgets.filter((b): b is Budget & { budgetUsd: number } => b.budgetUsd !== null);
-  const results = await Promise.allSettled(
-    limited.map((b) => reserve({ owner: b.owner, month, budgetUsd: b.budgetUsd, amountUsd, id: callId, expiresAt, now })),
-  );
-  const taken = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
-  if (taken.length === limited.length) return taken;
-  await Promise.all(taken.map(release));
-  const failure = results.find((r) => r.status === 'rejected');
-  if (failure) throw failure.reason;
-  const refused = limited[results.findIndex((r) => r.status === 'fulfilled' && !r.value)] as Budget;
-  throw new CodedError(
-    429,
-    `The monthly budget of this ${refused.owner.kind === 'key' ? 'API key' : "key's owner"} cannot cover this request (up to $${amountUsd.toFixed(6)})`,
-    'budget_exceeded',
   );
 }
 
@@ -146,7 +105,16 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
     { owner: { kind: 'key', id: key.id }, budgetUsd: key.monthly_budget_usd },
     { owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd },
   ];
-  const reservations = bound > 0 ? await reserveAll(budgets, bound, callId, now) : [];
+  const reservations =
+    bound > 0
+      ? await reserveAll(
+          budgets,
+          bound,
+          callId,
+          now,
+          (owner) => `The monthly budget of ${owner.kind === 'key' ? 'this API key' : "the key's owner"} cannot cover this request`,
+        )
+      : [];
 
   let reply: ChatReply;
   try {
@@ -163,11 +131,7 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
   const tokensOut = Math.max(0, Math.round(reply.tokensOut));
   const latencyMs = Math.max(0, Math.round(reply.latencyMs));
   const costUsd = price ? tokenCost(price, tokensIn, tokensOut) : 0;
-  const month = monthOf(now);
-  const settles: SpendSettle[] = budgets.map((b) => {
-    const reservation = reservations.find((r) => r.owner.kind === b.owner.kind);
-    return reservation ? { reservation } : { owner: b.owner, month, budgetUsd: b.budgetUsd };
-  });
+  const settles = settlesOf(budgets, reservations, now);
   await recordGatewayCall(
     {
       callId,

@@ -3,6 +3,7 @@ import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../http/errors';
 import { hashPassword } from '../auth/passwords';
 import { monthOf, setBudget } from '../../tables/budgets';
+import { readUsage } from '../../tables/usage';
 import {
   createUser as insertUser,
   getUserById,
@@ -78,8 +79,13 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
     changes.password_hash = await hashPassword(password);
   }
   const user = await writeUserChanges(current, changes, now.toISOString());
-  // The budget of the month under way moves with it at once (tables/budgets.ts).
-  if (patch.monthly_budget_usd !== undefined) await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd);
+  // The budget of the month under way moves with it at once (tables/budgets.ts). A budget that starts
+  // now counts the month's session chat so far, which was not charged while there was none.
+  if (patch.monthly_budget_usd !== undefined) {
+    const starts = current.monthly_budget_usd === null && patch.monthly_budget_usd !== null;
+    const spentSoFar = async () => (await readUsage({ kind: 'user', id }, now)).mtd.cost_usd;
+    await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd, starts ? spentSoFar : undefined);
+  }
   return user;
 }
 
