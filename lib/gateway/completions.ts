@@ -101,10 +101,10 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
   const price = resource.type === 'dedicated' ? undefined : await getTokenPrice(resource.type, resource.model_id);
   const bound = price ? tokenCost(price, promptTokenBound(request), maxTokens) : 0;
 
-  const budgets: Budget[] = [
-    { owner: { kind: 'key', id: key.id }, budgetUsd: key.monthly_budget_usd },
-    { owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd },
-  ];
+  // The key's spend is always kept (GET /api/keys shows it); the owner's only while they have a budget,
+  // as for their session chat: a budget set later starts from their usage (lib/users/service.ts).
+  const budgets: Budget[] = [{ owner: { kind: 'key', id: key.id }, budgetUsd: key.monthly_budget_usd }];
+  if (user.monthly_budget_usd !== null) budgets.push({ owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd });
   const reservations =
     bound > 0
       ? await reserveAll(

@@ -190,4 +190,22 @@ describe('the owner’s budget (PATCH /api/admin/users/{id} monthly_budget_usd)'
     await patch(null);
     expect((await complete(key, hello(managed.endpoint_name))).status).toBe(200);
   });
+
+  test("a budget set after the owner's calls starts from them: exactly what they spent leaves nothing to spend", async () => {
+    const { owner, key } = await newKey();
+    const superAdmin = await makeUser('super_admin');
+    for (let i = 0; i < 2; i++) expect((await complete(key, hello(managed.endpoint_name))).status).toBe(200);
+    const { cost_usd } = (await call(usageCurrent as Handler, { token: owner.token })).body.mtd;
+    expect(cost_usd).toBeGreaterThan(0);
+    const set = await call(updateUser as Handler, {
+      method: 'PATCH',
+      token: superAdmin.token,
+      pathParameters: { userId: owner.user.id },
+      body: { monthly_budget_usd: cost_usd },
+    });
+    expect(set.status).toBe(200);
+    const refused = await complete(key, hello(managed.endpoint_name));
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('budget_exceeded');
+  });
 });
