@@ -160,7 +160,7 @@ async function aggregatorCapacity(svc: Service, batch: number, nextTurn: () => P
 }
 
 /** Runs `fn` with every DynamoDB call metered and recorded, and prices what it did. */
-async function metered<T>(svc: Service, label: string, fn: () => Promise<T>): Promise<{ result: T; capacity: EndpointCapacity }> {
+export async function metered<T>(svc: Service, label: string, fn: () => Promise<T>): Promise<{ result: T; capacity: EndpointCapacity }> {
   svc.meter.capacity = true;
   svc.meter.record = true;
   let measured;
@@ -194,7 +194,7 @@ async function metered<T>(svc: Service, label: string, fn: () => Promise<T>): Pr
   };
 }
 
-interface EndpointCapacity {
+export interface EndpointCapacity {
   label: string;
   calls: number;
   rounds: number;

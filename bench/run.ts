@@ -3,7 +3,7 @@
  *
  *   npm run bench                                  all sections, full counts (load: 20 s per endpoint)
  *   npm run bench -- --load-seconds 60             the 60-second load run
- *   npm run bench -- --only cold,warm,capacity,growth,login,load,console,stack,ceiling,reconcile
+ *   npm run bench -- --only cold,warm,capacity,growth,login,load,console,stack,ceiling,reconcile,gateway
  *   npm run bench -- --quick                       smaller counts: a smoke run, not reference figures
  *
  * Everything runs on loopback: DynamoDB Local (in memory) and the emulator on free ports, started
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { ROOT } from '../local/runtime';
 import { cleanupAll, installExitHandlers, machine, markdownTable, renderTable, type Row, type SectionResult } from './harness';
 
-const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling', 'reconcile'] as const;
+const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling', 'reconcile', 'gateway'] as const;
 type Section = (typeof SECTIONS)[number];
 
 const TITLES: Record<Section, string> = {
@@ -30,6 +30,7 @@ const TITLES: Record<Section, string> = {
   stack: '8. The local stack under chat load',
   ceiling: '9. Predicted ceiling',
   reconcile: '10. One reconciliation pass',
+  gateway: '11. The OpenAI-compatible gateway',
 };
 
 interface Args {
@@ -112,6 +113,8 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./ceiling')).ceiling({ batch: q ? 20 : 100 });
     case 'reconcile':
       return (await import('./reconcile')).reconcileCost({ sizes: q ? [10, 50] : [20, 200] });
+    case 'gateway':
+      return (await import('./gateway')).gateway({ n: q ? 40 : 300, httpN: q ? 20 : 150, warmup: q ? 5 : 20 });
   }
 }
 
@@ -132,7 +135,7 @@ function skeleton(): string {
     '```',
     'npm run bench                          # every section, full counts; load runs 20 s per endpoint',
     'npm run bench -- --load-seconds 60     # the 60-second load run',
-    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console, stack, ceiling, reconcile',
+    'npm run bench -- --only warm,capacity  # some sections: cold, warm, capacity, growth, login, load, console, stack, ceiling, reconcile, gateway',
     'npm run bench -- --quick               # smoke run with small counts (figures not for reference)',
     '```',
     '',
