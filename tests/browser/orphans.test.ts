@@ -1,0 +1,61 @@
+/**
+ * The orphans page: endpoints this service tagged but no resource tracks, found by the reconciler
+ * (invoked here as EventBridge would, through serverless-offline), adopted with guardrails or deleted.
+ */
+import { invokeOffline, scheduledEvent } from '../../local/runtime';
+import { CONSOLE, adminNav, browserPerFile, unique } from './helpers';
+
+const b = browserPerFile({ loggedIn: true });
+
+/** An endpoint created on the platform behind the service's back, carrying this stage's tags. */
+async function orphanOnPlatform(name: string): Promise<void> {
+  const res = await fetch(`${process.env.EMULATOR_URL}/_emulator/endpoints`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, instanceType: 'ml.g5.xlarge', tags: { 'managed-by': 'model-ops', 'model-ops:stage': 'e2e' } }),
+  });
+  expect(res.status).toBe(201);
+}
+
+/** One reconciliation pass; a pass of another test file holding the lease is waited out. */
+async function reconcileNow(): Promise<void> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const report = (await invokeOffline(process.env.E2E_LAMBDA_URL as string, 'model-ops-e2e-reconcile', scheduledEvent())) as { skipped?: string };
+    if (!report.skipped) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error('the reconciler stayed busy');
+}
+
+test('an admin sees the orphans the reconciler found with what they bill, adopts one with an idle timeout and deletes another', async () => {
+  const { page } = b;
+  const keep = unique('orphan-keep');
+  const drop = unique('orphan-drop');
+  await Promise.all([orphanOnPlatform(keep), orphanOnPlatform(drop)]);
+  await reconcileNow();
+
+  await adminNav(page).getByRole('link', { name: 'Orphans' }).click();
+  const table = page.getByRole('region', { name: 'Orphan endpoints' });
+  const keepRow = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: keep }) });
+  await keepRow.getByText('$1.41').waitFor();
+
+  await keepRow.getByRole('button', { name: 'Adopt…' }).click();
+  const adoptDialog = page.getByRole('dialog', { name: `Adopt ${keep}?` });
+  await adoptDialog.getByLabel('Idle timeout (minutes)').fill('30');
+  await adoptDialog.getByRole('button', { name: 'Adopt' }).click();
+  await page.getByText(`${keep} is now tracked`).waitFor();
+  expect(await table.getByRole('rowheader', { name: keep }).count()).toBe(0);
+
+  const dropRow = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: drop }) });
+  await dropRow.getByRole('button', { name: 'Delete…' }).click();
+  await page
+    .getByRole('dialog', { name: `Delete ${drop}?` })
+    .getByRole('button', { name: 'Delete' })
+    .click();
+  await table.getByRole('rowheader', { name: drop }).waitFor({ state: 'detached' });
+
+  // The adopted endpoint is a resource now, with the guardrail it was given.
+  await page.getByRole('link', { name: 'open the resource' }).click();
+  await page.waitForURL(`${CONSOLE()}/resources/*`);
+  await page.getByText('30 min').first().waitFor();
+});
