@@ -31,6 +31,8 @@ export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
 interface EventSourceSettings {
   batchSize: number;
+  /** Lambda waits up to this long to fill a batch (MaximumBatchingWindowInSeconds), in ms. */
+  batchingWindowMs: number;
   maximumRetryAttempts: number;
   filterPatterns: Record<string, unknown>[];
 }
@@ -38,11 +40,17 @@ interface EventSourceSettings {
 /** The aggregator's event source mapping as deployed (functions/usage/stream.yml), so local runs match it. */
 export function aggregatorEventSource(): EventSourceSettings {
   const mapping = parse(readFileSync(join(here, '..', 'functions', 'usage', 'stream.yml'), 'utf8')) as {
-    Properties: { BatchSize?: number; MaximumRetryAttempts?: number; FilterCriteria?: { Filters?: { Pattern: string }[] } };
+    Properties: {
+      BatchSize?: number;
+      MaximumBatchingWindowInSeconds?: number;
+      MaximumRetryAttempts?: number;
+      FilterCriteria?: { Filters?: { Pattern: string }[] };
+    };
   };
   const p = mapping.Properties;
   return {
     batchSize: p.BatchSize ?? 100,
+    batchingWindowMs: (p.MaximumBatchingWindowInSeconds ?? 0) * 1000,
     maximumRetryAttempts: p.MaximumRetryAttempts ?? 10,
     filterPatterns: (p.FilterCriteria?.Filters ?? []).map((f) => JSON.parse(f.Pattern) as Record<string, unknown>),
   };
@@ -85,6 +93,9 @@ interface ShardState {
   /** Last sequence number handed to the handler successfully. */
   last: string | undefined;
   closed: boolean;
+  /** Records read and wanted (after filtering) but not yet delivered: a batch filling up within the batching window, and since when. */
+  pending: DynamoDBRecord[];
+  pendingSince: number;
 }
 
 export interface StreamReaderOptions {
@@ -99,6 +110,11 @@ export interface StreamReaderOptions {
   onBatch?: (records: DynamoDBRecord[]) => void;
   /** What happens to a batch that failed every attempt: skipped with an error (as Lambda does), or thrown (tests). */
   onGiveUp?: 'skip' | 'throw';
+  /**
+   * Wait up to the mapping's batching window to fill a batch, as Lambda does (the continuous poller of
+   * `npm start`); without it every read is delivered at once (tests draining the stream).
+   */
+  batching?: boolean;
 }
 
 /** Reads one table's stream and delivers its batches; `poll` does one pass over every shard. */
@@ -137,7 +153,7 @@ export class StreamReader {
     } while (start);
     for (const shard of shards) {
       const id = shard.ShardId as string;
-      const state = this.shards.get(id) ?? { iterator: undefined, last: undefined, closed: false };
+      const state = this.shards.get(id) ?? { iterator: undefined, last: undefined, closed: false, pending: [], pendingSince: 0 };
       if (!state.iterator && !state.closed) {
         const { ShardIterator } = await this.streams.send(
           new GetShardIteratorCommand({
@@ -154,33 +170,57 @@ export class StreamReader {
   }
 
   /**
-   * One pass: every open shard is read until it has nothing new, each batch delivered in order.
-   * Returns how many records were read (filtered out or not); 0 means caught up.
+   * One pass: every open shard is read until it has nothing new, each batch delivered in order: at
+   * once, or (batching) when it holds a full batch, when the batching window since its first record
+   * has passed, or when its shard has closed. Returns how many records were read (filtered out or
+   * not); 0 means caught up.
    */
   async poll(): Promise<number> {
     await this.discover();
+    const windowMs = this.options.batching ? this.settings.batchingWindowMs : 0;
+    const { batchSize } = this.settings;
+    const due = (state: ShardState) => state.pending.length > 0 && (state.closed || Date.now() - state.pendingSince >= windowMs);
     let read = 0;
     for (const [id, state] of this.shards) {
       while (state.iterator && !state.closed) {
-        const out = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: this.settings.batchSize }));
+        const out = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: batchSize }));
         const records = out.Records ?? [];
-        if (records.length > 0) {
-          await this.deliver(records.map((r) => lambdaRecord(r, this.streamArn as string)));
-          state.last = records.at(-1)?.dynamodb?.SequenceNumber;
-          read += records.length;
-          this.saveCheckpoint();
-        }
+        read += records.length;
         state.iterator = out.NextShardIterator;
         if (!out.NextShardIterator) state.closed = true;
-        if (records.length === 0) break;
+        // Lambda filters before it batches: records filtered out neither fill nor hold a batch.
+        const wanted = this.wanted(records.map((r) => lambdaRecord(r, this.streamArn as string)));
+        if (wanted.length > 0 && state.pending.length === 0) state.pendingSince = Date.now();
+        state.pending.push(...wanted);
+        while (state.pending.length >= batchSize) await this.flush(state, batchSize);
+        if (due(state)) await this.flush(state, batchSize);
+        if (state.pending.length === 0 && records.length > 0) {
+          state.last = records.at(-1)?.dynamodb?.SequenceNumber;
+          this.saveCheckpoint();
+        }
+        if (records.length === 0 || (windowMs > 0 && state.pending.length > 0)) break;
       }
-      if (state.closed) this.shards.set(id, state);
+      if (due(state)) await this.flush(state, batchSize);
+      this.shards.set(id, state);
     }
     return read;
   }
 
-  private async deliver(records: DynamoDBRecord[]): Promise<void> {
-    const wanted = this.settings.filterPatterns.length ? records.filter((r) => this.settings.filterPatterns.some((p) => matches(p, r))) : records;
+  private wanted(records: DynamoDBRecord[]): DynamoDBRecord[] {
+    const patterns = this.settings.filterPatterns;
+    return patterns.length ? records.filter((r) => patterns.some((p) => matches(p, r))) : records;
+  }
+
+  /** Delivers the oldest pending records, at most a batch, and moves the checkpoint past them. */
+  private async flush(state: ShardState, batchSize: number): Promise<void> {
+    const batch = state.pending.slice(0, batchSize);
+    await this.deliver(batch);
+    state.pending = state.pending.slice(batch.length);
+    state.last = batch.at(-1)?.dynamodb?.SequenceNumber;
+    this.saveCheckpoint();
+  }
+
+  private async deliver(wanted: DynamoDBRecord[]): Promise<void> {
     if (wanted.length === 0) return;
     for (let attempt = 0; ; attempt++) {
       try {
@@ -208,7 +248,8 @@ export class StreamReader {
       const saved = JSON.parse(readFileSync(file, 'utf8')) as { streamArn?: string; shards?: Record<string, string> };
       // Another stream (a fresh .data/) means the positions mean nothing.
       if (saved.streamArn !== this.streamArn) return;
-      for (const [id, last] of Object.entries(saved.shards ?? {})) this.shards.set(id, { iterator: undefined, last, closed: false });
+      for (const [id, last] of Object.entries(saved.shards ?? {}))
+        this.shards.set(id, { iterator: undefined, last, closed: false, pending: [], pendingSince: 0 });
     } catch {
       // unreadable: start from the oldest record; the aggregator's markers keep a replay from counting twice
     }
@@ -228,10 +269,12 @@ export interface StreamPoller {
 
 /**
  * Polls continuously, every `intervalMs` once caught up (Lambda polls a shard about four times a
- * second). Errors other than a failing batch (DynamoDB Local gone, say) are logged and retried.
+ * second), filling batches within the mapping's batching window as Lambda does, so that under load
+ * the aggregator writes once per batch, not once per turn. Errors other than a failing batch (DynamoDB
+ * Local gone, say) are logged and retried.
  */
 export function startStreamPoller(options: StreamReaderOptions & { intervalMs?: number }): StreamPoller {
-  const reader = new StreamReader(options);
+  const reader = new StreamReader({ batching: true, ...options });
   const interval = options.intervalMs ?? 250;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
