@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { invokeOffline, scheduledEvent } from '../../local/runtime';
 import { launchChromium } from './chromium';
 import { CONSOLE_DIR } from './build';
 
@@ -84,6 +85,19 @@ async function main() {
       dryRun: false,
     });
     await call(base, 'GET', `/api/resources/${dedicated.id}/status`, token);
+    await call(base, 'POST', '/api/keys', token, { name: 'laptop', monthly_budget_usd: 5 });
+    // An endpoint left on the platform by a deploy whose record was lost, found by a reconciliation pass.
+    const orphan = await fetch(`${env.EMULATOR_URL}/_emulator/endpoints`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        name: 'forgotten-llama-g5',
+        instanceType: 'ml.g5.2xlarge',
+        tags: { 'managed-by': 'model-ops', 'model-ops:stage': 'e2e' },
+      }),
+    });
+    if (!orphan.ok) throw new Error(`emulator endpoint: ${orphan.status}`);
+    await invokeOffline(env.E2E_LAMBDA_URL as string, 'model-ops-e2e-reconcile', scheduledEvent());
     await call(base, 'POST', '/api/admin/users', token, {
       username: 'ada',
       email: 'ada@example.com',
@@ -162,6 +176,12 @@ async function main() {
       await page.goto(`${base}/admin/credentials`);
       await page.getByRole('button', { name: 'Copy the curl example' }).first().waitFor();
       await shot(page, 'admin-credentials');
+      await page.goto(`${base}/keys`);
+      await page.getByRole('region', { name: 'Your API keys' }).waitFor();
+      await shot(page, 'keys');
+      await page.goto(`${base}/admin/orphans`);
+      await page.getByRole('region', { name: 'Orphan endpoints' }).waitFor();
+      await shot(page, 'admin-orphans');
       await page.setViewportSize({ width: 375, height: 740 });
       await page.goto(`${base}/resources`);
       await page.getByRole('region', { name: 'Resources' }).waitFor();
