@@ -54,13 +54,15 @@ export function applyTransactionConflictRules(db: DynamoDBDocumentClient, option
       if (command === 'TransactWriteItemsCommand') {
         stats.transactions++;
         const items = transactionItems(input);
-        if (items.some(isHeld)) {
+        // Read the clock once: a hold that ends between two readings would cancel with no reason given.
+        const heldNow = items.map(isHeld);
+        if (heldNow.some(Boolean)) {
           stats.cancelled++;
           throw new TransactionCanceledException({
             message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
             $metadata: { httpStatusCode: 400 },
-            CancellationReasons: items.map((i) =>
-              isHeld(i) ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
+            CancellationReasons: heldNow.map((held) =>
+              held ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
             ),
           });
         }
