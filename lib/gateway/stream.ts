@@ -1,3 +1,4 @@
+import { flushMetrics } from '../../core/observability';
 import { HttpError } from '../http/errors';
 import { reply, streamed } from '../http/types';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
@@ -70,12 +71,15 @@ async function* chunks(
     settled = true;
     if (!usage && !produced) return releaseCall(call);
     const prompt = [call.request.system ?? '', ...call.request.messages.map((m) => m.content)].join('');
-    return settleCall(call, {
+    const outcome = await settleCall(call, {
       tokensIn: usage?.tokensIn ?? estimate(prompt),
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
     });
+    // The request log flushed the invocation's metrics when the stream began; these come after it.
+    flushMetrics();
+    return outcome;
   };
 
   // Only the platform's failures are caught here; an error thrown into the generator (the consumer
