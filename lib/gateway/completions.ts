@@ -38,7 +38,7 @@ export interface CompletionBody {
   stream_options?: { include_usage?: boolean } | null;
 }
 
-/** How long a reservation holds budget if its call never settles (a crash): well past the function's 29 s. */
+/** How long a reservation holds budget if its call never settles (a crash): well past the functions' 29 s and the streaming one's 120 s. */
 export const RESERVATION_TTL_MS = 5 * 60_000;
 /** Per-message and per-request allowances for the chat template's tokens in the prompt's upper bound. */
 const TEMPLATE_TOKENS_PER_MESSAGE = 10;
