@@ -11,7 +11,11 @@
  *   - the security headers and Content-Security-Policy of the deploy's response headers policy
  *     (console/deploy/security-headers.json) on every console response;
  *   - the API passes through as a stream, unbuffered both ways (the gateway streams SSE through it),
- *     with the API's own headers; only GET and HEAD reach the console's files.
+ *     with the API's own headers; only GET and HEAD reach the console's files;
+ *   - `functionUrls` are the routes the deploy's CloudFront sends to a Lambda function URL instead of
+ *     the HTTP API (POST /v1/chat/completions, which streams): served by local/lambda-url.ts.
+ *
+ * `root: false` serves the API alone (the e2e tests, which need no console build).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -53,16 +57,31 @@ export interface FrontDoor {
   close(): Promise<void>;
 }
 
-export async function startFrontDoor(options: { port: number; apiUrl: string; root?: string; host?: string }): Promise<FrontDoor> {
-  const root = resolve(options.root ?? CONSOLE_DIST);
-  if (!existsSync(join(root, 'index.html'))) throw new Error(`The console is not built (${root}/index.html is missing); run npm run console:build`);
+export interface FunctionUrlRoute {
+  method: string;
+  path: string;
+  url: string;
+}
+
+export async function startFrontDoor(options: {
+  port: number;
+  apiUrl: string;
+  root?: string | false;
+  host?: string;
+  functionUrls?: FunctionUrlRoute[];
+}): Promise<FrontDoor> {
+  const root = options.root === false ? undefined : resolve(options.root ?? CONSOLE_DIST);
+  if (root && !existsSync(join(root, 'index.html')))
+    throw new Error(`The console is not built (${root}/index.html is missing); run npm run console:build`);
   const api = new URL(options.apiUrl);
   const rewrite = loadRewrite();
   const security = rules.securityHeaders();
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const files = new Map<string, File>();
+  const functionUrls = (options.functionUrls ?? []).map((r) => ({ ...r, target: new URL(r.url) }));
 
   const read = (key: string): File | undefined => {
+    if (!root) return undefined;
     const cached = files.get(key);
     const path = normalize(join(root, key));
     if (!path.startsWith(root + sep)) return undefined;
@@ -125,14 +144,14 @@ export async function startFrontDoor(options: { port: number; apiUrl: string; ro
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const proxy = (req: IncomingMessage, res: ServerResponse) => {
+  const proxy = (req: IncomingMessage, res: ServerResponse, target: URL = api) => {
     const headers = {
       ...req.headers,
-      host: api.host,
+      host: target.host,
       'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
       'x-forwarded-proto': 'http',
     };
-    const upstream = httpRequest({ host: api.hostname, port: api.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+    const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
       // Headers go out at once, and each chunk as it comes: nothing waits for the whole body.
       res.flushHeaders();
@@ -151,7 +170,9 @@ export async function startFrontDoor(options: { port: number; apiUrl: string; ro
   const server = createServer((req, res) => {
     res.socket?.setNoDelay(true);
     const path = (req.url ?? '/').split('?')[0] as string;
-    if (API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1') proxy(req, res);
+    const functionUrl = functionUrls.find((r) => r.method === req.method && r.path === path);
+    if (functionUrl) proxy(req, res, functionUrl.target);
+    else if (API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1') proxy(req, res);
     else serveFile(req, res);
   });
   const host = options.host ?? '127.0.0.1';

@@ -8,6 +8,8 @@
  *   the platform emulator (local/emulator) on loopback
  *   a first super_admin and a local signing secret (kept under .data/)
  *   serverless-offline serving every route, on an internal port
+ *   the gateway's response-streaming function (POST /v1/chat/completions) behind a local function URL
+ *     (local/lambda-url.ts), which serverless-offline cannot run
  *   the web console (console/, built when its build is missing or stale) and the local front door on
  *   PORT: the console at /, /api and /v1 passed to serverless-offline, as CloudFront does once deployed
  *
@@ -31,6 +33,7 @@ import {
 import { ensureStream, ensureTable } from '../tables/definition';
 import { ensureConsoleBuilt } from '../console/scripts/build';
 import { startFrontDoor } from './front-door';
+import { startFunctionUrls } from './lambda-url';
 
 const DATA = join(ROOT, '.data');
 const LOCK = join(DATA, 'start.pid');
@@ -42,6 +45,8 @@ const EMULATOR_PORT = Number(process.env.EMULATOR_PORT ?? 4010);
 const OFFLINE_PORT = Number(process.env.OFFLINE_HTTP_PORT ?? PORT + 1);
 // serverless-offline's own Lambda invoke endpoint (AWS SDK Invoke), which it opens beside the HTTP one.
 const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
+// The streaming function's local function URL, behind the front door.
+const FUNCTION_URL_PORT = Number(process.env.FUNCTION_URL_PORT ?? PORT + 3);
 const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
 const TABLE = 'model-ops-local';
 
@@ -76,6 +81,7 @@ async function main() {
     [DYNAMO_PORT, 'DynamoDB Local', 'DYNAMODB_PORT'],
     [EMULATOR_PORT, 'the platform emulator', 'EMULATOR_PORT'],
     [LAMBDA_PORT, "serverless-offline's Lambda endpoint", 'OFFLINE_LAMBDA_PORT'],
+    [FUNCTION_URL_PORT, 'the streaming function URL behind the console', 'FUNCTION_URL_PORT'],
   ] as const;
   for (const [port, what, variable] of ports) {
     if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
@@ -173,7 +179,9 @@ async function main() {
     });
     children.push(offline);
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
-    const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url });
+    const functionUrls = await startFunctionUrls({ port: FUNCTION_URL_PORT });
+    children.push({ stop: () => functionUrls.close() });
+    const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url, functionUrls: functionUrls.routes });
     children.push({ stop: () => frontDoor.close() });
     if (Number.isFinite(RECONCILE_INTERVAL_SECONDS) && RECONCILE_INTERVAL_SECONDS > 0) {
       children.push(

@@ -1,10 +1,10 @@
 import { keyEndpoint } from '../../lib/http/key-endpoint';
-import { reply } from '../../lib/http/endpoint';
-import { completion } from '../../lib/gateway/completions';
+import { answerCompletion } from '../../lib/gateway/stream';
 import { ChatCompletionBody } from '../../generated/checks/gateway';
 
-/** POST /v1/chat/completions: OpenAI's chat completion on a deployed resource, priced, counted and within budget. */
-export const handler = keyEndpoint({ body: ChatCompletionBody }, async ({ body, key, user, requestId }) => {
-  const { response, costUsd } = await completion({ body, key, user, requestId });
-  return reply(200, response, { 'x-model-ops-cost-usd': costUsd.toFixed(6) });
-});
+/**
+ * POST /v1/chat/completions on the HTTP API: OpenAI's chat completion on a deployed resource, priced,
+ * counted and within budget. API Gateway cannot stream, so `stream: true` gets the whole event stream
+ * at once; the function URL (completions-stream.ts) streams it as it is generated.
+ */
+export const handler = keyEndpoint({ body: ChatCompletionBody }, answerCompletion);

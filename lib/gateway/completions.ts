@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric } from '../../core/observability';
-import { release } from '../../tables/budgets';
+import { release, type Reservation } from '../../tables/budgets';
 import { recordGatewayCall } from '../../tables/gateway';
 import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
 import type { ApiKey } from '../../tables/keys';
@@ -9,8 +9,8 @@ import type { Resource } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import { chatBinding, describeEndpoint } from '../chat/platforms';
 import { CodedError, UpstreamError } from '../http/errors';
-import type { ChatReply, ChatRequest, ChatTurn } from '../platforms/types';
-import { getTokenPrice, tokenCost } from '../pricing/service';
+import type { ChatCapable, ChatReply, ChatRequest, ChatTurn } from '../platforms/types';
+import { getTokenPrice, tokenCost, type ResolvedTokenPrice as TokenPrice } from '../pricing/service';
 import { resolveModel } from './models';
 
 /**
@@ -23,6 +23,8 @@ import { resolveModel } from './models';
  *   4. the model call;
  *   5. one transaction: the call logged and counted, and each reservation settled to the true cost
  *      (tables/gateway.ts). A failed call gives its reservations back and counts nothing.
+ *
+ * A streamed completion (stream.ts) takes the same steps, with step 4 as a stream in between.
  */
 
 export interface CompletionBody {
@@ -81,17 +83,28 @@ async function ensureInService(resource: Resource): Promise<void> {
   );
 }
 
-export async function completion(input: { body: CompletionBody; key: ApiKey; user: User; requestId: string }, now = new Date()) {
+/** A call whose budgets are reserved and whose model is resolved: what the model call and its settle need. */
+export interface PreparedCall {
+  callId: string;
+  requestId: string;
+  started: Date;
+  key: ApiKey;
+  user: User;
+  resource: Resource;
+  platform: ChatCapable;
+  request: ChatRequest;
+  price: TokenPrice | undefined;
+  budgets: Budget[];
+  reservations: Reservation[];
+}
+
+/** Steps 1-3: the model resolved and in service, the request built, the budgets reserved (or 429). */
+export async function prepareCall(
+  input: { body: CompletionBody; key: ApiKey; user: User; requestId: string },
+  now = new Date(),
+): Promise<PreparedCall> {
   const { body, key, user } = input;
   const callId = randomUUID();
-  const started = new Date(now);
-  if (body.stream)
-    throw new CodedError(
-      400,
-      "Invalid field 'stream': streamed completions are not served yet; send stream: false",
-      'unsupported_parameter',
-      'stream',
-    );
   const resource = await resolveModel(key, body.model);
   await ensureInService(resource);
   const { platform, target } = chatBinding(resource);
@@ -115,34 +128,49 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
           (owner) => `The monthly budget of ${owner.kind === 'key' ? 'this API key' : "the key's owner"} cannot cover this request`,
         )
       : [];
+  return { callId, requestId: input.requestId, started: new Date(now), key, user, resource, platform, request, price, budgets, reservations };
+}
 
-  let reply: ChatReply;
-  try {
-    reply = await platform.chat(request);
-  } catch (err) {
-    await Promise.all(reservations.map(release));
-    if (err instanceof UpstreamError)
-      throw new UpstreamError(err.platform, err.message, err.statusCode === 504 ? 504 : 502, err.details, err.upstreamStatus);
-    throw err;
-  }
+/** A failed call: its reservations go back, nothing is counted. */
+export const releaseCall = (call: PreparedCall) => Promise.all(call.reservations.map(release)).then(() => undefined);
 
-  const answeredAt = new Date();
-  const tokensIn = Math.max(0, Math.round(reply.tokensIn));
-  const tokensOut = Math.max(0, Math.round(reply.tokensOut));
-  const latencyMs = Math.max(0, Math.round(reply.latencyMs));
+/** The gateway's statuses for a platform failure: 504 for a timeout, 502 for anything else. */
+export function gatewayError(err: unknown): unknown {
+  if (err instanceof UpstreamError)
+    return new UpstreamError(err.platform, err.message, err.statusCode === 504 ? 504 : 502, err.details, err.upstreamStatus);
+  return err;
+}
+
+export interface Answered {
+  tokensIn: number;
+  tokensOut: number;
+  latencyMs: number;
+  modelId?: string;
+}
+
+/** Step 5: the call logged and counted, each reservation settled to the true cost. Returns the cost. */
+export async function settleCall(
+  call: PreparedCall,
+  answer: Answered,
+  answeredAt = new Date(),
+): Promise<{ costUsd: number; tokensIn: number; tokensOut: number }> {
+  const { resource, price, budgets, reservations } = call;
+  const tokensIn = Math.max(0, Math.round(answer.tokensIn));
+  const tokensOut = Math.max(0, Math.round(answer.tokensOut));
+  const latencyMs = Math.max(0, Math.round(answer.latencyMs));
   const costUsd = price ? tokenCost(price, tokensIn, tokensOut) : 0;
-  const settles = settlesOf(budgets, reservations, now);
+  const settles = settlesOf(budgets, reservations, call.started);
   await recordGatewayCall(
     {
-      callId,
-      requestId: input.requestId,
-      keyId: key.id,
-      userId: user.id,
-      startedAt: started.toISOString(),
+      callId: call.callId,
+      requestId: call.requestId,
+      keyId: call.key.id,
+      userId: call.user.id,
+      startedAt: call.started.toISOString(),
       answeredAt: answeredAt.toISOString(),
       resource: { id: resource.id, type: resource.type },
       usageModelId: resource.model_id || resource.endpoint_name,
-      modelId: reply.modelId || resource.model_id || resource.endpoint_name,
+      modelId: answer.modelId || resource.model_id || resource.endpoint_name,
       tokensIn,
       tokensOut,
       latencyMs,
@@ -153,11 +181,26 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
   const dimension = { platform: resource.type };
   dimensionedMetric('GatewayCalls', dimension, 1);
   dimensionedMetric('ModelLatency', dimension, latencyMs, MetricUnit.Milliseconds);
+  return { costUsd, tokensIn, tokensOut };
+}
 
+export async function completion(input: { body: CompletionBody; key: ApiKey; user: User; requestId: string }, now = new Date()) {
+  const { body } = input;
+  const call = await prepareCall(input, now);
+  let reply: ChatReply;
+  try {
+    reply = await call.platform.chat(call.request);
+  } catch (err) {
+    await releaseCall(call);
+    throw gatewayError(err);
+  }
+
+  const answeredAt = new Date();
+  const { costUsd, tokensIn, tokensOut } = await settleCall(call, reply, answeredAt);
   return {
     costUsd,
     response: {
-      id: `chatcmpl-${callId.replaceAll('-', '')}`,
+      id: completionId(call),
       object: 'chat.completion',
       created: Math.floor(answeredAt.getTime() / 1000),
       model: body.model,
@@ -174,3 +217,6 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
     },
   };
 }
+
+/** OpenAI's completion id of a call: `chatcmpl-` and the call id (so a client's id finds the call). */
+export const completionId = (call: PreparedCall) => `chatcmpl-${call.callId.replaceAll('-', '')}`;

@@ -18,14 +18,20 @@ export interface KeyRequest<B> {
  * A /v1 endpoint of the OpenAI-compatible gateway: the shared stack with the API-key guard instead of
  * the login-token one, OpenAI's error shape, and a request id on every answer.
  */
-export function keyEndpoint<B extends TSchema>(options: { body?: Check<B> }, handler: (request: KeyRequest<Checked<B>>) => Promise<unknown>) {
-  return stack({ auth: 'user', body: options.body, errorShape: 'openai' }, [requestIdHeader(), authenticateKey()], (request) =>
-    handler({
-      body: request.body,
-      key: request.event.apiKey as ApiKey,
-      user: request.user,
-      event: request.event,
-      requestId: request.context.awsRequestId,
-    }),
+export function keyEndpoint<B extends TSchema>(
+  options: { body?: Check<B>; streaming?: boolean },
+  handler: (request: KeyRequest<Checked<B>>) => Promise<unknown>,
+) {
+  return stack(
+    { auth: 'user', body: options.body, errorShape: 'openai', streaming: options.streaming },
+    [requestIdHeader(), authenticateKey()],
+    (request) =>
+      handler({
+        body: request.body,
+        key: request.event.apiKey as ApiKey,
+        user: request.user,
+        event: request.event,
+        requestId: request.context.awsRequestId,
+      }),
   );
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
@@ -12,7 +13,7 @@ import { validator, type Check, type Checked } from './validation';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
-import { REPLY, type ApiEvent, type ApiRequest, type AuthLevel, type Reply } from './types';
+import { REPLY, STREAMED, type ApiEvent, type ApiRequest, type AuthLevel, type Reply, type Streamed } from './types';
 
 type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
 
@@ -29,6 +30,13 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   errorShape?: ErrorShape;
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
   ignoreInput?: boolean;
+  /**
+   * A response-streaming function (Lambda function URL with invokeMode RESPONSE_STREAM): Middy wraps
+   * the handler in `awslambda.streamifyResponse`, and a `streamed` reply goes out piece by piece.
+   * Needs the Lambda runtime's `awslambda` global when the module loads (local/lambda-url.ts provides
+   * it locally).
+   */
+  streaming?: boolean;
 }
 
 /**
@@ -52,7 +60,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
   const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
   const path = validator<TSchema>(options.path ?? EmptyObject, 'path');
 
-  return middy<ApiEvent, APIGatewayProxyResultV2>()
+  return middy<ApiEvent, APIGatewayProxyResultV2>({ streamifyResponse: options.streaming ?? false })
     .use(tracingMiddlewares())
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
@@ -79,6 +87,11 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
     .handler(async (event, context) => {
       const input = event.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
+      if (result && typeof result === 'object' && STREAMED in result) {
+        const { statusCode, body, headers } = result as Streamed;
+        // Middy pipes a Readable body to the response stream; a buffered function sends the whole text.
+        return { statusCode, headers, body: (options.streaming ? Readable.from(body) : await collect(body)) as string };
+      }
       const {
         statusCode,
         body: payload,
@@ -90,4 +103,10 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         body: JSON.stringify(payload),
       };
     });
+}
+
+async function collect(pieces: AsyncIterable<string>): Promise<string> {
+  let text = '';
+  for await (const piece of pieces) text += piece;
+  return text;
 }

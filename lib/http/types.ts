@@ -41,3 +41,20 @@ export const REPLY = Symbol('reply');
 export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
   return { [REPLY]: true, statusCode, body, headers };
 }
+
+/**
+ * A reply whose body is produced as it is sent (server-sent events). A streaming function
+ * (`streaming: true` on the stack) sends each piece as it comes; any other function sends them all at
+ * once, when the last has come.
+ */
+export interface Streamed {
+  readonly [STREAMED]: true;
+  statusCode: number;
+  body: AsyncIterable<string>;
+  headers: Record<string, string>;
+}
+export const STREAMED = Symbol('streamed');
+
+export function streamed(statusCode: number, body: AsyncIterable<string>, headers: Record<string, string>): Streamed {
+  return { [STREAMED]: true, statusCode, body, headers };
+}

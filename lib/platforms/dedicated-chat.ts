@@ -3,11 +3,17 @@
  * TGI's Messages API and LMI containers accept. Its own module, so that only the chat functions
  * bundle the SageMaker runtime client.
  */
-import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { UpstreamError } from '../http/errors';
+import {
+  InvokeEndpointCommand,
+  InvokeEndpointWithResponseStreamCommand,
+  SageMakerRuntimeClient,
+  type ResponseStream,
+} from '@aws-sdk/client-sagemaker-runtime';
+import { UpstreamError, type HttpError } from '../http/errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { errorMessage, errorName, toUpstreamError, unreadable } from './errors';
-import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest } from './types';
+import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from './errors';
+import { openAiStreamEvents } from './sse';
+import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from './types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
@@ -30,10 +36,7 @@ export class SageMakerEndpointChat implements ChatCapable {
 
   async chat(request: ChatRequest): Promise<ChatReply> {
     const started = Date.now();
-    const messages = [
-      ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
-      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-    ];
+    const messages = openAiMessages(request);
     const payload = { messages, ...openAiSampling(request) };
     let body: Uint8Array | undefined;
     let status: number | undefined;
@@ -49,17 +52,7 @@ export class SageMakerEndpointChat implements ChatCapable {
       body = out.Body;
       status = out.$metadata.httpStatusCode;
     } catch (err) {
-      // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
-      if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
-        throw new UpstreamError(
-          PLATFORM,
-          `The dedicated endpoint "${request.target}" is not available (not found, or not InService)`,
-          502,
-          undefined,
-          400,
-        );
-      }
-      throw toUpstreamError(PLATFORM, err);
+      throw invocationError(request.target, err);
     }
 
     let answer: unknown;
@@ -89,9 +82,74 @@ export class SageMakerEndpointChat implements ChatCapable {
     };
   }
 
+  /**
+   * InvokeEndpointWithResponseStream with `stream: true` in the payload: the container's server-sent
+   * events arrive as PayloadPart bytes, cut anywhere, and are read like the hosted API's. The usage
+   * chunk is asked for (stream_options.include_usage, which TGI and vLLM-based LMI honour); a container
+   * that ignores it leaves the usage to the caller's estimate.
+   */
+  async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const started = Date.now();
+    const payload = { messages: openAiMessages(request), ...openAiSampling(request), stream: true, stream_options: { include_usage: true } };
+    let body: AsyncIterable<ResponseStream> | undefined;
+    try {
+      const out = await this.runtime.send(
+        new InvokeEndpointWithResponseStreamCommand({
+          EndpointName: request.target,
+          ContentType: 'application/json',
+          Accept: 'text/event-stream',
+          Body: new TextEncoder().encode(JSON.stringify(payload)),
+        }),
+        { abortSignal: signal },
+      );
+      body = out.Body;
+    } catch (err) {
+      throw invocationError(request.target, err);
+    }
+    if (!body) throw unreadable(PLATFORM);
+    const stream = body;
+    async function* bytes(): AsyncGenerator<Uint8Array> {
+      try {
+        for await (const event of stream) {
+          if (event.PayloadPart?.Bytes) yield event.PayloadPart.Bytes;
+          else if (event.ModelStreamError || event.InternalStreamFailure) {
+            throw streamFailed(upstreamDetail(event.ModelStreamError?.Message ?? event.InternalStreamFailure?.Message));
+          }
+        }
+      } catch (err) {
+        throw err instanceof UpstreamError ? err : streamFailed(upstreamDetail(errorMessage(err)));
+      }
+    }
+    for await (const event of openAiStreamEvents(bytes(), { failed: streamFailed, unreadable: () => unreadable(PLATFORM) })) {
+      yield event.kind === 'usage' ? { ...event, latencyMs: Date.now() - started, modelId: event.modelId ?? request.target } : event;
+    }
+  }
+
   destroy(): void {
     this.runtime.destroy();
   }
+}
+
+const openAiMessages = (request: ChatRequest) => [
+  ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
+  ...request.messages.map((m) => ({ role: m.role, content: m.content })),
+];
+
+/** A failure after the endpoint began answering: the model (container) broke off. */
+const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The model on the dedicated platform failed while answering', 502, detail);
+
+function invocationError(endpointName: string, err: unknown): HttpError {
+  // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
+  if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
+    return new UpstreamError(
+      PLATFORM,
+      `The dedicated endpoint "${endpointName}" is not available (not found, or not InService)`,
+      502,
+      undefined,
+      400,
+    );
+  }
+  return toUpstreamError(PLATFORM, err);
 }
 
 export function createDedicatedChat(overrides: Partial<AwsPlatformOptions> = {}): SageMakerEndpointChat {

@@ -9,7 +9,16 @@ import { config } from '../../core/config';
 import { tokenPricing } from '../catalogue/pricing';
 import { fromStatus, timedOut, unreachable, unreadable } from './errors';
 import { UpstreamError } from '../http/errors';
-import { openAiSampling, type ChatReply, type ChatRequest, type HostedModelEntry, type HostedPlatform, type ModelInfo } from './types';
+import { openAiStreamEvents } from './sse';
+import {
+  openAiSampling,
+  type ChatReply,
+  type ChatRequest,
+  type ChatStreamEvent,
+  type HostedModelEntry,
+  type HostedPlatform,
+  type ModelInfo,
+} from './types';
 
 const PLATFORM = 'hosted' as const;
 const MAX_BACKOFF_MS = 2000;
@@ -138,6 +147,27 @@ export class OpenAiHostedPlatform implements HostedPlatform {
 
   /** One API call with timeouts and bounded retries; a 2xx body that is not JSON is an unreadable answer. */
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
+    const { response, text } = await this.send(method, path, body, async (r) => ({ response: r, text: await r.text() }));
+    try {
+      return { status: response.status, body: JSON.parse(text) as unknown };
+    } catch {
+      throw unreadable(PLATFORM, response.status);
+    }
+  }
+
+  /**
+   * Sends a request with bounded retries (429, 5xx, timeouts, connection failures) and hands a 2xx
+   * response to `read`, inside the attempt's timeout: reading the body is part of the attempt. A
+   * non-2xx answer becomes the UpstreamError its status says. `signal` (the caller giving up) aborts
+   * every attempt and is never retried.
+   */
+  private async send<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    read: (response: Response, attempt: AbortController) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -145,38 +175,38 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     let failure: UpstreamError = unreachable(PLATFORM);
 
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      let status: number;
-      let text: string;
-      let retryAfter: string | null;
+      // One controller per attempt, covering the headers and whatever `read` reads of the body.
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new DOMException('timed out', 'TimeoutError')), this.options.timeoutMs);
+      const giveUp = () => controller.abort(signal?.reason);
+      signal?.addEventListener('abort', giveUp, { once: true });
+      let response: Response;
+      let errorBody: string;
       try {
-        // One signal per attempt, covering the headers and the body.
-        const response = await fetch(`${this.baseUrl}${path}`, {
+        response = await fetch(`${this.baseUrl}${path}`, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal: controller.signal,
         });
-        status = response.status;
-        retryAfter = response.headers.get('retry-after');
-        text = await response.text();
+        if (response.ok) return await read(response, controller);
+        errorBody = await response.text();
       } catch (err) {
+        if (err instanceof UpstreamError) throw err;
+        if (signal?.aborted) throw err;
         const name = (err as { name?: string }).name;
-        failure = name === 'TimeoutError' || name === 'AbortError' ? timedOut(PLATFORM) : unreachable(PLATFORM);
+        failure = name === 'TimeoutError' || name === 'AbortError' || controller.signal.aborted ? timedOut(PLATFORM) : unreachable(PLATFORM);
         if (attempt < attempts) await sleep(backoff(attempt, null));
         continue;
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', giveUp);
       }
 
-      if (status >= 200 && status < 300) {
-        try {
-          return { status, body: JSON.parse(text) as unknown };
-        } catch {
-          throw unreadable(PLATFORM, status);
-        }
-      }
-      failure = fromStatus(PLATFORM, status, errorText(text));
-      const retryable = status === 429 || status >= 500;
+      failure = fromStatus(PLATFORM, response.status, errorText(errorBody));
+      const retryable = response.status === 429 || response.status >= 500;
       if (!retryable) throw failure;
-      if (attempt < attempts) await sleep(backoff(attempt, retryAfter));
+      if (attempt < attempts) await sleep(backoff(attempt, response.headers.get('retry-after')));
     }
     throw failure;
   }
@@ -233,21 +263,44 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     return { endpoint: `${this.baseUrl}/chat/completions` };
   }
 
-  async chat(request: ChatRequest): Promise<ChatReply> {
+  private completionBody(request: ChatRequest, stream: boolean) {
     if (!this.configured) {
       throw new UpstreamError(PLATFORM, 'The hosted platform is not configured: HOSTED_API_KEY is not set', 502);
     }
-    const started = Date.now();
     const messages = [
       ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
       ...request.messages.map((m) => ({ role: m.role, content: m.content })),
     ];
-    const { status, body } = await this.call('POST', '/chat/completions', {
-      model: request.target,
-      messages,
-      ...openAiSampling(request),
-      stream: false,
-    });
+    return { model: request.target, messages, ...openAiSampling(request), stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+  }
+
+  /**
+   * `stream: true` with the usage chunk asked for. Retries apply until the API answers 2xx; after
+   * that the events are read as they come, with the timeout applied to each wait for the next chunk.
+   */
+  async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const payload = this.completionBody(request, true);
+    const started = Date.now();
+    const { response, controller } = await this.send('POST', '/chat/completions', payload, async (r, c) => ({ response: r, controller: c }), signal);
+    const giveUp = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', giveUp, { once: true });
+    try {
+      const events = openAiStreamEvents(idleTimed(response, controller, this.options.timeoutMs), {
+        failed: streamFailed,
+        unreadable: () => unreadable(PLATFORM, response.status),
+      });
+      for await (const event of events) {
+        yield event.kind === 'usage' ? { ...event, latencyMs: Date.now() - started, modelId: event.modelId ?? request.target } : event;
+      }
+    } finally {
+      signal?.removeEventListener('abort', giveUp);
+    }
+  }
+
+  async chat(request: ChatRequest): Promise<ChatReply> {
+    const payload = this.completionBody(request, false);
+    const started = Date.now();
+    const { status, body } = await this.call('POST', '/chat/completions', payload);
     const completion = body as OpenAiCompletion | null;
     const content = completion?.choices?.[0]?.message?.content;
     if (typeof content !== 'string') throw unreadable(PLATFORM, status);
@@ -259,6 +312,37 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       modelId: typeof completion?.model === 'string' ? completion.model : request.target,
       finishReason: completion?.choices?.[0]?.finish_reason === 'length' ? 'length' : 'stop',
     };
+  }
+}
+
+/** A failure after the API began answering: generation broke off (an error event, or a cut connection). */
+const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The hosted platform failed while answering', 502, detail);
+
+/**
+ * A response body's bytes, failing with a timeout when none arrive for `idleMs` (the per-attempt
+ * timeout, applied between chunks as the AWS clients apply theirs to an idle stream).
+ */
+async function* idleTimed(response: Response, controller: AbortController, idleMs: number): AsyncGenerator<Uint8Array> {
+  if (!response.body) return;
+  const reader = response.body.getReader();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    for (;;) {
+      timer = setTimeout(() => controller.abort(new DOMException('idle', 'TimeoutError')), idleMs);
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch {
+        throw controller.signal.reason instanceof DOMException && controller.signal.reason.message === 'idle' ? timedOut(PLATFORM) : streamFailed();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (chunk.done) return;
+      yield chunk.value;
+    }
+  } finally {
+    // An early return (the caller stopped reading) cancels the body: the connection closes.
+    await reader.cancel().catch(() => undefined);
   }
 }
 

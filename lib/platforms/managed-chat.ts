@@ -2,10 +2,11 @@
  * Chat with a managed model: Bedrock runtime Converse. Its own module, so that only the chat
  * functions bundle the Bedrock runtime client (and the catalogue functions only the control client).
  */
-import { BedrockRuntimeClient, ConverseCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
+import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
+import { UpstreamError, type HttpError } from '../http/errors';
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { guard, unreadable } from './errors';
-import type { ChatCapable, ChatReply, ChatRequest, ChatTurn } from './types';
+import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from './errors';
+import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn } from './types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
@@ -61,10 +62,58 @@ export class BedrockConverseChat implements ChatCapable {
     };
   }
 
+  /**
+   * ConverseStream: contentBlockDelta texts, messageStop's reason and metadata's usage become the
+   * stream's events. An exception event (modelStreamErrorException and the like) is thrown by the SDK
+   * while iterating, and mapped like any other failure.
+   */
+  async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const started = Date.now();
+    const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
+    const out = await guard(PLATFORM, () =>
+      this.runtime.send(
+        new ConverseStreamCommand({
+          modelId: request.target,
+          system,
+          messages: toConverseMessages(request.messages),
+          inferenceConfig: inferenceConfig(request),
+        }),
+        { abortSignal: signal },
+      ),
+    );
+    if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    try {
+      for await (const event of out.stream) {
+        if (event.contentBlockDelta?.delta?.text) yield { kind: 'text', text: event.contentBlockDelta.delta.text };
+        else if (event.messageStop) yield { kind: 'stop', finishReason: event.messageStop.stopReason === 'max_tokens' ? 'length' : 'stop' };
+        else if (event.metadata) {
+          yield {
+            kind: 'usage',
+            tokensIn: event.metadata.usage?.inputTokens ?? 0,
+            tokensOut: event.metadata.usage?.outputTokens ?? 0,
+            latencyMs: event.metadata.metrics?.latencyMs ?? Date.now() - started,
+            modelId: request.target,
+          };
+        }
+      }
+    } catch (err) {
+      throw streamError(err);
+    }
+  }
+
   /** Closes the client's sessions (tests; a Lambda container just freezes). */
   destroy(): void {
     this.runtime.destroy();
   }
+}
+
+/** A failure while the answer streamed: the model broke off (an exception event), or the connection did. */
+function streamError(err: unknown): HttpError {
+  const mapped = toUpstreamError(PLATFORM, err);
+  if (/ModelStreamError/i.test(errorName(err))) {
+    return new UpstreamError(PLATFORM, 'The model on the managed platform failed while answering', 502, upstreamDetail(errorMessage(err)));
+  }
+  return mapped;
 }
 
 export function createManagedChat(overrides: Partial<AwsPlatformOptions> = {}): BedrockConverseChat {

@@ -53,8 +53,24 @@ export interface ChatReply {
   finishReason?: 'stop' | 'length';
 }
 
+/**
+ * One event of a streamed reply, in the order a platform sends them: text deltas, then (at the end)
+ * why it stopped and the usage the platform counted. A platform that reports no usage sends none: the
+ * caller estimates it.
+ */
+export type ChatStreamEvent =
+  | { kind: 'text'; text: string }
+  | { kind: 'stop'; finishReason: 'stop' | 'length' }
+  | { kind: 'usage'; tokensIn: number; tokensOut: number; latencyMs?: number; modelId?: string };
+
 export interface ChatCapable {
   chat(request: ChatRequest): Promise<ChatReply>;
+  /**
+   * The reply as it is generated. A failure before the first event throws (an UpstreamError) from the
+   * first `next()`; one after it throws from a later `next()`, also an UpstreamError. Aborting `signal`
+   * (or returning the iterator early) stops the upstream call.
+   */
+  chatStream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,8 @@
  */
 import { FOUNDATION_MODELS, type FoundationModel } from './catalogue';
 import { emulateChat, modelLatency, type ChatTurn } from './chat';
-import { EmulatorError, jsonReply, parseJson, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
+import { eventFrame, exceptionFrame } from './eventstream';
+import { EmulatorError, jsonReply, parseJson, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const MODEL_NOT_FOUND = 'Could not resolve the foundation model from the provided model identifier.';
 const MUST_START_WITH_USER = 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
@@ -159,53 +160,12 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
       metrics: { latencyMs },
     }),
   ];
-  return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body: Buffer.concat(frames) };
-}
-
-// ---------------------------------------------------------------- application/vnd.amazon.eventstream
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-export function crc32(data: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of data) crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-/** One event-stream message: prelude (lengths + CRC), string headers, JSON payload, message CRC. */
-export function eventFrame(eventType: string, payload: unknown): Buffer {
-  const headers = Buffer.concat(
-    Object.entries({ ':event-type': eventType, ':content-type': 'application/json', ':message-type': 'event' }).map(([name, value]) => {
-      const n = Buffer.from(name);
-      const v = Buffer.from(value);
-      const h = Buffer.alloc(1 + n.length + 1 + 2 + v.length);
-      h.writeUInt8(n.length, 0);
-      n.copy(h, 1);
-      h.writeUInt8(7, 1 + n.length); // 7 = string header value
-      h.writeUInt16BE(v.length, 2 + n.length);
-      v.copy(h, 4 + n.length);
-      return h;
-    }),
-  );
-  const body = Buffer.from(JSON.stringify(payload));
-  const total = 12 + headers.length + body.length + 4;
-  const prelude = Buffer.alloc(8);
-  prelude.writeUInt32BE(total, 0);
-  prelude.writeUInt32BE(headers.length, 4);
-  const preludeCrc = Buffer.alloc(4);
-  preludeCrc.writeUInt32BE(crc32(prelude), 0);
-  const message = Buffer.concat([prelude, preludeCrc, headers, body]);
-  const messageCrc = Buffer.alloc(4);
-  messageCrc.writeUInt32BE(crc32(message), 0);
-  return Buffer.concat([message, messageCrc]);
+  // What the service sends when the model fails after it started answering: an exception message.
+  const failure = exceptionFrame('modelStreamErrorException', {
+    message: 'The model encountered an error while generating the response stream.',
+    originalStatusCode: 500,
+  });
+  return streamReply(ctx, 'application/vnd.amazon.eventstream', frames, failure);
 }
 
 // ---------------------------------------------------------------- routing

@@ -109,3 +109,28 @@ export function openAiCompletion(id: string, model: string, result: ChatResult, 
     },
   };
 }
+
+/**
+ * The same completion as OpenAI's server-sent events (what the hosted API and TGI's Messages API send
+ * for `stream: true`): a role chunk, one chunk per word, the finish reason, the usage chunk when asked
+ * for, then [DONE]. One event per element.
+ */
+export function openAiChunks(id: string, model: string, result: ChatResult, created: number, includeUsage: boolean): string[] {
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices, ...extra })}\n\n`;
+  const delta = (d: Record<string, unknown>, finish: string | null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const words = result.text.match(/\S+\s*/g) ?? [result.text];
+  const usage = { prompt_tokens: result.inputTokens, completion_tokens: result.outputTokens, total_tokens: result.inputTokens + result.outputTokens };
+  return [
+    delta({ role: 'assistant', content: '' }, null),
+    ...words.map((w) => delta({ content: w }, null)),
+    delta({}, result.stop === 'length' ? 'length' : 'stop'),
+    ...(includeUsage ? [chunk([], { usage })] : []),
+    'data: [DONE]\n\n',
+  ];
+}
+
+/** The error event an OpenAI-compatible server sends when generation fails after the stream began. */
+export function openAiStreamError(message: string): string {
+  return `data: ${JSON.stringify({ error: { message, type: 'server_error', code: 'internal_error', param: null } })}\n\n`;
+}

@@ -4,8 +4,8 @@
  * only inference needs the key: no key is 401, a wrong key is 403.
  */
 import { HOSTED_MODELS, HOSTED_MODEL_CREATED, type HostedModel } from './catalogue';
-import { emulateChat, fromOpenAiMessages, modelLatency, openAiCompletion, type OpenAiMessage } from './chat';
-import { EmulatorError, jsonReply, parseJson, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
+import { emulateChat, fromOpenAiMessages, modelLatency, openAiChunks, openAiCompletion, openAiStreamError, type OpenAiMessage } from './chat';
+import { EmulatorError, jsonReply, parseJson, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const problem = (status: number, title: string, detail: string, type = 'about:blank') =>
   new EmulatorError(status, title, detail, { title, problemType: type });
@@ -57,30 +57,16 @@ async function chatCompletions(ctx: Ctx): Promise<Reply> {
 
   const id = `chatcmpl-${ctx.state.nextId++}`;
   const created = Math.floor(Date.now() / 1000);
-  const completion = openAiCompletion(id, model.id, result, created);
-  if (!body.stream) return jsonReply(completion);
+  if (!body.stream) return jsonReply(openAiCompletion(id, model.id, result, created));
 
   // Server-sent events, one chunk per word, closed by [DONE] as OpenAI clients expect.
-  const chunk = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}) =>
-    `data: ${JSON.stringify({
-      id,
-      object: 'chat.completion.chunk',
-      created,
-      model: model.id,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-      ...extra,
-    })}\n\n`;
-  const words = result.text.match(/\S+\s*/g) ?? [result.text];
-  const events = [
-    chunk({ role: 'assistant', content: '' }, null),
-    ...words.map((w) => chunk({ content: w }, null)),
-    chunk({}, completion.choices[0]?.finish_reason ?? 'stop'),
-    ...(body.stream_options?.include_usage
-      ? [`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: model.id, choices: [], usage: completion.usage })}\n\n`]
-      : []),
-    'data: [DONE]\n\n',
-  ];
-  return { status: 200, headers: { 'content-type': 'text/event-stream' }, body: Buffer.from(events.join('')) };
+  const events = openAiChunks(id, model.id, result, created, body.stream_options?.include_usage === true);
+  return streamReply(
+    ctx,
+    'text/event-stream',
+    events.map((e) => Buffer.from(e)),
+    Buffer.from(openAiStreamError('Inference failed while generating the response')),
+  );
 }
 
 export const hosted: ServiceDef = {

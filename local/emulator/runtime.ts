@@ -1,11 +1,15 @@
 /**
- * Amazon SageMaker Runtime InvokeEndpoint (restJson1, POST /endpoints/{name}/invocations). The
- * "container" behind every endpoint speaks the OpenAI chat-completions shape that TGI and LMI serve.
+ * Amazon SageMaker Runtime InvokeEndpoint (restJson1, POST /endpoints/{name}/invocations) and
+ * InvokeEndpointWithResponseStream (POST /endpoints/{name}/invocations-response-stream: the container's
+ * bytes as PayloadPart events of application/vnd.amazon.eventstream). The "container" behind every
+ * endpoint speaks the OpenAI chat-completions shape that TGI and LMI serve, and their server-sent
+ * events when the payload asks for `stream: true`.
  * Every call, faulted or not, is recorded so CloudWatch can report what really happened.
  */
-import { emulateChat, fromOpenAiMessages, modelLatency, openAiCompletion, type OpenAiMessage } from './chat';
+import { emulateChat, fromOpenAiMessages, modelLatency, openAiChunks, openAiCompletion, type OpenAiMessage } from './chat';
 import { endpointModels, settleEndpoint } from './sagemaker';
-import { EmulatorError, jsonReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
+import { eventFrame, exceptionFrame } from './eventstream';
+import { EmulatorError, jsonReply, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 function logsUrl(ctx: Ctx, endpoint: string): string {
   const { region } = ctx.opts;
@@ -34,6 +38,8 @@ function modelError(ctx: Ctx, endpoint: string, status: number, message: string)
 
 interface InvocationBody {
   messages?: OpenAiMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
   max_tokens?: number;
   max_new_tokens?: number;
   /** TGI's native shape: one prompt string. */
@@ -41,7 +47,7 @@ interface InvocationBody {
   parameters?: { max_new_tokens?: number };
 }
 
-async function invokeEndpoint(ctx: Ctx, name: string): Promise<Reply> {
+async function invokeEndpoint(ctx: Ctx, name: string, streamed = false): Promise<Reply> {
   const ep = settleEndpoint(ctx.state, ctx.opts, name);
   // Updating endpoints keep serving on their previous config, as in SageMaker.
   if (!ep || (ep.status !== 'InService' && ep.status !== 'Updating')) {
@@ -77,8 +83,30 @@ async function invokeEndpoint(ctx: Ctx, name: string): Promise<Reply> {
   const { system, turns } = fromOpenAiMessages(body.messages);
   const result = emulateChat({ model, system, turns, maxTokens: body.max_tokens ?? body.max_new_tokens });
   const id = `chatcmpl-${ctx.state.nextId++}`;
-  return { ...jsonReply(openAiCompletion(id, model, result, Math.floor(Date.now() / 1000))), headers };
+  const created = Math.floor(Date.now() / 1000);
+  if (!streamed) return { ...jsonReply(openAiCompletion(id, model, result, created)), headers };
+
+  // The container's server-sent events (or its JSON, when it was not asked to stream), cut into
+  // PayloadParts at arbitrary points as SageMaker forwards bytes: a reader must reassemble lines.
+  const bytes = Buffer.from(
+    body.stream
+      ? openAiChunks(id, model, result, created, body.stream_options?.include_usage === true).join('')
+      : JSON.stringify(openAiCompletion(id, model, result, created)),
+  );
+  const parts: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += PART_BYTES) parts.push(eventFrame('PayloadPart', bytes.subarray(at, at + PART_BYTES)));
+  const failure = exceptionFrame('ModelStreamError', {
+    Message: 'Model stream error: the model container closed the stream',
+    ErrorCode: 'ModelStreamError',
+  });
+  return streamReply(ctx, 'application/vnd.amazon.eventstream', parts, failure, {
+    'x-amzn-invoked-production-variant': variant,
+    'x-amzn-sagemaker-content-type': body.stream ? 'text/event-stream' : 'application/json',
+  });
 }
+
+/** PayloadPart size: small enough that events split across parts, as they do from a real endpoint. */
+const PART_BYTES = 96;
 
 export const runtime: ServiceDef = {
   name: 'sagemaker-runtime',
@@ -86,11 +114,17 @@ export const runtime: ServiceDef = {
   internalError: () => new EmulatorError(500, 'InternalFailure', 'An internal error occurred. Please try again.'),
   throttlingError: () => new EmulatorError(429, 'ThrottlingException', 'Rate exceeded'),
   route(ctx): Route | undefined {
-    const match = /^\/endpoints\/([^/]+)\/invocations$/.exec(ctx.path);
+    const match = /^\/endpoints\/([^/]+)\/(invocations|invocations-response-stream)$/.exec(ctx.path);
     if (ctx.method !== 'POST' || !match) return undefined;
     const name = decodeURIComponent(match[1] as string);
     const keys = [name, ...endpointModels(ctx.state, ctx.state.endpoints.get(name)?.configName)];
-    return { op: 'InvokeEndpoint', keys, canFail: true, run: () => invokeEndpoint(ctx, name) };
+    const streamed = match[2] === 'invocations-response-stream';
+    return {
+      op: streamed ? 'InvokeEndpointWithResponseStream' : 'InvokeEndpoint',
+      keys,
+      canFail: true,
+      run: () => invokeEndpoint(ctx, name, streamed),
+    };
   },
   onComplete(ctx, route, status, elapsedMs) {
     const name = route.keys[0] as string;

@@ -258,7 +258,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, reply: Reply): void {
+async function send(res: ServerResponse, reply: Reply): Promise<void> {
+  if (reply.stream) {
+    res.writeHead(reply.status, { 'x-amzn-requestid': randomUUID(), date: new Date().toUTCString(), ...reply.headers });
+    res.flushHeaders();
+    // A caller that hangs up stops the stream, as a service stops generating for a closed connection.
+    for await (const chunk of reply.stream) {
+      if (res.destroyed) break;
+      res.write(chunk);
+    }
+    res.end();
+    return;
+  }
   res.writeHead(reply.status, {
     'x-amzn-requestid': randomUUID(),
     date: new Date().toUTCString(),
@@ -314,11 +325,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (fault === '500' || (fault === 'fail' && !route.canFail)) throw service.internalError();
       if (fault === '429') throw service.throttlingError();
       ctx.fail = fault === 'fail';
+      if (fault === 'slow-stream' || fault === 'midstream') ctx.streamFault = fault;
 
       reply = await route.run();
       // Done, but the answer never leaves: the socket stays open until the client gives up.
       if (fault === 'lost') return;
-      if (fault === 'malformed') {
+      if (fault === 'malformed' && !reply.stream) {
         // A body cut off mid-document: the status says success, the JSON does not parse.
         reply = { ...reply, body: Buffer.concat([reply.body.subarray(0, Math.floor(reply.body.length / 2)), Buffer.from('\u0000<')]) };
       }
@@ -329,14 +341,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       );
       if (!(err instanceof EmulatorError)) console.error('[emulator] handler failed:', err);
     }
-    send(res, reply);
+    await send(res, reply);
     if (service && route) service.onComplete?.(ctx, route, reply.status, Date.now() - started);
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       console.error('[emulator] request failed:', err);
-      if (!res.headersSent) send(res, renderError(undefined, new EmulatorError(500, 'InternalFailure', 'Emulator failure')));
+      if (!res.headersSent) void send(res, renderError(undefined, new EmulatorError(500, 'InternalFailure', 'Emulator failure')));
+      else res.destroy();
     });
   };
   const http1 = createHttp1Server(onRequest);

@@ -30,11 +30,16 @@ export interface ResolvedOptions {
 }
 
 /**
+ * Streamed answers (ConverseStream, InvokeEndpointWithResponseStream, hosted `stream: true`) have two
+ * faults of their own: `slow-stream` spaces the chunks STREAM_SLOW_CHUNK_MS apart (so a client can hang
+ * up mid-answer), `midstream` sends half the chunks and then the service's own in-stream error.
+ *
  * `timeout`: never answered, nothing done. `lost`: done, then never answered (the request reached the
  * service but its answer was lost: the ambiguous failure a client cannot tell from a timeout).
  */
-export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail'] as const;
+export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail', 'slow-stream', 'midstream'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+export const STREAM_SLOW_CHUNK_MS = 40;
 
 export interface FaultRule {
   id: string;
@@ -149,12 +154,33 @@ export interface Ctx {
   opts: ResolvedOptions;
   /** Set when a 'fail' fault matched an operation that gives failing a domain meaning. */
   fail: boolean;
+  /** Set when a stream fault matched: how a streamed answer misbehaves. */
+  streamFault?: 'slow-stream' | 'midstream';
 }
 
 export interface Reply {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** A streamed answer: written chunk by chunk as it comes (no Content-Length); `body` is then empty. */
+  stream?: AsyncIterable<Buffer>;
+}
+
+/**
+ * A streamed reply of `frames`, as the services send one: chunk by chunk, spaced out under a
+ * `slow-stream` fault; under `midstream`, half of them and then `failure` (the in-stream error).
+ */
+export function streamReply(ctx: Ctx, contentType: string, frames: Buffer[], failure: Buffer, headers: Record<string, string> = {}): Reply {
+  const fault = ctx.streamFault;
+  async function* chunks() {
+    const sent = fault === 'midstream' ? frames.slice(0, Math.max(1, Math.floor(frames.length / 2))) : frames;
+    for (const frame of sent) {
+      yield frame;
+      if (fault === 'slow-stream') await sleep(STREAM_SLOW_CHUNK_MS);
+    }
+    if (fault === 'midstream') yield failure;
+  }
+  return { status: 200, headers: { 'content-type': contentType, ...headers }, body: Buffer.alloc(0), stream: chunks() };
 }
 
 export interface Route {

@@ -89,6 +89,22 @@ describe('POST /v1/chat/completions', () => {
     expect(res.headers['x-request-id']).toEqual(expect.any(String));
   });
 
+  test('on the HTTP API route (which cannot stream) stream: true answers the whole event stream at once, its usage chunk priced as the key spent', async () => {
+    const { owner, key, id } = await newKey();
+    const res = await complete(key, hello(hosted.endpoint_name, { stream: true, stream_options: { include_usage: true } }));
+    expect(res.status).toBe(200);
+    expect(res.headers['Content-Type']).toMatch(/^text\/event-stream/);
+    expect(res.headers['x-model-ops-cost-usd']).toBeUndefined();
+    const events = res.raw.split('\n\n').filter(Boolean);
+    expect(events.at(-1)).toBe('data: [DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.replace(/^data: /, '')));
+    expect(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join('')).toContain('You said: "Hello there"');
+    const usage = chunks.at(-1).usage;
+    expect(usage.cost_usd).toBeGreaterThan(0);
+    const keys = await call(listKeys as Handler, { token: owner.token });
+    expect(keys.body.keys.find((k: { id: string }) => k.id === id).spent_usd).toBe(usage.cost_usd);
+  });
+
   test('a call counts for the caller and for the key, and its cost is the key’s spend this month', async () => {
     const { owner, key, id } = await newKey();
     const res = await complete(key, hello(managed.endpoint_name));

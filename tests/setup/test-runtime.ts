@@ -11,6 +11,7 @@ import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffl
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 import { startFrontDoor } from '../../local/front-door';
+import { startFunctionUrls } from '../../local/lambda-url';
 import { ensureConsoleBuilt } from '../../console/scripts/build';
 
 const withConsole = process.argv.includes('--console');
@@ -85,8 +86,15 @@ async function main() {
       },
     });
     stops.push(() => (offline as Offline).stop());
+    // The front door as the deploy's CloudFront: POST /v1/chat/completions to the streaming function's
+    // URL (local/lambda-url.ts), everything else to serverless-offline.
+    const functionUrls = await startFunctionUrls();
+    stops.push(() => functionUrls.close());
+    const gatewayDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url, root: false, functionUrls: functionUrls.routes });
+    stops.push(() => gatewayDoor.close());
     Object.assign(env, {
       E2E_BASE_URL: offline.url,
+      E2E_FRONT_DOOR_URL: gatewayDoor.url,
       E2E_LAMBDA_URL: `http://127.0.0.1:${lambdaPort}`,
       E2E_TABLE_NAME: table,
       E2E_ADMIN_USERNAME: 'e2e-admin',
@@ -94,7 +102,7 @@ async function main() {
     });
     if (withConsole) {
       await consoleBuilt;
-      const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url });
+      const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url, functionUrls: functionUrls.routes });
       stops.push(() => frontDoor.close());
       env.E2E_CONSOLE_URL = frontDoor.url;
     }

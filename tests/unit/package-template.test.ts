@@ -276,6 +276,29 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
   });
 });
 
+describe('the streaming completions function in the prod template', () => {
+  test('has a function URL that streams (RESPONSE_STREAM), open to the public through the URL only, the key checked inside', () => {
+    expect(packagingFailure).toBeUndefined();
+    const [, url] = resources('AWS::Lambda::Url').find(([name]) => name === 'ChatCompletionsStreamLambdaFunctionUrl') ?? [];
+    expect(url.Properties).toMatchObject({
+      AuthType: 'NONE',
+      InvokeMode: 'RESPONSE_STREAM',
+      TargetFunctionArn: { 'Fn::GetAtt': ['ChatCompletionsStreamLambdaFunction', 'Arn'] },
+    });
+    const grants = resources('AWS::Lambda::Permission')
+      .map(([, p]) => p.Properties)
+      .filter((p) => JSON.stringify(p.FunctionName).includes('ChatCompletionsStreamLambdaFunction'));
+    expect(grants).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }),
+        expect.objectContaining({ Action: 'lambda:InvokeFunction', Principal: '*', InvokedViaFunctionUrl: true }),
+      ]),
+    );
+    // Only through the URL: no grant lets anyone invoke it otherwise.
+    expect(grants.every((p) => p.FunctionUrlAuthType === 'NONE' || p.InvokedViaFunctionUrl === true)).toBe(true);
+  });
+});
+
 describe('the web console in the prod template', () => {
   const one = (type: string): Json => {
     const found = resources(type);
@@ -334,6 +357,24 @@ describe('the web console in the prod template', () => {
       });
     }
     expect(JSON.stringify(template.Outputs.ConsoleUrl.Value)).toContain('ConsoleDistribution.DomainName');
+  });
+
+  test('sends /v1/chat/completions, ahead of /v1/*, to the streaming function’s URL, uncached and uncompressed', () => {
+    expect(packagingFailure).toBeUndefined();
+    const config = one('AWS::CloudFront::Distribution').Properties.DistributionConfig;
+    const patterns = config.CacheBehaviors.map((b: Json) => b.PathPattern);
+    expect(patterns.indexOf('/v1/chat/completions')).toBeLessThan(patterns.indexOf('/v1/*'));
+    const behaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === '/v1/chat/completions');
+    expect(behaviour).toMatchObject({
+      TargetOriginId: 'completions',
+      Compress: false,
+      CachePolicyId: MANAGED_CACHING_DISABLED,
+      OriginRequestPolicyId: MANAGED_ALL_VIEWER_EXCEPT_HOST,
+      AllowedMethods: expect.arrayContaining(['POST']),
+    });
+    const origin = config.Origins.find((o: Json) => o.Id === 'completions');
+    expect(JSON.stringify(origin.DomainName)).toContain('"ChatCompletionsStreamLambdaFunctionUrl","FunctionUrl"');
+    expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
   });
 
   test('answers with the Content-Security-Policy and page rewrite that the local front door uses', () => {

@@ -1,0 +1,66 @@
+/**
+ * Reads OpenAI's streamed chat completion (server-sent events of chat.completion.chunk objects, ended
+ * by `data: [DONE]`) from bytes that arrive in arbitrary pieces: the hosted API's response body and a
+ * dedicated endpoint's PayloadParts (TGI's Messages API and LMI stream the same events).
+ */
+import type { UpstreamError } from '../http/errors';
+import { upstreamDetail } from './errors';
+import type { ChatStreamEvent } from './types';
+
+interface Chunk {
+  model?: unknown;
+  choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[];
+  usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null;
+  error?: { message?: unknown } | string;
+}
+
+const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+
+/**
+ * The events of an SSE byte stream. `failed` makes the error of an in-stream `error` event (what an
+ * OpenAI-compatible server sends when generation fails after it began); `unreadable` the error of a
+ * `data:` line that is not JSON.
+ */
+export async function* openAiStreamEvents(
+  bytes: AsyncIterable<Uint8Array>,
+  errors: { failed: (detail?: string) => UpstreamError; unreadable: () => UpstreamError },
+): AsyncGenerator<ChatStreamEvent> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let done = false;
+  for await (const piece of bytes) {
+    buffer += decoder.decode(piece, { stream: true });
+    let newline: number;
+    while (!done && (newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).replace(/\r$/, '');
+      buffer = buffer.slice(newline + 1);
+      if (!line.startsWith('data:')) continue; // event names, ids, comments and blank separators
+      const data = line.slice(5).trim();
+      if (data === '[DONE]') {
+        done = true;
+        break;
+      }
+      let chunk: Chunk;
+      try {
+        chunk = JSON.parse(data) as Chunk;
+      } catch {
+        throw errors.unreadable();
+      }
+      if (chunk.error) throw errors.failed(upstreamDetail(typeof chunk.error === 'string' ? chunk.error : chunk.error.message));
+      const choice = chunk.choices?.[0];
+      if (typeof choice?.delta?.content === 'string' && choice.delta.content) yield { kind: 'text', text: choice.delta.content };
+      if (typeof choice?.finish_reason === 'string') yield { kind: 'stop', finishReason: choice.finish_reason === 'length' ? 'length' : 'stop' };
+      if (chunk.usage) {
+        yield {
+          kind: 'usage',
+          tokensIn: count(chunk.usage.prompt_tokens),
+          tokensOut: count(chunk.usage.completion_tokens),
+          modelId: typeof chunk.model === 'string' ? chunk.model : undefined,
+        };
+      }
+    }
+    if (done) return;
+  }
+  // The connection closed without [DONE]: the answer was cut off.
+  throw errors.failed('The stream ended before it was complete');
+}

@@ -1,0 +1,219 @@
+/**
+ * A Lambda function URL with invokeMode RESPONSE_STREAM, on loopback: what serverless-offline 13
+ * cannot run. It invokes a response-streaming handler in this process, under the contract the Lambda
+ * Node.js runtime documents for one:
+ *
+ *   - the runtime's `awslambda` global: `streamifyResponse(fn)` marks a handler as streaming (it is
+ *     then called as fn(event, responseStream, context)), and `HttpResponseStream.from(stream,
+ *     {statusCode, headers, cookies})` makes the first bytes written a metadata prelude: that JSON,
+ *     then 8 NUL bytes, then the body;
+ *   - the function URL reads the prelude into the HTTP status and headers and passes every later byte
+ *     to the client as it is written (chunked), with no Content-Length;
+ *   - the event is the function URL's (payload format 2.0, routeKey `$default`);
+ *   - a handler that fails before writing anything answers 502 {"Message":"Internal Server Error"};
+ *     after the first byte, the connection is just closed.
+ *
+ * A client that hangs up destroys the response stream, which a handler writing through
+ * stream.pipeline (Middy's streamifyResponse does) sees as its body's destruction.
+ *
+ * `installAwsLambdaGlobal()` must run before the handler's module is imported (Middy calls
+ * `awslambda.streamifyResponse` at load, as in Lambda).
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Writable } from 'node:stream';
+import type { FunctionUrlRoute } from './front-door';
+
+const STREAMING = Symbol.for('model-ops.local.streaming-handler');
+const PRELUDE_DELIMITER = Buffer.alloc(8);
+const PRELUDE_CONTENT_TYPE = 'application/vnd.awslambda.http-integration-response';
+
+type StreamingHandler = ((event: unknown, stream: ResponseStream, context: unknown) => Promise<unknown>) & { [STREAMING]?: true };
+
+/** The runtime's response stream: a Writable with a content type and a hook before the first write. */
+class ResponseStream extends Writable {
+  contentType = 'application/octet-stream';
+  beforeFirstWrite?: (write: (chunk: Buffer) => void) => void;
+
+  constructor(private readonly sink: (chunk: Buffer) => void) {
+    super();
+  }
+
+  setContentType(type: string) {
+    this.contentType = type;
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void) {
+    if (this.beforeFirstWrite) {
+      const hook = this.beforeFirstWrite;
+      this.beforeFirstWrite = undefined;
+      hook((c) => this.sink(c));
+    }
+    this.sink(chunk);
+    done();
+  }
+}
+
+export function installAwsLambdaGlobal(): void {
+  // The SDK's invoke store (@aws/lambda-invoke-store) may have created the global already, empty.
+  const g = globalThis as { awslambda?: { streamifyResponse?: unknown } };
+  if (g.awslambda?.streamifyResponse) return;
+  g.awslambda = Object.assign(g.awslambda ?? {}, {
+    streamifyResponse: (handler: StreamingHandler) => Object.assign(handler, { [STREAMING]: true as const }),
+    HttpResponseStream: {
+      from(stream: ResponseStream, prelude: Record<string, unknown>) {
+        stream.setContentType(PRELUDE_CONTENT_TYPE);
+        stream.beforeFirstWrite = (write) => {
+          write(Buffer.from(JSON.stringify(prelude)));
+          write(PRELUDE_DELIMITER);
+        };
+        return stream;
+      },
+    },
+  });
+}
+
+function functionUrlEvent(req: IncomingMessage, body: Buffer, requestId: string) {
+  const url = new URL(req.url ?? '/', 'http://lambda-url');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  const text = body.toString('utf8');
+  const binary = body.length > 0 && !Buffer.from(text, 'utf8').equals(body);
+  return {
+    version: '2.0',
+    routeKey: '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
+    requestContext: {
+      accountId: 'anonymous',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: '$default',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: body.length > 0 ? (binary ? body.toString('base64') : text) : undefined,
+    isBase64Encoded: binary,
+  };
+}
+
+/** Splits the metadata prelude off the bytes the handler writes, then passes the body through. */
+function preludeReader(res: ServerResponse, expectPrelude: () => boolean) {
+  let pending = Buffer.alloc(0);
+  let started = false;
+  const start = (prelude: { statusCode?: number; headers?: Record<string, string>; cookies?: string[] }) => {
+    started = true;
+    const headers: Record<string, string | string[]> = { ...prelude.headers };
+    if (prelude.cookies?.length) headers['set-cookie'] = prelude.cookies;
+    res.writeHead(prelude.statusCode ?? 200, headers);
+    res.flushHeaders();
+  };
+  return {
+    get started() {
+      return started;
+    },
+    write(chunk: Buffer) {
+      if (started) return void res.write(chunk);
+      if (!expectPrelude()) {
+        start({ statusCode: 200, headers: { 'content-type': 'application/octet-stream' } });
+        return void res.write(chunk);
+      }
+      pending = Buffer.concat([pending, chunk]);
+      const end = pending.indexOf(PRELUDE_DELIMITER);
+      if (end < 0) return;
+      start(JSON.parse(pending.subarray(0, end).toString('utf8')) as Parameters<typeof start>[0]);
+      const rest = pending.subarray(end + PRELUDE_DELIMITER.length);
+      if (rest.length > 0) res.write(rest);
+    },
+  };
+}
+
+export interface LambdaUrl {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+/** Serves a response-streaming handler as its function URL would, on `port` (0: any free port). */
+export async function startLambdaUrl(options: { handler: unknown; functionName: string; port?: number; timeoutMs?: number }): Promise<LambdaUrl> {
+  const handler = options.handler as StreamingHandler;
+  if (typeof handler !== 'function' || !handler[STREAMING]) {
+    throw new Error(`${options.functionName} is not a response-streaming handler (awslambda.streamifyResponse)`);
+  }
+  const timeoutMs = options.timeoutMs ?? 120_000;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const requestId = randomUUID();
+      const deadline = Date.now() + timeoutMs;
+      const context = {
+        awsRequestId: requestId,
+        functionName: options.functionName,
+        functionVersion: '$LATEST',
+        invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${options.functionName}`,
+        memoryLimitInMB: '1024',
+        logGroupName: `/aws/lambda/${options.functionName}`,
+        logStreamName: 'local',
+        callbackWaitsForEmptyEventLoop: false,
+        getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      };
+      const reader = preludeReader(res, () => stream.contentType === PRELUDE_CONTENT_TYPE);
+      const stream = new ResponseStream((chunk) => reader.write(chunk));
+      // The client hung up before the answer was complete: the handler's stream is destroyed under it.
+      res.on('close', () => {
+        if (!res.writableFinished) stream.destroy(new Error('The client closed the connection'));
+      });
+      stream.on('finish', () => {
+        if (!reader.started) res.writeHead(200, { 'content-type': stream.contentType });
+        res.end();
+      });
+      handler(functionUrlEvent(req, Buffer.concat(chunks), requestId), stream, context).catch((err: unknown) => {
+        if (res.writableEnded || res.destroyed) return;
+        if (!reader.started) {
+          console.error(`[${options.functionName}] invocation failed:`, err);
+          res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
+        } else res.destroy();
+      });
+    });
+  });
+  await new Promise<void>((ready, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, '127.0.0.1', () => ready());
+  });
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    server,
+    close: () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions
+ * (functions/gateway/completions-stream.ts). Call once the service's environment is in process.env:
+ * the handler reads its configuration when its module loads.
+ */
+export async function startFunctionUrls(options: { port?: number } = {}): Promise<{ routes: FunctionUrlRoute[]; close(): Promise<void> }> {
+  installAwsLambdaGlobal();
+  const { handler } = await import('../functions/gateway/completions-stream');
+  const completions = await startLambdaUrl({ handler, functionName: 'chatCompletionsStream', port: options.port });
+  return { routes: [{ method: 'POST', path: '/v1/chat/completions', url: completions.url }], close: () => completions.close() };
+}
