@@ -21,7 +21,8 @@ import { leaves, withValue } from '../integration/fuzz-cases';
  *     schema, as openapi-backend reads it;
  *   - every request the validator rejects is rejected by the service: a 4xx in the document's error
  *     shape (`success: false` on /api, OpenAI's `error` object on /v1);
- *   - nothing reaches a 5xx.
+ *   - nothing reaches a 5xx;
+ *   - a body under another Content-Type (text/plain) is a documented 415 in the error shape.
  * A request outside every schema is only a mutation the validator judges: what it accepts is held to
  * "no 5xx and a documented answer", what it refuses to "a documented 4xx".
  *
@@ -56,6 +57,8 @@ interface Case {
   query: Record<string, string>;
   /** A JSON value, or a raw string sent as is (malformed JSON). */
   body?: { json: unknown } | { raw: string };
+  /** Another Content-Type than application/json: the service's rule (415), which the validator does not judge. */
+  contentType?: string;
 }
 
 /** Values the generic generator cannot guess from a schema (patterns), by property name. */
@@ -192,6 +195,7 @@ function casesOf(operation: Operation): { valid: Case; mutations: Case[] } {
     if (required) variant('no body', { body: undefined });
     variant('malformed JSON', { body: { raw: '{"a": 1,,' } });
     variant('a JSON array', { body: { json: [] } });
+    if (valid.body) variant('the body as text/plain', { contentType: 'text/plain' });
     variant('an unknown field', { body: { json: { ...body, contractUnknownField: 1 } } });
     const seen = new Set<string>();
     for (const leaf of leaves(schema)) {
@@ -235,7 +239,7 @@ async function send(operation: Operation, c: Case, token: Token): Promise<Answer
   if (token.value) headers.authorization = `Bearer ${token.value}`;
   let body: string | undefined;
   if (c.body) {
-    headers['content-type'] = 'application/json';
+    headers['content-type'] = c.contentType ?? 'application/json';
     body = 'raw' in c.body ? c.body.raw : JSON.stringify(c.body.json);
   }
   const search = new URLSearchParams(c.query).toString();
@@ -339,13 +343,16 @@ async function check(operation: Operation, c: Case, token: Token): Promise<{ acc
   const response = api.validateResponse(answer.body, operation, answer.status);
   if (!response.valid)
     problems.push(`${where}: the body does not match the document: ${JSON.stringify(response.errors?.slice(0, 3))} ${answer.raw.slice(0, 300)}`);
-  if (!verdict.valid) {
+  if (c.contentType) {
+    if (answer.status !== 415) problems.push(`${where}, not 415`);
+    else if (!errorShaped(operation, answer.body)) problems.push(`${where} without the error shape: ${answer.raw.slice(0, 300)}`);
+  } else if (!verdict.valid) {
     if (answer.status < 400 || answer.status >= 500) {
       const first = verdict.errors?.[0];
       problems.push(`${where}, but the validator rejects the request (${first?.instancePath} ${first?.message})`);
     } else if (!errorShaped(operation, answer.body)) problems.push(`${where} without the error shape: ${answer.raw.slice(0, 300)}`);
   }
-  return { accepted: verdict.valid, problems };
+  return { accepted: verdict.valid && !c.contentType, problems };
 }
 
 describe('openapi-backend judges real traffic through the local stack, operation by operation', () => {
