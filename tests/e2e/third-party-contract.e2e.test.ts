@@ -11,8 +11,8 @@ import { leaves, withValue } from '../integration/fuzz-cases';
 /**
  * The contract checked by a validator this project did not write: openapi-backend (request and
  * response validation from docs/openapi.yaml, with ajv's JSON Schema 2020-12 dialect, OpenAPI 3.1's)
- * on real HTTP through the local stack (the front door and serverless-offline when the test runtime
- * runs them, serverless-offline alone otherwise).
+ * on real HTTP through the local stack (the front door in front of serverless-offline, as `npm start`
+ * runs them).
  *
  * Driven by the document: every operation it lists gets a request the validator accepts, built from
  * its schemas, and mutations of it (a missing body, malformed JSON, a wrong type for each field, each
@@ -30,7 +30,7 @@ import { leaves, withValue } from '../integration/fuzz-cases';
  * open and API Gateway passes them on, so the service ignores them (a later version may add some).
  */
 
-const BASE = () => process.env.E2E_CONSOLE_URL ?? process.env.E2E_BASE_URL;
+const BASE = () => process.env.E2E_FRONT_DOOR_URL as string;
 const tag = randomUUID().slice(0, 8);
 const definition = parse(readFileSync(OPENAPI_PATH, 'utf8'));
 

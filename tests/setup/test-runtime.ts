@@ -92,12 +92,13 @@ async function main() {
       E2E_ADMIN_USERNAME: 'e2e-admin',
       E2E_ADMIN_PASSWORD: adminPassword,
     });
-    if (withConsole) {
-      await consoleBuilt;
-      const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url });
-      stops.push(() => frontDoor.close());
-      env.E2E_CONSOLE_URL = frontDoor.url;
-    }
+    // The front door in front of serverless-offline, as `npm start` runs it: with the console for the
+    // browser tests, the API alone otherwise (E2E_FRONT_DOOR_URL; E2E_BASE_URL is offline itself).
+    if (withConsole) await consoleBuilt;
+    const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url, serveConsole: withConsole });
+    stops.push(() => frontDoor.close());
+    env.E2E_FRONT_DOOR_URL = frontDoor.url;
+    if (withConsole) env.E2E_CONSOLE_URL = frontDoor.url;
   }
 
   console.log(`READY ${JSON.stringify(env)}`);
