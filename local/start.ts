@@ -116,7 +116,8 @@ async function main() {
     });
     children.push({ stop: () => emulator.close() });
 
-    // Anything set in the environment (a real hosted key, other VPC ids) wins over the emulated wiring.
+    // Anything set in the environment (a real hosted key, other VPC ids, SERVICE_CLOUD_ENDPOINT, empty
+    // for real AWS) wins over the emulated wiring.
     const emulated = emulatedServiceEnv({
       dynamoEndpoint: dynamo.endpoint,
       emulatorUrl: emulator.url,
@@ -126,7 +127,6 @@ async function main() {
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
       DYNAMODB_ENDPOINT: dynamo.endpoint,
-      SERVICE_CLOUD_ENDPOINT: emulator.url,
       EMULATOR_URL: emulator.url,
       STAGE: 'local',
       TABLE_NAME: TABLE,
