@@ -80,7 +80,8 @@ async function main() {
   for (const [port, what, variable] of ports) {
     if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
   }
-  writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT }));
+  // The lock is also the stack's state: npm run user finds DynamoDB Local through it (scripts/target.ts).
+  writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT, dynamoPort: DYNAMO_PORT }));
 
   // The local signing secret is generated once and kept, so tokens survive a restart.
   if (!existsSync(SECRET_FILE)) writeFileSync(SECRET_FILE, randomBytes(64).toString('hex'), { mode: 0o600 });
