@@ -12,6 +12,8 @@
  *     (console/deploy/security-headers.json) on every console response;
  *   - the API passes through as a stream, unbuffered both ways (the gateway streams SSE through it),
  *     with the API's own headers; only GET and HEAD reach the console's files;
+ *   - errors that serverless-offline, hapi or Node's parser answer by themselves are rewritten into
+ *     the service's error shapes (local/layer-errors.ts); the service's own errors pass untouched.
  *   - `functionUrls` are the routes the deploy's CloudFront sends to a Lambda function URL instead of
  *     the HTTP API (POST /v1/chat/completions, which streams): served by local/lambda-url.ts.
  *
@@ -19,12 +21,13 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Agent, createServer, request as httpRequest, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join, normalize, resolve, sep } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { ROOT } from './runtime';
+import { inServiceShape, layerErrorBody, layerReason } from './layer-errors';
 
 const require = createRequire(import.meta.url);
 const rules = require('../console/deploy/web-rules.cjs') as {
@@ -35,6 +38,21 @@ const rules = require('../console/deploy/web-rules.cjs') as {
 };
 
 export const CONSOLE_DIST = join(ROOT, 'console', 'dist');
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0] as string;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res
+    .writeHead(status, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Length': String(Buffer.byteLength(text)),
+    })
+    .end(text);
+}
 const API_PREFIXES = ['/api/', '/v1/'];
 
 type Rewrite = (event: { request: { uri: string } }) => { uri: string };
@@ -145,6 +163,12 @@ export async function startFrontDoor(options: {
   };
 
   const proxy = (req: IncomingMessage, res: ServerResponse, target: URL = api) => {
+    // API Gateway refuses such a path too; hapi would say only "Bad Request".
+    try {
+      decodeURIComponent(pathOf(req));
+    } catch {
+      return void sendJson(res, 400, layerErrorBody(pathOf(req), 400, 'The path has malformed percent-encoding'));
+    }
     const headers = {
       ...req.headers,
       host: target.host,
@@ -152,6 +176,7 @@ export async function startFrontDoor(options: {
       'x-forwarded-proto': 'http',
     };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (answer) => {
+      if ((answer.statusCode ?? 502) >= 400) return void relayError(req, res, answer);
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
       // Headers go out at once, and each chunk as it comes: nothing waits for the whole body.
       res.flushHeaders();
@@ -159,12 +184,44 @@ export async function startFrontDoor(options: {
     });
     upstream.on('error', (err) => {
       if (res.headersSent) return void res.destroy(err);
-      res
-        .writeHead(502, { 'Content-Type': 'application/json' })
-        .end(JSON.stringify({ success: false, error: 'The API is not reachable', details: err.message }));
+      sendJson(res, 502, layerErrorBody(pathOf(req), 502));
+      console.error(`front door: the API is not reachable: ${err.message}`);
     });
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
+  };
+
+  /**
+   * An error answer is small: it is read whole, and passed on as it is when the service's error
+   * responder wrote it, or rewritten into the service's shape when serverless-offline or hapi did
+   * (local/layer-errors.ts). Successful answers stream untouched.
+   */
+  const relayError = (req: IncomingMessage, res: ServerResponse, answer: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.on('error', (err) => res.destroy(err));
+    answer.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const status = answer.statusCode ?? 502;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(raw.toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      if (inServiceShape(pathOf(req), parsed)) {
+        res.writeHead(status, answer.statusMessage, answer.rawHeaders);
+        res.end(raw);
+        return;
+      }
+      if (status >= 500)
+        console.error(`front door: ${req.method} ${pathOf(req)} answered ${status} by the local layer: ${raw.toString('utf8').slice(0, 2000)}`);
+      const reason = layerReason(raw.toString('utf8'));
+      // hapi refuses a Content-Type it cannot parse (a list, multipart without a boundary) with a 400;
+      // the service's rule for those is 415 (docs/openapi.yaml, "Request bodies").
+      const refused = status === 400 && /content-type/i.test(reason ?? '') ? 415 : status;
+      sendJson(res, refused, layerErrorBody(pathOf(req), refused, reason));
+    });
   };
 
   const server = createServer((req, res) => {
@@ -174,6 +231,16 @@ export async function startFrontDoor(options: {
     if (functionUrl) proxy(req, res, functionUrl.target);
     else if (API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1') proxy(req, res);
     else serveFile(req, res);
+  });
+  // Node's parser refuses some requests before any handler runs (oversize headers: 431, a malformed
+  // request line: 400); it would close the socket with an empty body. The client gets the shape.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return void socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const body = JSON.stringify(layerErrorBody('/api/', status));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((ready, fail) => {

@@ -86,7 +86,8 @@ async function main() {
   for (const [port, what, variable] of ports) {
     if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
   }
-  writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT }));
+  // The lock is also the stack's state: npm run user finds DynamoDB Local through it (scripts/target.ts).
+  writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT, dynamoPort: DYNAMO_PORT }));
 
   // The local signing secret is generated once and kept, so tokens survive a restart.
   if (!existsSync(SECRET_FILE)) writeFileSync(SECRET_FILE, randomBytes(64).toString('hex'), { mode: 0o600 });
@@ -122,7 +123,8 @@ async function main() {
     });
     children.push({ stop: () => emulator.close() });
 
-    // Anything set in the environment (a real hosted key, other VPC ids) wins over the emulated wiring.
+    // Anything set in the environment (a real hosted key, other VPC ids, SERVICE_CLOUD_ENDPOINT, empty
+    // for real AWS) wins over the emulated wiring.
     const emulated = emulatedServiceEnv({
       dynamoEndpoint: dynamo.endpoint,
       emulatorUrl: emulator.url,
@@ -132,7 +134,6 @@ async function main() {
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
       DYNAMODB_ENDPOINT: dynamo.endpoint,
-      SERVICE_CLOUD_ENDPOINT: emulator.url,
       EMULATOR_URL: emulator.url,
       STAGE: 'local',
       TABLE_NAME: TABLE,

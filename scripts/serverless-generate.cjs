@@ -4,7 +4,7 @@
  * so that `serverless package`, `deploy`, `deploy function`, `offline` and `invoke local` work from
  * a fresh clone, where generated/ does not exist yet. It hooks the very events serverless-esbuild
  * bundles on; hooks of one event run in the order of serverless.yml's plugin list, which is why this
- * plugin is listed first. CommonJS because serverless 3 loads local plugins with require().
+ * plugin is listed before serverless-esbuild. CommonJS because serverless 3 loads local plugins with require().
  */
 const { execFileSync } = require('node:child_process');
 const { join } = require('node:path');

@@ -56,6 +56,17 @@ export class PayloadTooLarge extends HttpError {
   }
 }
 
+/** A request body under any Content-Type but application/json (charset=utf-8 optional), or none. */
+export class UnsupportedMediaType extends HttpError {
+  constructor(received: string) {
+    super(
+      415,
+      'Content-Type must be application/json',
+      `Received ${received ? `"${received.slice(0, 100)}"` : 'no Content-Type'}; send application/json or application/json; charset=utf-8`,
+    );
+  }
+}
+
 export class TooManyRequests extends HttpError {
   constructor(message: string, retryAfterSeconds: number) {
     super(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });

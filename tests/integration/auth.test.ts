@@ -88,9 +88,9 @@ describe('POST /api/auth/login', () => {
     expect(res.body.message).toBe('Request body must be a JSON object');
   });
 
-  test('a wrong content type is 400', async () => {
+  test('a wrong content type is 415', async () => {
     const res = await post('username=a&password=b', { 'content-type': 'application/x-www-form-urlencoded' });
-    expect(res.status).toBe(400);
+    expect(res.status).toBe(415);
     expect(res.body.message).toBe('Content-Type must be application/json');
   });
 

@@ -81,12 +81,13 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 
 let template: Json;
 let packagingFailure: string | undefined;
+let packagingOutput = '';
 let traced: { template?: Json; failure?: string; bundle?: string } = {};
 let untracedBundle = '';
 const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
-async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string }> {
+async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string; output?: string }> {
   const service = join(workDir, name);
   // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone. The
   // console's sources and deploy files, not its build (packaging neither builds nor uploads it).
@@ -121,7 +122,7 @@ async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{
   const { code, output } = await run('npx', ['serverless', 'package', '--stage', 'prod', '--package', out], service, env);
   const file = join(out, 'cloudformation-template-update-stack.json');
   if (code !== 0 || !existsSync(file)) return { failure: `npx serverless package --stage prod exited with ${code}:\n${output}`, out };
-  return { template: JSON.parse(readFileSync(file, 'utf8')), out };
+  return { template: JSON.parse(readFileSync(file, 'utf8')), out, output };
 }
 
 /** The minified handler of one packaged function (the .mjs files inside its zip). */
@@ -136,6 +137,7 @@ beforeAll(async () => {
   const [plain, withTracing] = await Promise.all([packageProd('service', {}), packageProd('traced', { TRACING_ENABLED: 'true' })]);
   template = plain.template;
   packagingFailure = plain.failure;
+  packagingOutput = plain.output ?? '';
   if (!plain.failure) untracedBundle = await bundleText(plain.out, 'chatThreadPost');
   traced = {
     template: withTracing.template,
@@ -154,6 +156,11 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
   test('is generated offline without AWS credentials', () => {
     expect(packagingFailure).toBeUndefined();
     expect(template.Resources).toBeDefined();
+  });
+
+  test('prints no configuration warning (nodejs22.x is in the schema: scripts/serverless-runtime-schema.cjs)', () => {
+    expect(packagingFailure).toBeUndefined();
+    expect(packagingOutput).not.toMatch(/Configuration warning|Invalid configuration/);
   });
 
   test('grants no wildcard action, and nothing on Resource * beyond the documented exceptions', () => {
