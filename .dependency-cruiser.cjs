@@ -75,7 +75,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|\\.esbuild|\\.serverless|coverage|console/dist)/' },
+    exclude: { path: '^(node_modules|\\.esbuild|\\.esbuild-offline-[^/]+|\\.serverless|coverage|console/dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -26,7 +26,7 @@ const TABLE_INTERNALS = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'generated/', 'coverage/', '.esbuild/', '.serverless/', '.data/', 'console/dist/'] },
+  { ignores: ['node_modules/', 'generated/', 'coverage/', '.esbuild/', '.esbuild-offline-*/', '.serverless/', '.data/', 'console/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -181,6 +181,8 @@ export async function startOffline(options: {
       ...options.env,
       PORT: String(options.port),
       OFFLINE_LAMBDA_PORT: String(options.lambdaPort),
+      // Bundles of its own (serverless.yml custom.esbuild.outputWorkFolder), out of reach of a package run.
+      ESBUILD_WORK_FOLDER: `.esbuild-offline-${options.stage}`,
       SLS_TELEMETRY_DISABLED: '1',
       SLS_NOTIFICATIONS_MODE: 'off',
     },
