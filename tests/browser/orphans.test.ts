@@ -44,7 +44,7 @@ test('an admin sees the orphans the reconciler found with what they bill, adopts
   await adoptDialog.getByLabel('Idle timeout (minutes)').fill('30');
   await adoptDialog.getByRole('button', { name: 'Adopt' }).click();
   await page.getByText(`${keep} is now tracked`).waitFor();
-  expect(await table.getByRole('rowheader', { name: keep }).count()).toBe(0);
+  await table.getByRole('rowheader', { name: keep }).waitFor({ state: 'detached' });
 
   const dropRow = table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: drop }) });
   await dropRow.getByRole('button', { name: 'Delete…' }).click();
