@@ -155,7 +155,12 @@ test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
       const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-      expect([path, overflow]).toEqual([path, 0]);
+      const wide = overflow
+        ? await page.evaluate(
+            `[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1).slice(0, 8).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right) + ' ' + (e.textContent || '').slice(0, 80)).join(' | ')`,
+          )
+        : '';
+      expect([path, overflow, wide]).toEqual([path, 0, '']);
     }
   } finally {
     await page.setViewportSize({ width: 1280, height: 800 });
