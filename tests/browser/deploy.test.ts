@@ -1,4 +1,4 @@
-import { CONSOLE, browserPerFile, unique } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
 
 // One login for the file: every test here is the same admin's session.
 const b = browserPerFile({ loggedIn: true });
@@ -136,6 +136,14 @@ test('the keyboard alone moves through the menu to a page and submits a form wit
 
 test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
   const { page } = b;
+  // A long name and e-mail widen the users table well past the screen: it must scroll in its box,
+  // and nothing inside it (the role selects' hidden labels) may stick out of the box.
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  const wide = unique('wide');
+  await api('POST', '/api/admin/users', {
+    token,
+    body: { username: wide, email: `${wide}-${'w'.repeat(40)}@example.com`, name: 'W'.repeat(60), role: 'user', password: 'a-long-enough-password' },
+  });
   await page.setViewportSize({ width: 375, height: 740 });
   try {
     for (const path of [
