@@ -38,6 +38,8 @@ export interface Operation {
   bodyRequired: boolean;
   handlerFile: string; // functions/auth/login
   routeKey: string; // as API Gateway names the route (greedy parameters keep their '+')
+  /** The gateway's /v1 operations: an API key instead of a login token, errors in OpenAI's shape. */
+  apiKey: boolean;
 }
 
 const doc = parse(readFileSync(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')) as Schema;
@@ -97,9 +99,6 @@ export function operations(): Operation[] {
       const handler = handlers.get(key);
       if (!handler) throw new Error(`no handler in functions/*/functions.yml for ${key}`);
       const security = op.security ?? doc.security ?? [];
-      // The gateway's /v1 operations take an API key and answer in OpenAI's shapes, not the spec's:
-      // tests/integration/gateway-*.test.ts cover them.
-      if (JSON.stringify(security).includes('apiKeyAuth')) continue;
       const bodySchema = op.requestBody ? resolve(resolve(op.requestBody).content?.['application/json']?.schema) : undefined;
       out.push({
         key,
@@ -112,6 +111,7 @@ export function operations(): Operation[] {
         bodyRequired: !!resolve(op.requestBody ?? {})?.required,
         handlerFile: handler.file,
         routeKey: handler.routeKey,
+        apiKey: JSON.stringify(security).includes('apiKeyAuth'),
       });
     }
   }
@@ -272,7 +272,13 @@ export function baseRequest(op: Operation): BaseRequest {
   return out;
 }
 
-export function callOptions(op: Operation, req: BaseRequest & { rawBody?: string }, token?: string): CallOptions {
+/** The caller of a fuzz request: a super_admin's login token, and an API key of theirs for /v1. */
+export interface FuzzCaller {
+  token: string;
+  key: string;
+}
+
+export function callOptions(op: Operation, req: BaseRequest & { rawBody?: string }, caller?: FuzzCaller): CallOptions {
   const params = req.pathParameters ?? {};
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n] ?? ''));
   return {
@@ -281,7 +287,7 @@ export function callOptions(op: Operation, req: BaseRequest & { rawBody?: string
     routeKey: op.routeKey,
     pathParameters: req.pathParameters,
     query: req.query,
-    token,
+    token: op.apiKey ? caller?.key : caller?.token,
     body: req.rawBody !== undefined ? req.rawBody : req.body,
   };
 }
@@ -471,12 +477,18 @@ export function leaks(res: CallResult): string[] {
   return problems;
 }
 
-export function errorProblems(res: CallResult): string[] {
+export function errorProblems(res: CallResult, op?: Operation): string[] {
   const problems: string[] = [];
   const body = res.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return ['body is not a JSON object'];
-  if (body.success !== false) problems.push('success is not false');
-  if (typeof body.error !== 'string' && typeof body.message !== 'string') problems.push('no string error or message');
+  if (op?.apiKey) {
+    // OpenAI's shape, which its clients parse: {error: {message, type, code, param}}.
+    const e = body.error;
+    if (!e || typeof e !== 'object' || typeof e.message !== 'string' || typeof e.type !== 'string') problems.push('no OpenAI error {message, type}');
+  } else {
+    if (body.success !== false) problems.push('success is not false');
+    if (typeof body.error !== 'string' && typeof body.message !== 'string') problems.push('no string error or message');
+  }
   if ('stack' in body) problems.push('stack field');
   if (STACK_LINE.test(res.raw)) problems.push('stack trace line');
   const internal = INTERNAL.exec(res.raw);

@@ -18,7 +18,8 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { call } from '../helpers/invoke';
+import { handler as createKey } from '../../functions/keys/create';
+import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 import {
   baseRequest,
@@ -32,6 +33,7 @@ import {
   tableItems,
   withValue,
   type BaseRequest,
+  type FuzzCaller,
   type Operation,
 } from './fuzz-cases';
 
@@ -135,9 +137,11 @@ function requestArbitrary(op: Operation): fc.Arbitrary<{ request: BaseRequest; m
 
 // -------------------------------------------------------------------------------------------- tests
 
-let token = '';
+const caller: FuzzCaller = { token: '', key: '' };
 beforeAll(async () => {
-  ({ token } = await makeUser('super_admin'));
+  ({ token: caller.token } = await makeUser('super_admin'));
+  const key = await call(createKey as Handler, { method: 'POST', token: caller.token, body: { name: 'fuzz' } });
+  caller.key = key.body.key as string;
 });
 afterAll(() => closeTableClient());
 
@@ -172,13 +176,13 @@ describe.each(ops.map((op, i) => [op.key, op, i] as const))('%s', (key, op, i) =
     const failures: unknown[] = [];
     let succeeded = 0;
     await pool(requests, 8, async (request) => {
-      const res = await call(handler, callOptions(op, request, token));
+      const res = await call(handler, callOptions(op, request, caller));
       sent.total += 1;
       const problems = [...leaks(res)];
       if (res.status >= 500) problems.push(`status ${res.status}`);
       if (res.status >= 400) {
         sent.refused += 1;
-        problems.push(...errorProblems(res));
+        problems.push(...errorProblems(res, op));
       } else succeeded += 1;
       if (res.status < 400 && op.body && request.body !== undefined && !bodyAccepted(op, request.body))
         problems.push('accepted a body the document refuses');
