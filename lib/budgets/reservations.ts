@@ -57,8 +57,12 @@ export async function reserveAll(
   throw new CodedError(429, `${refusal(refused.owner)} (up to $${amountUsd.toFixed(6)})`, 'budget_exceeded');
 }
 
-/** What each budget's spend item gets when the call is recorded: its reservation settled, or a plain charge. */
-export function settlesOf(budgets: Budget[], reservations: Reservation[], now: Date): SpendSettle[] {
+/**
+ * What each budget's spend item gets when the call is recorded: its reservation settled, or a plain
+ * charge. None when there is nothing to record (a free call that reserved nothing): no write then.
+ */
+export function settlesOf(budgets: Budget[], reservations: Reservation[], now: Date, costUsd: number): SpendSettle[] {
+  if (costUsd <= 0 && reservations.length === 0) return [];
   const month = monthOf(now);
   return budgets.map((b) => {
     const reservation = reservations.find((r) => r.owner.kind === b.owner.kind && r.owner.id === b.owner.id);

@@ -177,10 +177,9 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   };
 
   // Round trip 3.
-  const charged = turn.reply.costUsd > 0 || reservations.length > 0;
   await recordTurn(
     { turn, userId: user.id, startsThread: mode === 'thread' && !continuing },
-    charged ? settlesOf(budgets, reservations, started) : [],
+    settlesOf(budgets, reservations, started, turn.reply.costUsd),
   );
   // Counted once the turn is recorded, so the metrics agree with the usage figures.
   const dimension = { platform: resource.type };

@@ -159,7 +159,6 @@ export async function settleCall(
   const tokensOut = Math.max(0, Math.round(answer.tokensOut));
   const latencyMs = Math.max(0, Math.round(answer.latencyMs));
   const costUsd = price ? tokenCost(price, tokensIn, tokensOut) : 0;
-  const settles = settlesOf(budgets, reservations, call.started);
   await recordGatewayCall(
     {
       callId: call.callId,
@@ -176,7 +175,7 @@ export async function settleCall(
       latencyMs,
       costUsd,
     },
-    costUsd > 0 || reservations.length > 0 ? settles : [],
+    settlesOf(budgets, reservations, call.started, costUsd),
   );
   const dimension = { platform: resource.type };
   dimensionedMetric('GatewayCalls', dimension, 1);
