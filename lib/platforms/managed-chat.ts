@@ -30,6 +30,12 @@ function inferenceConfig(request: ChatRequest) {
   return Object.values(config).some((v) => v !== undefined) ? config : undefined;
 }
 
+/** What Converse and ConverseStream both take: the model, the system prompt (when not blank), the turns and the sampling. */
+function converseInput(request: ChatRequest) {
+  const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
+  return { modelId: request.target, system, messages: toConverseMessages(request.messages), inferenceConfig: inferenceConfig(request) };
+}
+
 export class BedrockConverseChat implements ChatCapable {
   private readonly runtime: BedrockRuntimeClient;
 
@@ -39,17 +45,7 @@ export class BedrockConverseChat implements ChatCapable {
 
   async chat(request: ChatRequest): Promise<ChatReply> {
     const started = Date.now();
-    const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
-    const out = await guard(PLATFORM, () =>
-      this.runtime.send(
-        new ConverseCommand({
-          modelId: request.target,
-          system,
-          messages: toConverseMessages(request.messages),
-          inferenceConfig: inferenceConfig(request),
-        }),
-      ),
-    );
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request))));
     const blocks = out.output?.message?.content;
     if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     return {
@@ -69,18 +65,7 @@ export class BedrockConverseChat implements ChatCapable {
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
     const started = Date.now();
-    const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
-    const out = await guard(PLATFORM, () =>
-      this.runtime.send(
-        new ConverseStreamCommand({
-          modelId: request.target,
-          system,
-          messages: toConverseMessages(request.messages),
-          inferenceConfig: inferenceConfig(request),
-        }),
-        { abortSignal: signal },
-      ),
-    );
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseStreamCommand(converseInput(request)), { abortSignal: signal }));
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     try {
       for await (const event of out.stream) {
