@@ -13,10 +13,9 @@
  *     settle) and a key without one.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { BedrockRuntimeClient, ConverseCommand } from '@aws-sdk/client-bedrock-runtime';
 import { metered, type EndpointCapacity } from './capacity';
-import { fmtMs, fmtNum, markdownTable, onCleanup, summarize, timeLoop, type Row, type SectionResult, type Summary } from './harness';
+import { fmtMs, fmtNum, loadAverage, markdownTable, onCleanup, summarize, timeLoop, type Row, type SectionResult, type Summary } from './harness';
 import { expectOk, invoke, service, sharedWorld } from './service';
 
 export interface GatewayOptions {
@@ -75,7 +74,7 @@ export async function gateway(options: GatewayOptions): Promise<SectionResult> {
     );
 
   try {
-    const loadBefore = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const loadBefore = loadAverage();
     process.stderr.write('  in process: gateway call and direct upstream call, interleaved…\n');
     const inProcess = await interleaved(options.n, options.warmup, {
       gateway: () => viaGateway(budgeted),

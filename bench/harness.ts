@@ -475,3 +475,12 @@ export function treeRssByProcess(pid: number): { pid: number; name: string; rss:
   }
   return out.sort((a, b) => b.rss - a.rss);
 }
+
+/** The machine's 1-, 5- and 15-minute load averages, printed beside figures other work can move. */
+export function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
+}

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import autocannon, { type Result } from 'autocannon';
-import { fmtMs, markdownTable, onCleanup, processTree, type Row, type SectionResult } from './harness';
+import { fmtMs, loadAverage, markdownTable, onCleanup, processTree, type Row, type SectionResult } from './harness';
 import { seedChatters, service } from './service';
 
 export interface StackOptions {
@@ -56,14 +56,6 @@ function dynamoPid(): number {
     }
   }
   throw new Error('DynamoDB Local is not a child of this process');
-}
-
-function loadAverage(): string {
-  try {
-    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  } catch {
-    return 'unknown';
-  }
 }
 
 export interface StackResult {
