@@ -278,6 +278,18 @@ export interface FuzzCaller {
   key: string;
 }
 
+/** A fresh super_admin (past every role guard, so the input reaches validation) with an API key. */
+export async function fuzzCaller(): Promise<FuzzCaller> {
+  // Loaded when asked, like the handlers under test (loadHandler); one after the other, since jest's
+  // ESM loader fails on simultaneous imports of shared modules.
+  const { makeUser } = await import('../helpers/users');
+  const { call } = await import('../helpers/invoke');
+  const { handler: createKey } = await import('../../functions/keys/create');
+  const { token } = await makeUser('super_admin');
+  const key = await call(createKey as Handler, { method: 'POST', token, body: { name: 'fuzz' } });
+  return { token, key: key.body.key as string };
+}
+
 export function callOptions(op: Operation, req: BaseRequest & { rawBody?: string }, caller?: FuzzCaller): CallOptions {
   const params = req.pathParameters ?? {};
   const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(params[n] ?? ''));

@@ -18,14 +18,13 @@ import addFormats from 'ajv-formats';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { handler as createKey } from '../../functions/keys/create';
-import { call, type Handler } from '../helpers/invoke';
-import { makeUser } from '../helpers/users';
+import { call } from '../helpers/invoke';
 import {
   baseRequest,
   callOptions,
   closeTableClient,
   errorProblems,
+  fuzzCaller,
   leaks,
   leaves,
   loadHandler,
@@ -137,11 +136,9 @@ function requestArbitrary(op: Operation): fc.Arbitrary<{ request: BaseRequest; m
 
 // -------------------------------------------------------------------------------------------- tests
 
-const caller: FuzzCaller = { token: '', key: '' };
+let caller: FuzzCaller;
 beforeAll(async () => {
-  ({ token: caller.token } = await makeUser('super_admin'));
-  const key = await call(createKey as Handler, { method: 'POST', token: caller.token, body: { name: 'fuzz' } });
-  caller.key = key.body.key as string;
+  caller = await fuzzCaller();
 });
 afterAll(() => closeTableClient());
 

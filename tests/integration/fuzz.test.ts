@@ -4,13 +4,12 @@
  * in the spec's error shape (413 for a body over the limit), with nothing internal in it, and without
  * a write to the table.
  */
-import { handler as createKey } from '../../functions/keys/create';
-import { call, type Handler } from '../helpers/invoke';
-import { makeUser } from '../helpers/users';
+import { call } from '../helpers/invoke';
 import {
   callOptions,
   closeTableClient,
   errorProblems,
+  fuzzCaller,
   fuzzCases,
   leaks,
   loadHandler,
@@ -26,11 +25,9 @@ const ops = operations().filter((op) => !SKIP.has(op.key));
 const byKey = new Map(ops.map((op) => [op.key, op]));
 const cases: FuzzCase[] = ops.flatMap(fuzzCases);
 
-const caller: FuzzCaller = { token: '', key: '' };
+let caller: FuzzCaller;
 beforeAll(async () => {
-  ({ token: caller.token } = await makeUser('super_admin'));
-  const key = await call(createKey as Handler, { method: 'POST', token: caller.token, body: { name: 'fuzz' } });
-  caller.key = key.body.key as string;
+  caller = await fuzzCaller();
 });
 afterAll(() => closeTableClient());
 
