@@ -1,5 +1,5 @@
 import { login } from '../../lib/auth/login';
-import { BadRequest } from '../../lib/http/errors';
+import { BadRequest } from '../../lib/errors';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { LoginBody } from '../../generated/checks/auth';
 

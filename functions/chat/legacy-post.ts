@@ -3,4 +3,4 @@ import { legacyChat } from '../../lib/chat/service';
 import { LegacyChatBody } from '../../generated/checks/chat';
 
 /** POST /api/chat (spec 4.5, legacy): one exchange without thread context. */
-export const handler = endpoint({ auth: 'user', body: LegacyChatBody }, async ({ body, user }) => legacyChat(user, body));
+export const handler = endpoint({ auth: 'user', body: LegacyChatBody, platformFailures: 500 }, async ({ body, user }) => legacyChat(user, body));

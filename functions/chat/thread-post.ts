@@ -3,4 +3,6 @@ import { threadChat } from '../../lib/chat/service';
 import { ThreadChatBody } from '../../generated/checks/chat';
 
 /** POST /api/chat/thread (spec 4.5): a turn in a thread; without threadId a new thread is started. */
-export const handler = endpoint({ auth: 'user', body: ThreadChatBody, errorShape: 'thread' }, async ({ body, user }) => threadChat(user, body));
+export const handler = endpoint({ auth: 'user', body: ThreadChatBody, errorShape: 'thread', platformFailures: 500 }, async ({ body, user }) =>
+  threadChat(user, body),
+);

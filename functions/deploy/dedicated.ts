@@ -4,6 +4,6 @@ import { DeployDedicatedBody } from '../../generated/checks/deploy';
 
 /** POST /api/deploy/dedicated (admin, super_admin): dry run by default; a real deploy returns at Creating. */
 export const handler = auditedEndpoint(
-  { auth: 'admin', body: DeployDedicatedBody, audit: { action: 'deploy.dedicated', target: ({ body }) => body.endpointName } },
+  { auth: 'admin', body: DeployDedicatedBody, platformFailures: 500, audit: { action: 'deploy.dedicated', target: ({ body }) => body.endpointName } },
   async ({ body, user }) => deployDedicated(body, user),
 );

@@ -1,4 +1,4 @@
-import { NotFound } from '../../lib/http/errors';
+import { NotFound } from '../../lib/errors';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 
 /** API Gateway's $default route: unknown paths get the spec's error shape instead of the gateway's. */

@@ -1,5 +1,5 @@
 import { config } from '../../core/config';
-import { TooManyRequests, Unauthorized } from '../http/errors';
+import { TooManyRequests, Unauthorized } from '../errors';
 import { MetricUnit, metrics } from '../../core/observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
 import { getLoginCandidate, publicUser, recordLogin, userOfCandidate, type User } from '../../tables/users';

@@ -1,5 +1,5 @@
 import { monthOf, release, reserve, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
-import { CodedError } from '../http/errors';
+import { BudgetExceeded } from '../errors';
 import type { ChatRequest } from '../platforms/types';
 
 /**
@@ -32,7 +32,7 @@ export interface Budget {
 }
 
 /**
- * Reserves `amountUsd` on every budget that is set, all or none: a 429 (code budget_exceeded, worded
+ * Reserves `amountUsd` on every budget that is set, all or none: BudgetExceeded (worded
  * by `refusal`) when one cannot cover it.
  */
 export async function reserveAll(
@@ -54,7 +54,7 @@ export async function reserveAll(
   const failure = results.find((r) => r.status === 'rejected');
   if (failure) throw failure.reason;
   const refused = limited[results.findIndex((r) => r.status === 'fulfilled' && !r.value)] as Budget;
-  throw new CodedError(429, `${refusal(refused.owner)} (up to $${amountUsd.toFixed(6)})`, 'budget_exceeded');
+  throw new BudgetExceeded(`${refusal(refused.owner)} (up to $${amountUsd.toFixed(6)})`);
 }
 
 /**

@@ -9,7 +9,7 @@
  */
 import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
-import { withStatus, type DedicatedModelEntry, type DedicatedSource } from '../platforms/types';
+import type { DedicatedModelEntry, DedicatedSource } from '../platforms/types';
 import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogue';
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';
 
@@ -60,7 +60,7 @@ export async function listDedicatedModels(options: { search?: string; max: numbe
   const search = options.search?.trim() || undefined;
   const max = Math.min(DEDICATED_MAX, options.max);
   const sources = options.source === 'all' ? SOURCES : [options.source];
-  const results = await Promise.all(sources.map((s) => sourceEntries(s, search))).catch((err) => withStatus(err, 502));
+  const results = await Promise.all(sources.map((s) => sourceEntries(s, search)));
   const models = results
     .flatMap((r) => r.entries)
     .sort((a, b) => b.creationTime.localeCompare(a.creationTime))

@@ -1,8 +1,8 @@
 /** The hosted catalogue (GET /api/models/hosted) and model detail (GET /api/hosted/model-info/{modelId+}). */
-import { NotFound } from '../http/errors';
+import { NotFound } from '../errors';
 import { hosted } from '../platforms/hosted';
 import { systemPromptFor } from '../platforms/prompts';
-import { withStatus, type HostedModelEntry } from '../platforms/types';
+import type { HostedModelEntry } from '../platforms/types';
 import { WHOLE_CATALOGUE } from '../../tables/catalogue';
 import { readThrough, refresh, type CatalogueChanges, type CatalogueOrigin } from './cache';
 import type { ModelDetail } from './managed';
@@ -29,7 +29,7 @@ export async function listHostedModels(options: { debug?: boolean } = {}): Promi
       return { entries: listing.models, complete: true };
     },
     { live: options.debug },
-  ).catch((err) => withStatus(err, 502));
+  );
   return { models: result.entries, ...(options.debug ? { raw } : {}), origin: result.origin, fetchedAt: result.fetchedAt };
 }
 
@@ -40,7 +40,7 @@ export async function refreshHostedCatalogue(): Promise<CatalogueChanges> {
 
 export async function hostedModelDetail(rawModelId: string): Promise<ModelDetail> {
   const modelId = modelIdFromPath('hosted', rawModelId);
-  const [modelInfo, usage] = await Promise.all([hosted.getModel(modelId).catch((err) => withStatus(err, 502)), modelUsage('hosted', modelId)]);
+  const [modelInfo, usage] = await Promise.all([hosted.getModel(modelId), modelUsage('hosted', modelId)]);
   if (!modelInfo) throw new NotFound(`Model '${modelId}' was not found on the hosted platform`);
   return { modelInfo, systemPrompt: systemPromptFor('hosted', modelId), usage };
 }

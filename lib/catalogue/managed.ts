@@ -1,8 +1,8 @@
 /** The managed catalogue (GET /api/models/managed) and model detail (GET /api/managed/model-info/{modelId}). */
-import { NotFound } from '../http/errors';
+import { NotFound } from '../errors';
 import { managed } from '../platforms/managed';
 import { systemPromptFor } from '../platforms/prompts';
-import { withStatus, type ManagedModelEntry, type ModelInfo } from '../platforms/types';
+import type { ManagedModelEntry, ModelInfo } from '../platforms/types';
 import { WHOLE_CATALOGUE } from '../../tables/catalogue';
 import { readThrough, refresh, type CatalogueOrigin, type CatalogueChanges } from './cache';
 import { modelIdFromPath } from './model-id';
@@ -11,8 +11,7 @@ import { modelUsage, type ModelUsage } from './usage';
 const fetchManaged = async () => ({ entries: await managed.listModels(), complete: true });
 
 export async function listManagedModels(): Promise<{ region: string; models: ManagedModelEntry[]; origin: CatalogueOrigin; fetchedAt: string }> {
-  // Spec 7 knows one status for a failing external service: 502, whatever the platform did.
-  const result = await readThrough('managed', WHOLE_CATALOGUE, fetchManaged).catch((err) => withStatus(err, 502));
+  const result = await readThrough('managed', WHOLE_CATALOGUE, fetchManaged);
   return { region: managed.region, models: result.entries, origin: result.origin, fetchedAt: result.fetchedAt };
 }
 
@@ -28,7 +27,7 @@ export interface ModelDetail {
 
 export async function managedModelDetail(rawModelId: string): Promise<ModelDetail> {
   const modelId = modelIdFromPath('managed', rawModelId);
-  const [modelInfo, usage] = await Promise.all([managed.getModel(modelId).catch((err) => withStatus(err, 502)), modelUsage('managed', modelId)]);
+  const [modelInfo, usage] = await Promise.all([managed.getModel(modelId), modelUsage('managed', modelId)]);
   if (!modelInfo) throw new NotFound(`Model '${modelId}' was not found on the managed platform`);
   return { modelInfo, systemPrompt: systemPromptFor('managed', modelId), usage };
 }

@@ -4,7 +4,7 @@
  * URL-encoded as %2F. API Gateway HTTP APIs and serverless-offline hand the parameter over decoded;
  * other callers may not, so an id that still holds percent-escapes is decoded here, once.
  */
-import { BadRequest } from '../http/errors';
+import { BadRequest } from '../errors';
 import type { PlatformName } from '../platforms/types';
 
 /** "anthropic.claude-3-haiku-20240307-v1:0" (the request schemas use it too: functions/*\/schemas.ts). */

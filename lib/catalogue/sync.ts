@@ -3,7 +3,7 @@
  * and a report per platform of what changed since the cached copy. Platforms are refreshed in
  * parallel and independently: one failing platform is reported, the others still refresh.
  */
-import { UpstreamError } from '../http/errors';
+import { UpstreamError } from '../errors';
 import { logger } from '../../core/observability';
 import { PLATFORMS, type PlatformName } from '../platforms/types';
 import type { CatalogueChanges } from './cache';
@@ -42,7 +42,7 @@ export async function syncModels(): Promise<SyncReport> {
   );
   const errors = results.flatMap((r) => (r.status === 'failed' ? [r.error] : []));
   if (errors.length === results.length) {
-    throw new UpstreamError('all', 'No platform catalogue could be refreshed', 502, errors.join('; '));
+    throw new UpstreamError('all', 'No platform catalogue could be refreshed', 'failed', errors.join('; '));
   }
   return { syncedAt, platforms: Object.fromEntries(results.map(({ platform, ...report }) => [platform, report])) as SyncReport['platforms'], errors };
 }

@@ -1,7 +1,7 @@
 import { getConversation, getConversationWithThread } from '../../tables/conversations';
 import { listLegacyMessages, listThreadMessages } from '../../tables/messages';
 import type { User } from '../../tables/users';
-import { NotFound } from '../http/errors';
+import { NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
 import { chatTurn } from './turn';
 import { toApiMessage } from './view';

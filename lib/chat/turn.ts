@@ -6,8 +6,8 @@ import { messagesOfTurn, putFailedTurn, type NewTurn, type StoredMessage } from 
 import type { Resource } from '../../tables/resources';
 import { readTurnContext, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
-import { BadRequest, Conflict, NotFound } from '../http/errors';
-import { withStatus, type ChatReply, type ChatRequest, type EndpointDescription } from '../platforms/types';
+import { BadRequest, Conflict, NotFound } from '../errors';
+import type { ChatReply, ChatRequest, EndpointDescription } from '../platforms/types';
 import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
 import { writableConversation } from '../conversations/access';
 import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
@@ -84,7 +84,7 @@ async function ensureInService(resource: Resource): Promise<void> {
   if (resource.type !== 'dedicated') {
     throw new Conflict(`Resource '${resource.name}' is not InService (status: ${resource.status})`);
   }
-  const live = await describeEndpoint(resource).catch((err: unknown) => withStatus(err, 500));
+  const live = await describeEndpoint(resource);
   if (live?.status !== 'InService') notInService(resource, live);
 }
 
@@ -157,7 +157,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
       const live = await describeEndpoint(resource).catch(() => 'unknown' as const);
       if (live !== 'unknown' && live?.status !== 'InService') notInService(resource, live);
     }
-    return withStatus(err, 500);
+    throw err;
   }
 
   const tokensIn = Math.max(0, Math.round(reply.tokensIn));

@@ -1,4 +1,4 @@
-import { Forbidden, NotFound } from '../http/errors';
+import { Forbidden, NotFound } from '../errors';
 import type { Conversation } from '../../tables/conversations';
 import type { User } from '../../tables/users';
 

@@ -1,6 +1,6 @@
 import { config } from '../../core/config';
 import { DataError, isDataError } from '../../tables/errors';
-import { BadRequest, Conflict, HttpError, UpstreamError } from '../http/errors';
+import { BadRequest, Conflict, DomainError, UpstreamError } from '../errors';
 import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
 import { ownerTags, ownership } from '../platforms/dedicated-tags';
@@ -338,14 +338,13 @@ async function deployFailed(resource: TrackedResource, err: unknown): Promise<ne
     throw new UpstreamError(
       'dedicated',
       `Deployment of endpoint "${name}" reported a failure after the endpoint was created; it is tracked as resource ${resource.id}: check its status, or delete it`,
-      500,
     );
   }
   await removeResource(resource);
   logger.warn({ message: 'dedicated deploy refused; reservation released', resourceId: resource.id, error: (err as Error)?.message });
   if (err instanceof UpstreamError) {
-    throw new UpstreamError(err.platform, `Deployment of endpoint "${name}" failed: ${err.message}`, 500, err.details, err.upstreamStatus);
+    throw err.retold(`Deployment of endpoint "${name}" failed: ${err.message}`);
   }
-  if (err instanceof HttpError || err instanceof DataError) throw err;
-  throw new UpstreamError('dedicated', `Deployment of endpoint "${name}" failed`, 500);
+  if (err instanceof DomainError || err instanceof DataError) throw err;
+  throw new UpstreamError('dedicated', `Deployment of endpoint "${name}" failed`);
 }

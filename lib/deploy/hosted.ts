@@ -1,4 +1,4 @@
-import { BadRequest, UpstreamError } from '../http/errors';
+import { BadRequest, UpstreamError } from '../errors';
 import { hosted } from '../platforms/hosted';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
@@ -13,7 +13,7 @@ function checkFailed(err: unknown): never {
   const status = err.upstreamStatus;
   const carries = status !== undefined && err.message.includes(String(status));
   const suffix = status === undefined ? ' (no upstream status: the API did not answer)' : carries ? '' : ` (upstream status ${status})`;
-  throw new UpstreamError('hosted', `Hosted API connectivity check failed: ${err.message}${suffix}`, 502, err.details, status);
+  throw new UpstreamError('hosted', `Hosted API connectivity check failed: ${err.message}${suffix}`, 'failed', err.details, status);
 }
 
 /**

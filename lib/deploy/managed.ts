@@ -1,4 +1,4 @@
-import { BadRequest } from '../http/errors';
+import { BadRequest } from '../errors';
 import { managed } from '../platforms/managed';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';

@@ -1,4 +1,4 @@
-import { BadRequest } from '../http/errors';
+import { BadRequest } from '../errors';
 import type { PlatformName } from '../platforms/types';
 
 /**

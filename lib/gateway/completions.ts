@@ -8,7 +8,7 @@ import type { ApiKey } from '../../tables/keys';
 import type { Resource } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import { chatBinding, describeEndpoint } from '../chat/platforms';
-import { CodedError, UpstreamError } from '../http/errors';
+import { BadRequest, ServiceUnavailable } from '../errors';
 import type { ChatCapable, ChatReply, ChatRequest, ChatTurn } from '../platforms/types';
 import { getTokenPrice, tokenCost, type ResolvedTokenPrice as TokenPrice } from '../pricing/service';
 import { resolveModel } from './models';
@@ -52,7 +52,7 @@ export function toChatRequest(body: CompletionBody, target: string, maxTokens: n
     else messages.push({ role: m.role, content: text });
   }
   if (!messages.some((m) => m.role === 'user')) {
-    throw new CodedError(400, "Invalid field 'messages': at least one message must have the role 'user'", 'invalid_request', 'messages');
+    throw new BadRequest("Invalid field 'messages': at least one message must have the role 'user'", { code: 'invalid_request', param: 'messages' });
   }
   const stop = body.stop == null ? undefined : typeof body.stop === 'string' ? [body.stop] : body.stop;
   return {
@@ -72,15 +72,10 @@ async function ensureInService(resource: Resource): Promise<void> {
     const live = await describeEndpoint(resource).catch(() => undefined);
     if (live?.status === 'InService') return;
   }
-  throw new CodedError(
-    503,
-    `The model '${resource.endpoint_name}' is not in service now (status: ${resource.status})`,
-    'model_not_available',
-    'model',
-    {
-      'Retry-After': '30',
-    },
-  );
+  throw new ServiceUnavailable(`The model '${resource.endpoint_name}' is not in service now (status: ${resource.status})`, 30, {
+    code: 'model_not_available',
+    param: 'model',
+  });
 }
 
 /** A call whose budgets are reserved and whose model is resolved: what the model call and its settle need. */
@@ -134,13 +129,6 @@ export async function prepareCall(
 /** A failed call: its reservations go back, nothing is counted. */
 export const releaseCall = (call: PreparedCall) => Promise.all(call.reservations.map(release)).then(() => undefined);
 
-/** The gateway's statuses for a platform failure: 504 for a timeout, 502 for anything else. */
-export function gatewayError(err: unknown): unknown {
-  if (err instanceof UpstreamError)
-    return new UpstreamError(err.platform, err.message, err.statusCode === 504 ? 504 : 502, err.details, err.upstreamStatus);
-  return err;
-}
-
 export interface Answered {
   tokensIn: number;
   tokensOut: number;
@@ -191,7 +179,7 @@ export async function completion(input: { body: CompletionBody; key: ApiKey; use
     reply = await call.platform.chat(call.request);
   } catch (err) {
     await releaseCall(call);
-    throw gatewayError(err);
+    throw err;
   }
 
   const answeredAt = new Date();

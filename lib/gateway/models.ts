@@ -1,6 +1,6 @@
 import type { ApiKey } from '../../tables/keys';
 import { listResources, type Resource } from '../../tables/resources';
-import { CodedError } from '../http/errors';
+import { NotFound } from '../errors';
 
 /**
  * The gateway's models: the deployed resources a key may call, named by their endpoint names.
@@ -68,12 +68,10 @@ export async function resolveModel(key: ApiKey, model: string): Promise<Resource
     models.find((m) => m.id.toLowerCase() === wanted) ??
     models.find((m) => `${m.resource.type}/${m.resource.endpoint_name}`.toLowerCase() === wanted);
   if (!found) {
-    throw new CodedError(
-      404,
-      `The model '${model}' does not exist or this API key may not use it (GET /v1/models lists them)`,
-      'model_not_found',
-      'model',
-    );
+    throw new NotFound(`The model '${model}' does not exist or this API key may not use it (GET /v1/models lists them)`, {
+      code: 'model_not_found',
+      param: 'model',
+    });
   }
   return found.resource;
 }

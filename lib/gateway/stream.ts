@@ -1,9 +1,9 @@
 import { flushMetrics } from '../../core/observability';
-import { HttpError } from '../http/errors';
+import { toHttpError } from '../http/errors';
 import { reply, streamed } from '../http/types';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
 import type { ChatStreamEvent } from '../platforms/types';
-import { completion, completionId, gatewayError, prepareCall, releaseCall, settleCall, type CompletionBody, type PreparedCall } from './completions';
+import { completion, completionId, prepareCall, releaseCall, settleCall, type CompletionBody, type PreparedCall } from './completions';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 
@@ -46,7 +46,7 @@ export async function completionStream(
     first = await events.next();
   } catch (err) {
     await releaseCall(call);
-    throw gatewayError(err);
+    throw err;
   }
   return chunks(call, input.body, first, events, upstream);
 }
@@ -89,7 +89,7 @@ async function* chunks(
     try {
       return await events.next();
     } catch (err) {
-      failure = gatewayError(err);
+      failure = err;
       return { done: true, value: undefined };
     }
   };
@@ -107,8 +107,8 @@ async function* chunks(
     if (failure !== undefined) {
       // The platform broke off: the client hears it in OpenAI's streaming error form, and no [DONE].
       await settle();
-      const status = failure instanceof HttpError ? failure.statusCode : 502;
-      yield sse(openAiErrorBody(status, failure instanceof HttpError ? failure.message : 'The model call failed', undefined, failure));
+      const mapped = toHttpError(failure, { openAi: true });
+      yield sse(openAiErrorBody(mapped?.statusCode ?? 502, mapped?.message ?? 'The model call failed', undefined, mapped));
       return;
     }
     yield choice({}, finished ?? 'stop');

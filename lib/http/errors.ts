@@ -1,12 +1,14 @@
 /**
- * The one error family of the service. Domain code throws these; lib/http/middlewares/error-responder.ts
- * is the one place that turns them (and the data layer's errors, tables/errors.ts, and anything else)
- * into the spec's section 7 bodies.
+ * The one mapping of errors to HTTP: the domain's errors (lib/errors.ts) and the data layer's
+ * (tables/errors.ts) become a status, headers and the client-safe text a body is built from
+ * (lib/http/middlewares/error-responder.ts writes the body in the route's dialect). Only lib/http
+ * and the wire dialects know statuses; domain code says what went wrong.
  *
- * `message` is written for clients: it is returned as is. Anything that is neither an HttpError nor a
- * data error is an internal failure and only ever reaches a client as a generic 500.
+ * A few errors exist only at the HTTP layer (a body too large, a wrong Content-Type): they are
+ * HttpErrors from the start.
  */
 import { DataError } from '../../tables/errors';
+import { DomainError, UpstreamError, type ErrorKind, type UpstreamFailure } from '../errors';
 
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -15,38 +17,11 @@ export class HttpError extends Error {
     message: string,
     readonly details?: string,
     readonly headers: Record<string, string> = {},
+    /** OpenAI's `code` and `param`, for the dialects that carry them. */
+    readonly code?: string,
+    readonly param?: string,
   ) {
     super(message);
-  }
-}
-
-export class BadRequest extends HttpError {
-  constructor(message: string, details?: string) {
-    super(400, message, details);
-  }
-}
-
-export class Unauthorized extends HttpError {
-  constructor(message = 'Authentication required', details?: string) {
-    super(401, message, details);
-  }
-}
-
-export class Forbidden extends HttpError {
-  constructor(message = 'Admin privileges required', details?: string) {
-    super(403, message, details);
-  }
-}
-
-export class NotFound extends HttpError {
-  constructor(message: string, details?: string) {
-    super(404, message, details);
-  }
-}
-
-export class Conflict extends HttpError {
-  constructor(message: string, details?: string) {
-    super(409, message, details);
   }
 }
 
@@ -67,56 +42,52 @@ export class UnsupportedMediaType extends HttpError {
   }
 }
 
-export class TooManyRequests extends HttpError {
-  constructor(message: string, retryAfterSeconds: number) {
-    super(429, message, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-  }
+/** How a route reports what its domain code throws. */
+export interface ErrorRoute {
+  /**
+   * The route's contract for a platform's failure, whatever the failure: the spec's chat and dedicated
+   * deploy answer 500, the catalogues 502. Unset: each failure its own status (UPSTREAM_STATUS).
+   */
+  platformFailures?: 500 | 502;
+  /** OpenAI's dialect: a timeout is 504, every other platform failure 502 (what its clients retry on). */
+  openAi?: boolean;
 }
 
-/** A platform answered with an error or did not answer. The status says how the endpoint reports it. */
-export class UpstreamError extends HttpError {
-  override name = 'UpstreamError';
-  constructor(
-    readonly platform: string,
-    message: string,
-    statusCode = 502,
-    details?: string,
-    readonly upstreamStatus?: number,
-  ) {
-    super(statusCode, message, details);
-  }
-}
+const STATUS: Record<Exclude<ErrorKind, 'upstream'>, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  budget_exceeded: 429,
+  unavailable: 503,
+};
 
-/**
- * An error that names itself for OpenAI's error body (`code`, `param`): the gateway's refusals
- * (invalid_api_key, model_not_found, budget_exceeded). Other shapes ignore both.
- */
-export class CodedError extends HttpError {
-  constructor(
-    statusCode: number,
-    message: string,
-    readonly code: string,
-    readonly param: string | null = null,
-    headers?: Record<string, string>,
-  ) {
-    super(statusCode, message, undefined, headers);
-  }
-}
+const UPSTREAM_STATUS: Record<UpstreamFailure, number> = { failed: 502, throttled: 503, timed_out: 504, not_ready: 503, missing: 404 };
 
-export class ServiceUnavailable extends HttpError {
-  constructor(message: string, retryAfterSeconds = 5) {
-    super(503, message, undefined, { 'Retry-After': String(retryAfterSeconds) });
-  }
+function upstreamStatus(err: UpstreamError, route: ErrorRoute): number {
+  if (route.platformFailures) return route.platformFailures;
+  if (route.openAi) return err.failure === 'timed_out' ? 504 : 502;
+  return UPSTREAM_STATUS[err.failure];
 }
 
 /**
- * A data error as the HttpError the spec's body is built from (undefined for anything else): a
- * missing item is 404, a forged cursor 400, an unavailable database 503 with Retry-After, and a
- * taken name, a stale write or a broken table rule 409.
+ * The HTTP form of an error, or undefined for anything that is neither ours nor the data layer's (an
+ * internal failure: a generic 500). A missing item is 404, a forged cursor 400, an unavailable
+ * database 503 with Retry-After, and a taken name, a stale write or a broken table rule 409.
  */
-export function fromDataError(err: unknown): HttpError | undefined {
-  if (!(err instanceof DataError)) return undefined;
-  const { kind } = err;
-  const status = kind === 'ItemNotFound' ? 404 : kind === 'InvalidCursor' ? 400 : kind === 'DatabaseUnavailable' ? 503 : 409;
-  return new HttpError(status, err.message, err.details, status === 503 ? { 'Retry-After': '5' } : undefined);
+export function toHttpError(err: unknown, route: ErrorRoute = {}): HttpError | undefined {
+  if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) {
+    const status = err instanceof UpstreamError ? upstreamStatus(err, route) : STATUS[err.kind as Exclude<ErrorKind, 'upstream'>];
+    const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
+    return new HttpError(status, err.message, err.details, headers, err.code, err.param);
+  }
+  if (err instanceof DataError) {
+    const { kind } = err;
+    const status = kind === 'ItemNotFound' ? 404 : kind === 'InvalidCursor' ? 400 : kind === 'DatabaseUnavailable' ? 503 : 409;
+    return new HttpError(status, err.message, err.details, status === 503 ? { 'Retry-After': '5' } : undefined);
+  }
+  return undefined;
 }

@@ -10,6 +10,7 @@ import { tracingMiddlewares } from '#tracing';
 import { config } from '../../core/config';
 import { EmptyObject } from '../../generated/checks/http';
 import { validator, type Check, type Checked } from './validation';
+import type { ErrorRoute } from './errors';
 import { errorResponder, type ErrorShape } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
@@ -28,6 +29,8 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   path?: Check<P>;
   /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
   errorShape?: ErrorShape;
+  /** The endpoint's contract for any platform failure (the spec's chat and dedicated deploy: 500). */
+  platformFailures?: ErrorRoute['platformFailures'];
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
   ignoreInput?: boolean;
   /**
@@ -83,7 +86,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         };
       },
     })
-    .use(errorResponder(options.errorShape ?? 'standard'))
+    .use(errorResponder(options.errorShape ?? 'standard', { platformFailures: options.platformFailures }))
     .handler(async (event, context) => {
       const input = event.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });

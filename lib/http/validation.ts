@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
-import { BadRequest } from './errors';
+import { BadRequest } from '../errors';
 
 export type Location = 'body' | 'query' | 'path';
 

@@ -1,9 +1,9 @@
 import { getKeyByHash, type ApiKey } from '../../tables/keys';
 import { getUserById, publicUser, type User } from '../../tables/users';
 import { hashKeySecret, isWellFormedKey } from '../auth/api-keys';
-import { CodedError } from '../http/errors';
+import { Unauthorized } from '../errors';
 
-const refuse = (message: string) => new CodedError(401, message, 'invalid_api_key');
+const refuse = (message: string) => new Unauthorized(message, { code: 'invalid_api_key' });
 
 /**
  * Who is calling /v1: the key presented as a bearer credential, and its owner as stored now. Two

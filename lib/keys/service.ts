@@ -4,7 +4,7 @@ import { getApiKeyRecord, insertApiKeyRecord, listApiKeyRecords, updateApiKeyRec
 import { getResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import { newKeySecret } from '../auth/api-keys';
-import { BadRequest, Forbidden, NotFound } from '../http/errors';
+import { BadRequest, Forbidden, NotFound } from '../errors';
 
 /**
  * API keys (issue 14): a user's own keys for the OpenAI-compatible gateway. The secret is shown once,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BadRequest, Conflict, NotFound } from '../http/errors';
+import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
 import { newResource } from '../deploy/common';
 import { dedicatedNameGone } from '../deploy/dedicated';

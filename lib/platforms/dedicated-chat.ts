@@ -9,7 +9,7 @@ import {
   SageMakerRuntimeClient,
   type ResponseStream,
 } from '@aws-sdk/client-sagemaker-runtime';
-import { UpstreamError, type HttpError } from '../http/errors';
+import { UpstreamError, type DomainError } from '../errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from './errors';
 import { openAiStreamEvents } from './sse';
@@ -136,15 +136,15 @@ const openAiMessages = (request: ChatRequest) => [
 ];
 
 /** A failure after the endpoint began answering: the model (container) broke off. */
-const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The model on the dedicated platform failed while answering', 502, detail);
+const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The model on the dedicated platform failed while answering', 'failed', detail);
 
-function invocationError(endpointName: string, err: unknown): HttpError {
+function invocationError(endpointName: string, err: unknown): DomainError {
   // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
   if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
     return new UpstreamError(
       PLATFORM,
       `The dedicated endpoint "${endpointName}" is not available (not found, or not InService)`,
-      502,
+      'failed',
       undefined,
       400,
     );

@@ -38,7 +38,7 @@ import {
   type Tag,
 } from '@aws-sdk/client-sagemaker';
 import { mapLimit } from '../concurrency';
-import { BadRequest, UpstreamError } from '../http/errors';
+import { BadRequest, UpstreamError } from '../errors';
 import { logger } from '../../core/observability';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable } from './errors';
@@ -78,7 +78,7 @@ export function suffixedName(base: string): string {
 const isEndpointMissing = (err: unknown) => errorName(err) === 'ValidationException' && /Could not find endpoint/i.test(errorMessage(err));
 
 export function endpointNotFound(endpointName: string): UpstreamError {
-  return new UpstreamError(PLATFORM, `The dedicated platform has no endpoint named "${endpointName}"`, 404, undefined, 400);
+  return new UpstreamError(PLATFORM, `The dedicated platform has no endpoint named "${endpointName}"`, 'missing', undefined, 400);
 }
 
 /** The parts of a public-hub content ARN: arn:aws:sagemaker:<region>:aws:hub-content/<hub>/<type>/<name>/<version>. */
@@ -335,7 +335,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
         out = await this.describeHubContent(hub);
       } catch (err) {
         if (errorName(err) === 'ResourceNotFound' || errorName(err) === 'ValidationException') {
-          throw new UpstreamError(PLATFORM, `The dedicated platform has no public model "${hub.name}"`, 502, undefined, 400);
+          throw new UpstreamError(PLATFORM, `The dedicated platform has no public model "${hub.name}"`, 'failed', undefined, 400);
         }
         throw toUpstreamError(PLATFORM, err);
       }

@@ -7,15 +7,18 @@
  * `details`, the upstream's own one-line message. Never an SDK error name, a stack, a request id,
  * a raw body or a socket error text.
  *
- *   throttled            503  "The <platform> platform is throttling requests"
- *   timed out            504  "The <platform> platform did not answer in time"
- *   credentials refused  502  "The <platform> platform refused the service's credentials"
- *   upstream 5xx         502  "The <platform> platform failed (status N)"
- *   unreadable answer    502  "The <platform> platform returned a response that could not be read"
- *   unreachable          502  "The <platform> platform could not be reached"
- *   other 4xx            502  "The <platform> platform rejected the request (status N)"
+ *   throttled            throttled  "The <platform> platform is throttling requests"
+ *   timed out            timed_out  "The <platform> platform did not answer in time"
+ *   credentials refused  failed     "The <platform> platform refused the service's credentials"
+ *   upstream 5xx         failed     "The <platform> platform failed (status N)"
+ *   unreadable answer    failed     "The <platform> platform returned a response that could not be read"
+ *   unreachable          failed     "The <platform> platform could not be reached"
+ *   other 4xx            failed     "The <platform> platform rejected the request (status N)"
+ *
+ * (lib/http/errors.ts answers failed 502, throttled 503, timed_out 504, unless the endpoint's contract
+ * reports every platform failure one way.)
  */
-import { HttpError, UpstreamError } from '../http/errors';
+import { DomainError, UpstreamError } from '../errors';
 import type { PlatformName } from './types';
 
 const THROTTLING = new Set([
@@ -82,32 +85,37 @@ export function throttled(platform: PlatformName, upstreamStatus?: number, messa
   return new UpstreamError(
     platform,
     `${displayName(platform)} is throttling requests`,
-    503,
+    'throttled',
     upstreamDetail(message) ?? 'Retry in a few seconds',
     upstreamStatus,
   );
 }
 
 export function timedOut(platform: PlatformName): UpstreamError {
-  return new UpstreamError(platform, `${displayName(platform)} did not answer in time`, 504, 'The call was retried and every attempt timed out');
+  return new UpstreamError(
+    platform,
+    `${displayName(platform)} did not answer in time`,
+    'timed_out',
+    'The call was retried and every attempt timed out',
+  );
 }
 
 export function credentialsRefused(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
   return new UpstreamError(
     platform,
     `${displayName(platform)} refused the service's credentials${upstreamStatus ? ` (status ${upstreamStatus})` : ''}`,
-    502,
+    'failed',
     upstreamDetail(message),
     upstreamStatus,
   );
 }
 
 export function unreadable(platform: PlatformName, upstreamStatus?: number): UpstreamError {
-  return new UpstreamError(platform, `${displayName(platform)} returned a response that could not be read`, 502, undefined, upstreamStatus);
+  return new UpstreamError(platform, `${displayName(platform)} returned a response that could not be read`, 'failed', undefined, upstreamStatus);
 }
 
 export function unreachable(platform: PlatformName): UpstreamError {
-  return new UpstreamError(platform, `${displayName(platform)} could not be reached`, 502);
+  return new UpstreamError(platform, `${displayName(platform)} could not be reached`, 'failed');
 }
 
 /** An answer with an HTTP status and (maybe) a message: the hosted API's errors, and SDK errors with a status. */
@@ -115,18 +123,25 @@ export function fromStatus(platform: PlatformName, status: number, message?: str
   if (status === 429) return throttled(platform, status, message);
   if (status === 401 || status === 403) return credentialsRefused(platform, status, message);
   if (status === 408 || status === 504) {
-    return new UpstreamError(platform, `${displayName(platform)} did not answer in time (status ${status})`, 504, upstreamDetail(message), status);
+    return new UpstreamError(
+      platform,
+      `${displayName(platform)} did not answer in time (status ${status})`,
+      'timed_out',
+      upstreamDetail(message),
+      status,
+    );
   }
-  if (status >= 500) return new UpstreamError(platform, `${displayName(platform)} failed (status ${status})`, 502, upstreamDetail(message), status);
-  return new UpstreamError(platform, `${displayName(platform)} rejected the request (status ${status})`, 502, upstreamDetail(message), status);
+  if (status >= 500)
+    return new UpstreamError(platform, `${displayName(platform)} failed (status ${status})`, 'failed', upstreamDetail(message), status);
+  return new UpstreamError(platform, `${displayName(platform)} rejected the request (status ${status})`, 'failed', upstreamDetail(message), status);
 }
 
 /**
- * Maps anything a platform call threw. HttpErrors (ours, already mapped) pass through unchanged, so
+ * Maps anything a platform call threw. Domain errors (ours, already mapped) pass through unchanged, so
  * a function may wrap calls that themselves map.
  */
-export function toUpstreamError(platform: PlatformName, err: unknown): HttpError {
-  if (err instanceof HttpError) return err;
+export function toUpstreamError(platform: PlatformName, err: unknown): DomainError {
+  if (err instanceof DomainError) return err;
   const e = (err ?? {}) as SdkLikeError;
   const name = e.name ?? '';
   const status = e.$metadata?.httpStatusCode;
@@ -136,7 +151,7 @@ export function toUpstreamError(platform: PlatformName, err: unknown): HttpError
   if (THROTTLING.has(name)) return throttled(platform, status, e.message);
   if (CREDENTIALS.has(name)) return credentialsRefused(platform, status, e.message);
   if (name === 'CredentialsProviderError') {
-    return new UpstreamError(platform, `No credentials are available to call the ${platform} platform`, 502);
+    return new UpstreamError(platform, `No credentials are available to call the ${platform} platform`, 'failed');
   }
   // The model behind the platform failed: report what the model answered, not the wrapper.
   if (name === 'ModelError' || name === 'ModelErrorException') {
@@ -144,22 +159,22 @@ export function toUpstreamError(platform: PlatformName, err: unknown): HttpError
     return new UpstreamError(
       platform,
       `The model on the ${platform} platform failed${original ? ` (status ${original})` : ''}`,
-      502,
+      'failed',
       upstreamDetail(e.OriginalMessage ?? 'The model container answered with an error'),
       original ?? status,
     );
   }
   if (name === 'ModelNotReadyException') {
-    return new UpstreamError(platform, `The model on the ${platform} platform is not ready yet`, 503, upstreamDetail(e.message), status);
+    return new UpstreamError(platform, `The model on the ${platform} platform is not ready yet`, 'not_ready', upstreamDetail(e.message), status);
   }
   if (name === 'ModelTimeoutException') return timedOut(platform);
   // A 2xx answer whose body did not parse: the SDK reports the JSON parser's error.
   if (name === 'SyntaxError' || /Deserialization error/i.test(e.message ?? '')) return unreadable(platform, status);
   if (UNREACHABLE_CODES.has(code)) return unreachable(platform);
   if (typeof status === 'number' && status >= 400) return fromStatus(platform, status, e.message);
-  if (e.$fault === 'server') return new UpstreamError(platform, `${displayName(platform)} failed`, 502);
-  if (e.$fault === 'client') return new UpstreamError(platform, `${displayName(platform)} rejected the request`, 502, upstreamDetail(e.message));
-  return new UpstreamError(platform, `${displayName(platform)} call failed`, 502);
+  if (e.$fault === 'server') return new UpstreamError(platform, `${displayName(platform)} failed`, 'failed');
+  if (e.$fault === 'client') return new UpstreamError(platform, `${displayName(platform)} rejected the request`, 'failed', upstreamDetail(e.message));
+  return new UpstreamError(platform, `${displayName(platform)} call failed`, 'failed');
 }
 
 /** Runs one platform call and maps its failure. */

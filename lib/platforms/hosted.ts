@@ -8,7 +8,7 @@
 import { config } from '../../core/config';
 import { tokenPricing } from '../catalogue/pricing';
 import { fromStatus, timedOut, unreachable, unreadable } from './errors';
-import { UpstreamError } from '../http/errors';
+import { UpstreamError } from '../errors';
 import { openAiStreamEvents } from './sse';
 import {
   openAiSampling,
@@ -256,7 +256,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     } catch (err) {
       // Say which model the platform does not know rather than only "rejected (status 404)".
       if (err instanceof UpstreamError && err.upstreamStatus === 404) {
-        throw new UpstreamError(PLATFORM, `The hosted platform does not know the model "${modelId}" (status 404)`, 502, err.details, 404);
+        throw new UpstreamError(PLATFORM, `The hosted platform does not know the model "${modelId}" (status 404)`, 'failed', err.details, 404);
       }
       throw err;
     }
@@ -265,7 +265,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
 
   private completionBody(request: ChatRequest, stream: boolean) {
     if (!this.configured) {
-      throw new UpstreamError(PLATFORM, 'The hosted platform is not configured: HOSTED_API_KEY is not set', 502);
+      throw new UpstreamError(PLATFORM, 'The hosted platform is not configured: HOSTED_API_KEY is not set', 'failed');
     }
     const messages = [
       ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
@@ -316,7 +316,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
 }
 
 /** A failure after the API began answering: generation broke off (an error event, or a cut connection). */
-const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The hosted platform failed while answering', 502, detail);
+const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The hosted platform failed while answering', 'failed', detail);
 
 /**
  * A response body's bytes, failing with a timeout when none arrive for `idleMs` (the per-attempt

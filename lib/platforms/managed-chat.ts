@@ -3,7 +3,7 @@
  * functions bundle the Bedrock runtime client (and the catalogue functions only the control client).
  */
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
-import { UpstreamError, type HttpError } from '../http/errors';
+import { UpstreamError, type DomainError } from '../errors';
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from './errors';
 import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn } from './types';
@@ -93,10 +93,10 @@ export class BedrockConverseChat implements ChatCapable {
 }
 
 /** A failure while the answer streamed: the model broke off (an exception event), or the connection did. */
-function streamError(err: unknown): HttpError {
+function streamError(err: unknown): DomainError {
   const mapped = toUpstreamError(PLATFORM, err);
   if (/ModelStreamError/i.test(errorName(err))) {
-    return new UpstreamError(PLATFORM, 'The model on the managed platform failed while answering', 502, upstreamDetail(errorMessage(err)));
+    return new UpstreamError(PLATFORM, 'The model on the managed platform failed while answering', 'failed', upstreamDetail(errorMessage(err)));
   }
   return mapped;
 }

@@ -3,7 +3,7 @@
  * by `data: [DONE]`) from bytes that arrive in arbitrary pieces: the hosted API's response body and a
  * dedicated endpoint's PayloadParts (TGI's Messages API and LMI stream the same events).
  */
-import type { UpstreamError } from '../http/errors';
+import type { UpstreamError } from '../errors';
 import { upstreamDetail } from './errors';
 import type { ChatStreamEvent } from './types';
 

@@ -9,13 +9,12 @@
  *
  * lib/platforms/index.ts hands out the chat side of all three.
  *
- * Every failure of a platform call surfaces as an UpstreamError (lib/http/errors) whose message names
- * the platform and says what happened (throttled, timed out, refused credentials, failed); the domain
- * code that knows which status the spec wants for that endpoint re-throws it with that status
- * (`withStatus` below). Nothing else of the upstream's internals reaches a client.
+ * Every failure of a platform call surfaces as an UpstreamError (lib/errors.ts) whose message names
+ * the platform and says what happened (throttled, timed out, refused credentials, failed); an endpoint
+ * whose contract reports every platform failure one way says so in its options (`platformFailures`).
+ * Nothing else of the upstream's internals reaches a client.
  */
 import type { EndpointStatus } from '../../core/vocabulary';
-import { UpstreamError } from '../http/errors';
 
 export { PLATFORMS, type EndpointStatus, type PlatformName } from '../../core/vocabulary';
 
@@ -185,14 +184,6 @@ export interface EndpointMetrics {
 export function openAiSampling(request: ChatRequest): Record<string, unknown> {
   const fields = { max_tokens: request.maxTokens, temperature: request.temperature, top_p: request.topP, stop: request.stop };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-}
-
-/** Re-throws a platform failure with the status the calling endpoint's spec asks for. */
-export function withStatus(err: unknown, statusCode: number): never {
-  if (err instanceof UpstreamError) {
-    throw new UpstreamError(err.platform, err.message, statusCode, err.details, err.upstreamStatus);
-  }
-  throw err;
 }
 
 // ---------------------------------------------------------------------------------------------

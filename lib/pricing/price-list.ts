@@ -1,5 +1,5 @@
 import { GetProductsCommand, type Filter } from '@aws-sdk/client-pricing';
-import { UpstreamError } from '../http/errors';
+import { UpstreamError } from '../errors';
 import { pricingClient } from './client';
 
 /**
@@ -96,7 +96,7 @@ export async function getProducts(serviceCode: 'AmazonSageMaker' | 'AmazonBedroc
       throw new UpstreamError(
         'pricing',
         `The AWS Price List API did not answer for ${serviceCode}: ${e.name ?? 'Error'}${e.$metadata?.httpStatusCode ? ` (HTTP ${e.$metadata.httpStatusCode})` : ''}`,
-        502,
+        'failed',
         undefined,
         e.$metadata?.httpStatusCode,
       );

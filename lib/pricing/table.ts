@@ -1,5 +1,5 @@
 import { INSTANCE_TYPE } from '../../core/vocabulary';
-import { BadRequest } from '../http/errors';
+import { BadRequest } from '../errors';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_PRICES_AS_OF, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, HOURS_PER_MONTH } from './defaults';

@@ -1,4 +1,4 @@
-import { BadRequest, Conflict, NotFound } from '../http/errors';
+import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
 import { dedicated } from '../platforms/dedicated';
 import type { PlatformName } from '../platforms/types';

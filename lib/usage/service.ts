@@ -1,7 +1,7 @@
 import { getApiKeyRecord } from '../../tables/keys';
 import { readConversationUsage, readUsage } from '../../tables/usage';
 import type { User } from '../../tables/users';
-import { BadRequest, Forbidden, NotFound } from '../http/errors';
+import { BadRequest, Forbidden, NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
 
 export interface UsageQuery {

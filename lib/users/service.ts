@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
-import { BadRequest, NotFound } from '../http/errors';
+import { BadRequest, NotFound } from '../errors';
 import { hashPassword } from '../auth/passwords';
 import { monthOf, setBudget } from '../../tables/budgets';
 import { readUsage } from '../../tables/usage';

@@ -7,6 +7,7 @@ import {
   type ProductionVariantInstanceType,
   type SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
+import { toHttpError } from '../../lib/http/errors';
 
 export const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
@@ -31,12 +32,17 @@ export function injectFault(url: string, fault: { target: string; fault: string;
   return control(url, 'POST', '/faults', fault);
 }
 
-/** The rejection of a promise that must reject (fails the test if it resolves). */
+/**
+ * The rejection of a promise that must reject (fails the test if it resolves), with `statusCode`: the
+ * status an endpoint answers it with by default (lib/http/errors.ts toHttpError). Domain errors carry
+ * no status of their own; this is how a test says which answer a client gets.
+ */
 export async function rejection(promise: Promise<unknown>): Promise<any> {
   try {
     await promise;
   } catch (err) {
-    return err;
+    const answered = toHttpError(err);
+    return answered && err instanceof Error ? Object.assign(err, { statusCode: answered.statusCode }) : err;
   }
   throw new Error('Expected the call to fail, but it succeeded');
 }

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { BadRequest, UpstreamError } from '../../lib/http/errors';
+import { BadRequest, UpstreamError } from '../../lib/errors';
 import { createDedicatedPlatform, dedicated, type SageMakerDedicatedPlatform } from '../../lib/platforms/dedicated';
 import { createDedicatedChat, type SageMakerEndpointChat } from '../../lib/platforms/dedicated-chat';
 import { createDedicatedMetrics, type CloudWatchEndpointMetrics } from '../../lib/platforms/dedicated-metrics';
@@ -294,7 +294,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
       const ep = name();
       const { configName } = await platform.deploy(spec(ep));
       await injectFault(emulator.url, { target: 'UpdateEndpoint', model: ep, fault: '500' });
-      await expect(platform.restart(ep)).rejects.toMatchObject({ statusCode: 502 });
+      expect(await rejection(platform.restart(ep))).toMatchObject({ statusCode: 502 });
       expect(configsOf(ep)).toEqual([configName]);
     });
 
@@ -308,7 +308,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
     });
 
     test('delete of a missing endpoint is a 404 naming it', async () => {
-      await expect(platform.delete('never-was-here')).rejects.toMatchObject({ statusCode: 404 });
+      expect(await rejection(platform.delete('never-was-here'))).toMatchObject({ statusCode: 404 });
     });
 
     test('a platform that never answers DescribeEndpoint is a 504', async () => {

@@ -4,7 +4,7 @@
  * scoped to a model on, so a fault there would hit every other test file listing models).
  */
 import { jest } from '@jest/globals';
-import { UpstreamError } from '../../lib/http/errors';
+import { UpstreamError } from '../../lib/errors';
 import { createHostedPlatform, hosted, type OpenAiHostedPlatform } from '../../lib/platforms/hosted';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';

@@ -4,7 +4,7 @@
  * test file, so a fault on the shared one could hit another file's call).
  */
 import { jest } from '@jest/globals';
-import { UpstreamError } from '../../lib/http/errors';
+import { UpstreamError } from '../../lib/errors';
 import { createManagedPlatform, managed, type BedrockManagedPlatform } from '../../lib/platforms/managed';
 import { createManagedChat, managedChat, type BedrockConverseChat } from '../../lib/platforms/managed-chat';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';

@@ -5,7 +5,7 @@
  * Private, because stream faults are matched by model and the shared emulator serves every file.
  */
 import { jest } from '@jest/globals';
-import { UpstreamError } from '../../lib/http/errors';
+import { UpstreamError } from '../../lib/errors';
 import { createDedicatedChat } from '../../lib/platforms/dedicated-chat';
 import { createHostedPlatform } from '../../lib/platforms/hosted';
 import { createManagedChat } from '../../lib/platforms/managed-chat';

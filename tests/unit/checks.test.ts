@@ -5,7 +5,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { BadRequest } from '../../lib/http/errors';
+import { BadRequest } from '../../lib/errors';
 import { validator, type Check } from '../../lib/http/validation';
 import { ROOT } from '../../scripts/generate';
 import { objectSchemasOf, schemasModules } from '../../scripts/generate/checks';
@@ -13,6 +13,7 @@ import { UpsertPricingBody } from '../../generated/checks/pricing';
 import { ListConversationsQuery } from '../../generated/checks/conversations';
 import { ThreadChatBody } from '../../generated/checks/chat';
 import { MAX_MESSAGE_CHARS } from '../../lib/chat/limits';
+import { toHttpError } from '../../lib/http/errors';
 
 type Json = any;
 
@@ -209,7 +210,7 @@ describe('error wording', () => {
   ])('%j → %s', (body, message) => {
     const err = refusal(() => upsert.parse(body));
     expect(err.message).toBe(message);
-    expect(err.statusCode).toBe(400);
+    expect(toHttpError(err)?.statusCode).toBe(400);
   });
 
   test('string lengths count UTF-16 code units, as JavaScript (and the chat limits) count them', () => {

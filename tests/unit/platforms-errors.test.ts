@@ -1,4 +1,5 @@
-import { BadRequest, UpstreamError } from '../../lib/http/errors';
+import { BadRequest, UpstreamError } from '../../lib/errors';
+import { toHttpError } from '../../lib/http/errors';
 import { fromStatus, toUpstreamError, upstreamDetail } from '../../lib/platforms/errors';
 
 /**
@@ -14,7 +15,9 @@ const sdkError = (name: string, status: number | undefined, message: string, ext
     ...extra,
   });
 
-const mapped = (err: unknown, platform: 'managed' | 'dedicated' | 'hosted' = 'managed') => toUpstreamError(platform, err) as UpstreamError;
+/** The mapped error, with the status an endpoint answers it with by default (lib/http/errors.ts). */
+const answered = <E extends Error>(err: E) => Object.assign(err, { statusCode: toHttpError(err)?.statusCode });
+const mapped = (err: unknown, platform: 'managed' | 'dedicated' | 'hosted' = 'managed') => answered(toUpstreamError(platform, err) as UpstreamError);
 
 describe('toUpstreamError', () => {
   test.each([
@@ -148,7 +151,7 @@ describe('fromStatus (the hosted API)', () => {
     [404, 502, 'The hosted platform rejected the request (status 404)'],
     [422, 502, 'The hosted platform rejected the request (status 422)'],
   ])('status %s becomes %s "%s"', (status, expected, message) => {
-    const err = fromStatus('hosted', status, 'problem detail');
+    const err = answered(fromStatus('hosted', status, 'problem detail'));
     expect(err.statusCode).toBe(expected);
     expect(err.message).toBe(message);
     expect(err.upstreamStatus).toBe(status);

@@ -5,7 +5,7 @@ import { suffixedName } from '../../lib/platforms/dedicated';
 import { hostedEntry, hostedModelName, hostedTags, hostedTask } from '../../lib/platforms/hosted';
 import { toConverseMessages } from '../../lib/platforms/managed-chat';
 import { systemPromptFor } from '../../lib/platforms/prompts';
-import { BadRequest } from '../../lib/http/errors';
+import { BadRequest } from '../../lib/errors';
 
 describe('hosted catalogue entries from model ids', () => {
   test('an instruct model id becomes a named chat entry tagged with its family', () => {

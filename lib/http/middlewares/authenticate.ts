@@ -3,7 +3,7 @@ import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { looksLikeKey } from '../../auth/api-keys';
 import { InvalidToken, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role } from '../../../tables/users';
-import { Forbidden, Unauthorized } from '../errors';
+import { Forbidden, Unauthorized } from '../../errors';
 import type { ApiEvent, AuthLevel } from '../types';
 
 /** Spec 5.5: the admin check is "role equals admin or super_admin". */

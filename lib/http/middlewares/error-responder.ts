@@ -1,7 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
-import { CodedError, HttpError, UpstreamError, fromDataError } from '../errors';
+import { UpstreamError } from '../../errors';
+import { HttpError, toHttpError, type ErrorRoute } from '../errors';
 import type { ApiEvent } from '../types';
 
 /**
@@ -21,10 +22,10 @@ function openAiType(status: number): string {
 
 /** `{error: {message, type, code, param}}`; a request check's message names its field, which becomes `param`. */
 export function openAiErrorBody(status: number, text: string, details?: string, err?: unknown): Record<string, unknown> {
-  const coded = err instanceof CodedError ? err : undefined;
-  const param = coded?.param ?? /field '([^']+)'/.exec(text)?.[1] ?? null;
+  const named = err instanceof HttpError ? err : undefined;
+  const param = named?.param ?? /field '([^']+)'/.exec(text)?.[1] ?? null;
   const message = details && status < 500 ? `${text}: ${details}` : text;
-  return { error: { message, type: openAiType(status), code: coded?.code ?? null, param } };
+  return { error: { message, type: openAiType(status), code: named?.code ?? null, param } };
 }
 
 export function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {
@@ -36,17 +37,17 @@ export function errorBody(shape: ErrorShape, text: string, details?: string, err
 }
 
 /**
- * Registered last so that it is the first onError to run. HttpErrors (and the data layer's errors,
- * mapped by fromDataError) carry client-safe text; any other error is an internal failure: its message and stack go to the log, and the client gets a
+ * Registered last so that it is the first onError to run. Domain, data and HTTP errors (mapped by
+ * toHttpError) carry client-safe text; any other error is an internal failure: its message and stack go to the log, and the client gets a
  * generic 500.
  */
-export function errorResponder(shape: ErrorShape): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function errorResponder(shape: ErrorShape, route: ErrorRoute = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
   return {
     onError: (request) => {
-      const err = fromDataError(request.error) ?? request.error;
+      // Every request a platform failed, by platform, whichever adapter path it came through.
+      if (request.error instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: request.error.platform });
+      const err = toHttpError(request.error, { ...route, openAi: shape === 'openai' }) ?? request.error;
       if (err instanceof HttpError) {
-        // Every request a platform failed, by platform, whichever adapter path it came through.
-        if (err instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: err.platform });
         if (err.statusCode >= 500) logger.error({ message: 'request failed', error: err.name, reason: err.message, details: err.details });
         request.response = respond(err.statusCode, errorBody(shape, err.message, err.details, err), err.headers);
         return;

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { BadRequest, PayloadTooLarge, UnsupportedMediaType } from '../errors';
+import { BadRequest } from '../../errors';
+import { PayloadTooLarge, UnsupportedMediaType } from '../errors';
 import type { ApiEvent } from '../types';
 
 /**
