@@ -8,7 +8,7 @@
  * (NameContains) and that answer is cached under its own variant.
  */
 import { logger } from '../../core/observability';
-import { dedicated } from '../platforms/dedicated';
+import { dedicated } from '../platforms/dedicated/endpoints';
 import type { DedicatedModelEntry, DedicatedSource } from '../platforms/types';
 import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogue';
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';

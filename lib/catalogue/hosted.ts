@@ -1,6 +1,6 @@
 /** The hosted catalogue (GET /api/models/hosted) and model detail (GET /api/hosted/model-info/{modelId+}). */
 import { NotFound } from '../errors';
-import { hosted } from '../platforms/hosted';
+import { hosted } from '../platforms/hosted/api';
 import { systemPromptFor } from '../platforms/prompts';
 import type { HostedModelEntry } from '../platforms/types';
 import { WHOLE_CATALOGUE } from '../../tables/catalogue';

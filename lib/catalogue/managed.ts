@@ -1,6 +1,6 @@
 /** The managed catalogue (GET /api/models/managed) and model detail (GET /api/managed/model-info/{modelId}). */
 import { NotFound } from '../errors';
-import { managed } from '../platforms/managed';
+import { managed } from '../platforms/managed/catalogue';
 import { systemPromptFor } from '../platforms/prompts';
 import type { ManagedModelEntry, ModelInfo } from '../platforms/types';
 import { WHOLE_CATALOGUE } from '../../tables/catalogue';

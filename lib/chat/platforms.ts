@@ -1,4 +1,4 @@
-import { dedicated } from '../platforms/dedicated';
+import { dedicated } from '../platforms/dedicated/endpoints';
 import { chatPlatform, systemPromptFor } from '../platforms/index';
 import type { ChatCapable, EndpointDescription } from '../platforms/types';
 import type { Resource } from '../../tables/resources';

@@ -1,5 +1,5 @@
 import { BadRequest, UpstreamError } from '../errors';
-import { hosted } from '../platforms/hosted';
+import { hosted } from '../platforms/hosted/api';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
 import { newResource } from './common';

@@ -1,5 +1,5 @@
 import { BadRequest } from '../errors';
-import { managed } from '../platforms/managed';
+import { managed } from '../platforms/managed/catalogue';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
 import { DRY_RUN_NOTE, newResource } from './common';

@@ -5,9 +5,9 @@
  * by a call marked pure, so esbuild drops the modules (and their SDK clients) that a function never
  * touches. Control-plane code imports the module it needs ('lib/platforms/dedicated' and so on).
  */
-import { dedicatedChat } from './dedicated-chat';
-import { hosted } from './hosted';
-import { managedChat } from './managed-chat';
+import { dedicatedChat } from './dedicated/chat';
+import { hosted } from './hosted/api';
+import { managedChat } from './managed/chat';
 import type { ChatCapable, PlatformName } from './types';
 
 export { systemPromptFor } from './prompts';

@@ -1,6 +1,6 @@
 import { mapLimit } from '../concurrency';
 import { config } from '../../core/config';
-import { managed } from '../platforms/managed';
+import { managed } from '../platforms/managed/catalogue';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type StoredPriceEntry } from '../../tables/pricing';
 import { getProducts, instancePrices, tokenPricesByModelName } from './price-list';

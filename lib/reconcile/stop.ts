@@ -1,6 +1,6 @@
 import { logger } from '../../core/observability';
 import { recordSystemAction } from '../audit/system';
-import { dedicated } from '../platforms/dedicated';
+import { dedicated } from '../platforms/dedicated/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { billingAfter } from '../resources/billing';
 import { healthOf, specStatus } from '../resources/lifecycle';

@@ -2,7 +2,7 @@ import { logger } from '../../core/observability';
 import { HOURS_PER_MONTH } from '../pricing/defaults';
 import { isBillable, monthToDate } from './billing';
 import { getInstancePrice, getTokenPrice } from '../pricing/service';
-import { dedicatedMetrics } from '../platforms/dedicated-metrics';
+import { dedicatedMetrics } from '../platforms/dedicated/metrics';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 

@@ -1,6 +1,6 @@
 import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
-import { dedicated } from '../platforms/dedicated';
+import { dedicated } from '../platforms/dedicated/endpoints';
 import type { PlatformName } from '../platforms/types';
 import {
   getTrackedResource,

@@ -1,4 +1,4 @@
-import { dedicated } from '../platforms/dedicated';
+import { dedicated } from '../platforms/dedicated/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { recordSystemAction, type SystemActor } from '../audit/system';
 import {

@@ -8,9 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { BadRequest, UpstreamError } from '../../lib/errors';
-import { createDedicatedPlatform, dedicated, type SageMakerDedicatedPlatform } from '../../lib/platforms/dedicated';
-import { createDedicatedChat, type SageMakerEndpointChat } from '../../lib/platforms/dedicated-chat';
-import { createDedicatedMetrics, type CloudWatchEndpointMetrics } from '../../lib/platforms/dedicated-metrics';
+import { createDedicatedPlatform, dedicated, type SageMakerDedicatedPlatform } from '../../lib/platforms/dedicated/endpoints';
+import { createDedicatedChat, type SageMakerEndpointChat } from '../../lib/platforms/dedicated/chat';
+import { createDedicatedMetrics, type CloudWatchEndpointMetrics } from '../../lib/platforms/dedicated/metrics';
 import type { DedicatedDeploySpec } from '../../lib/platforms/types';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';

@@ -5,7 +5,7 @@
  */
 import { jest } from '@jest/globals';
 import { UpstreamError } from '../../lib/errors';
-import { createHostedPlatform, hosted, type OpenAiHostedPlatform } from '../../lib/platforms/hosted';
+import { createHostedPlatform, hosted, type OpenAiHostedPlatform } from '../../lib/platforms/hosted/api';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';
 

@@ -5,8 +5,8 @@
  */
 import { jest } from '@jest/globals';
 import { UpstreamError } from '../../lib/errors';
-import { createManagedPlatform, managed, type BedrockManagedPlatform } from '../../lib/platforms/managed';
-import { createManagedChat, managedChat, type BedrockConverseChat } from '../../lib/platforms/managed-chat';
+import { createManagedPlatform, managed, type BedrockManagedPlatform } from '../../lib/platforms/managed/catalogue';
+import { createManagedChat, managedChat, type BedrockConverseChat } from '../../lib/platforms/managed/chat';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';
 

@@ -6,9 +6,9 @@
  */
 import { jest } from '@jest/globals';
 import { UpstreamError } from '../../lib/errors';
-import { createDedicatedChat } from '../../lib/platforms/dedicated-chat';
-import { createHostedPlatform } from '../../lib/platforms/hosted';
-import { createManagedChat } from '../../lib/platforms/managed-chat';
+import { createDedicatedChat } from '../../lib/platforms/dedicated/chat';
+import { createHostedPlatform } from '../../lib/platforms/hosted/api';
+import { createManagedChat } from '../../lib/platforms/managed/chat';
 import type { ChatCapable, ChatRequest, ChatStreamEvent } from '../../lib/platforms/types';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { control, injectFault, rejection } from '../emulator/helpers';

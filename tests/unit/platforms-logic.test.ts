@@ -1,9 +1,9 @@
 import { compareCatalogues } from '../../lib/catalogue/cache';
 import { modelIdFromPath } from '../../lib/catalogue/model-id';
 import { usd } from '../../lib/catalogue/pricing';
-import { suffixedName } from '../../lib/platforms/dedicated';
-import { hostedEntry, hostedModelName, hostedTags, hostedTask } from '../../lib/platforms/hosted';
-import { toConverseMessages } from '../../lib/platforms/managed-chat';
+import { suffixedName } from '../../lib/platforms/dedicated/endpoints';
+import { hostedEntry, hostedModelName, hostedTags, hostedTask } from '../../lib/platforms/hosted/api';
+import { toConverseMessages } from '../../lib/platforms/managed/chat';
 import { systemPromptFor } from '../../lib/platforms/prompts';
 import { BadRequest } from '../../lib/errors';
 

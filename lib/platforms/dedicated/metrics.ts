@@ -4,9 +4,9 @@
  * read metrics bundle the CloudWatch client.
  */
 import { CloudWatchClient, GetMetricDataCommand, type MetricDataQuery, type MetricDataResult } from '@aws-sdk/client-cloudwatch';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { guard } from './errors';
-import { VARIANT_NAME, type DedicatedMetrics, type EndpointMetrics, type InvocationTarget } from './types';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { guard } from '../errors';
+import { VARIANT_NAME, type DedicatedMetrics, type EndpointMetrics, type InvocationTarget } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;

@@ -37,11 +37,11 @@ import {
   type ModelPackageSummary,
   type Tag,
 } from '@aws-sdk/client-sagemaker';
-import { mapLimit } from '../concurrency';
-import { BadRequest, UpstreamError } from '../errors';
-import { logger } from '../../core/observability';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { errorMessage, errorName, guard, toUpstreamError, unreadable } from './errors';
+import { mapLimit } from '../../concurrency';
+import { BadRequest, UpstreamError } from '../../errors';
+import { logger } from '../../../core/observability';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { errorMessage, errorName, guard, toUpstreamError, unreadable } from '../errors';
 import {
   VARIANT_NAME,
   type DedicatedDeploySpec,
@@ -50,8 +50,8 @@ import {
   type DedicatedSource,
   type EndpointDescription,
   type EndpointSummary,
-} from './types';
-import { ownerTags } from './dedicated-tags';
+} from '../types';
+import { ownerTags } from './tags';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;

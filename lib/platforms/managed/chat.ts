@@ -3,10 +3,10 @@
  * functions bundle the Bedrock runtime client (and the catalogue functions only the control client).
  */
 import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
-import { UpstreamError, type DomainError } from '../errors';
-import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from './errors';
-import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn } from './types';
+import { UpstreamError, type DomainError } from '../../errors';
+import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
+import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;

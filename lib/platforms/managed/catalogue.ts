@@ -4,10 +4,10 @@
  * the Bedrock control client alone.
  */
 import { BedrockClient, GetFoundationModelCommand, ListFoundationModelsCommand, type FoundationModelDetails } from '@aws-sdk/client-bedrock';
-import { tokenPricing } from '../catalogue/pricing';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { errorName, guard, toUpstreamError, unreadable } from './errors';
-import type { ManagedModelEntry, ManagedPlatform, ModelInfo } from './types';
+import { tokenPricing } from '../../catalogue/pricing';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { errorName, guard, toUpstreamError, unreadable } from '../errors';
+import type { ManagedModelEntry, ManagedPlatform, ModelInfo } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;

@@ -9,11 +9,11 @@ import {
   SageMakerRuntimeClient,
   type ResponseStream,
 } from '@aws-sdk/client-sagemaker-runtime';
-import { UpstreamError, type DomainError } from '../errors';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from './clients';
-import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from './errors';
-import { openAiStreamEvents } from './sse';
-import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from './types';
+import { UpstreamError, type DomainError } from '../../errors';
+import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from '../errors';
+import { openAiStreamEvents } from '../sse';
+import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;

@@ -5,11 +5,11 @@
  * timeouts and connection failures are retried with exponential backoff and jitter (honouring a
  * short Retry-After), up to UPSTREAM_MAX_ATTEMPTS attempts.
  */
-import { config } from '../../core/config';
-import { tokenPricing } from '../catalogue/pricing';
-import { fromStatus, timedOut, unreachable, unreadable } from './errors';
-import { UpstreamError } from '../errors';
-import { openAiStreamEvents } from './sse';
+import { config } from '../../../core/config';
+import { tokenPricing } from '../../catalogue/pricing';
+import { fromStatus, timedOut, unreachable, unreadable } from '../errors';
+import { UpstreamError } from '../../errors';
+import { openAiStreamEvents } from '../sse';
 import {
   openAiSampling,
   type ChatReply,
@@ -18,7 +18,7 @@ import {
   type HostedModelEntry,
   type HostedPlatform,
   type ModelInfo,
-} from './types';
+} from '../types';
 
 const PLATFORM = 'hosted' as const;
 const MAX_BACKOFF_MS = 2000;
