@@ -8,7 +8,8 @@
  * (NameContains) and that answer is cached under its own variant.
  */
 import { logger } from '../../core/observability';
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { dedicatedCatalogue } from '../platforms/dedicated/catalogue';
 import type { DedicatedModelEntry, DedicatedSource } from '../platforms/types';
 import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogue';
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';
@@ -24,7 +25,7 @@ const searchVariant = (source: Source, search: string): CatalogueVariant => ({ k
 
 function fetchSource(source: Source, search?: string) {
   return async () => {
-    const entries = await dedicated.listModels({ source, search, max: CACHE_LIMIT });
+    const entries = await dedicatedCatalogue.listModels({ source, search, max: CACHE_LIMIT });
     // Fewer than asked for means the platform has no more.
     return { entries, complete: entries.length < CACHE_LIMIT };
   };
@@ -66,7 +67,7 @@ export async function listDedicatedModels(options: { search?: string; max: numbe
     .sort((a, b) => b.creationTime.localeCompare(a.creationTime))
     .slice(0, max);
   return {
-    region: dedicated.region,
+    region: dedicatedEndpoints.region,
     source: options.source,
     models,
     origin: worstOrigin(results.map((r) => r.origin)),

@@ -8,6 +8,7 @@ import { readThrough, refresh, type CatalogueChanges, type CatalogueOrigin } fro
 import type { ModelDetail } from './managed';
 import { modelIdFromPath } from './model-id';
 import { modelUsage } from './usage';
+import { tokenPricing } from './pricing';
 
 export interface HostedListing {
   models: HostedModelEntry[];
@@ -40,7 +41,7 @@ export async function refreshHostedCatalogue(): Promise<CatalogueChanges> {
 
 export async function hostedModelDetail(rawModelId: string): Promise<ModelDetail> {
   const modelId = modelIdFromPath('hosted', rawModelId);
-  const [modelInfo, usage] = await Promise.all([hosted.getModel(modelId), modelUsage('hosted', modelId)]);
-  if (!modelInfo) throw new NotFound(`Model '${modelId}' was not found on the hosted platform`);
-  return { modelInfo, systemPrompt: systemPromptFor('hosted', modelId), usage };
+  const [info, pricing, usage] = await Promise.all([hosted.getModel(modelId), tokenPricing('hosted', modelId), modelUsage('hosted', modelId)]);
+  if (!info) throw new NotFound(`Model '${modelId}' was not found on the hosted platform`);
+  return { modelInfo: { ...info, pricing }, systemPrompt: systemPromptFor('hosted', modelId), usage };
 }

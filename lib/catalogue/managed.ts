@@ -7,6 +7,7 @@ import { WHOLE_CATALOGUE } from '../../tables/catalogue';
 import { readThrough, refresh, type CatalogueOrigin, type CatalogueChanges } from './cache';
 import { modelIdFromPath } from './model-id';
 import { modelUsage, type ModelUsage } from './usage';
+import { tokenPricing } from './pricing';
 
 const fetchManaged = async () => ({ entries: await managed.listModels(), complete: true });
 
@@ -27,7 +28,7 @@ export interface ModelDetail {
 
 export async function managedModelDetail(rawModelId: string): Promise<ModelDetail> {
   const modelId = modelIdFromPath('managed', rawModelId);
-  const [modelInfo, usage] = await Promise.all([managed.getModel(modelId), modelUsage('managed', modelId)]);
-  if (!modelInfo) throw new NotFound(`Model '${modelId}' was not found on the managed platform`);
-  return { modelInfo, systemPrompt: systemPromptFor('managed', modelId), usage };
+  const [info, pricing, usage] = await Promise.all([managed.getModel(modelId), tokenPricing('managed', modelId), modelUsage('managed', modelId)]);
+  if (!info) throw new NotFound(`Model '${modelId}' was not found on the managed platform`);
+  return { modelInfo: { ...info, pricing }, systemPrompt: systemPromptFor('managed', modelId), usage };
 }

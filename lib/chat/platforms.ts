@@ -1,4 +1,4 @@
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { chatPlatform, systemPromptFor } from '../platforms/index';
 import type { ChatCapable, EndpointDescription } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
@@ -17,5 +17,5 @@ export function systemPrompt(resource: Resource): string | undefined {
 
 /** The live state of a dedicated endpoint; undefined when it no longer exists on the platform. */
 export function describeEndpoint(resource: Resource): Promise<EndpointDescription | undefined> {
-  return dedicated.describe(resource.endpoint_name);
+  return dedicatedEndpoints.describe(resource.endpoint_name);
 }

@@ -4,7 +4,7 @@ import type { User } from '../../tables/users';
 import { NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
 import { chatTurn } from './turn';
-import { toApiMessage } from './view';
+import { toApiMessage } from '../conversations/view';
 
 /** POST /api/chat/thread (spec 4.5): the stored user message and the assistant reply. */
 export async function threadChat(user: User, input: { message: string; conversationId: string; resourceId: string; threadId?: string }) {

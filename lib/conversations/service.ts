@@ -7,7 +7,7 @@ import {
 } from '../../tables/conversations';
 import { listConversationMessages as readConversationMessages } from '../../tables/messages';
 import type { User } from '../../tables/users';
-import { toApiMessage } from '../chat/view';
+import { toApiMessage } from './view';
 import { readableConversation } from './access';
 
 export interface NewConversation {

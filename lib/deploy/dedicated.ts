@@ -2,7 +2,8 @@ import { config } from '../../core/config';
 import { DataError, isDataError } from '../../tables/errors';
 import { BadRequest, Conflict, DomainError, UpstreamError } from '../errors';
 import { logger } from '../../core/observability';
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { dedicatedCatalogue } from '../platforms/dedicated/catalogue';
 import { ownerTags, ownership } from '../platforms/dedicated/tags';
 import type { DedicatedDeploySpec, DedicatedModelEntry, EndpointDescription } from '../platforms/types';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';
@@ -68,7 +69,7 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
 
   let modelPackage: DedicatedModelEntry | undefined;
   if (input.modelPackageArn) {
-    modelPackage = await dedicated.describeModelPackage(input.modelPackageArn);
+    modelPackage = await dedicatedCatalogue.describeModelPackage(input.modelPackageArn);
     if (!modelPackage) throw new BadRequest(`Unknown model package "${input.modelPackageArn}": see GET /api/models/dedicated?source=account`);
     const supported = modelPackage.supportedRealtimeInferenceInstanceTypes;
     // SageMaker refuses an endpoint configuration with an instance type the package does not list.
@@ -140,7 +141,7 @@ function plan(checked: Checked) {
     endpointName: spec.endpointName,
     instanceType: spec.instanceType,
     instanceCount: spec.instanceCount,
-    region: dedicated.region,
+    region: dedicatedEndpoints.region,
     roleArn: spec.executionRoleArn,
     vpc: { subnets: spec.subnetIds, securityGroups: spec.securityGroupIds },
     model: {
@@ -156,7 +157,7 @@ function plan(checked: Checked) {
           supportedContentTypes: modelPackage.supportedContentTypes,
         }
       : null,
-    endpoint: dedicated.endpointUrl(spec.endpointName),
+    endpoint: dedicatedEndpoints.endpointUrl(spec.endpointName),
     steps: [
       `Create the model${spec.modelPackageArn ? ' from the model package' : ' from the inference image'}, in the VPC above, with the execution role`,
       `Create an endpoint configuration: ${spec.instanceCount} x ${spec.instanceType}`,
@@ -189,8 +190,8 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
       type: 'dedicated',
       status: 'Creating',
       health: 'unknown',
-      endpoint_url: dedicated.endpointUrl(spec.endpointName),
-      region: dedicated.region,
+      endpoint_url: dedicatedEndpoints.endpointUrl(spec.endpointName),
+      region: dedicatedEndpoints.region,
       instance_type: spec.instanceType,
       instance_count: spec.instanceCount,
       model_name: modelPackage?.displayName ?? spec.inferenceImage ?? spec.endpointName,
@@ -223,9 +224,9 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
 
   let arn: string;
   try {
-    const existing = await dedicated.describe(spec.endpointName);
+    const existing = await dedicatedEndpoints.describe(spec.endpointName);
     if (existing) return await takeOverEarlierAttempt(resource, existing, spec);
-    arn = (await dedicated.deploy({ ...spec, resourceId: resource.id })).arn;
+    arn = (await dedicatedEndpoints.deploy({ ...spec, resourceId: resource.id })).arn;
   } catch (err) {
     if (err instanceof Conflict) throw err;
     return deployFailed(resource, err);
@@ -292,7 +293,7 @@ async function earlierAttempt(spec: Checked['spec'], clientToken: string, user: 
  * creating a second one. Anything else is someone else's endpoint: 409, and the name is free again.
  */
 async function takeOverEarlierAttempt(resource: TrackedResource, existing: EndpointDescription, spec: Checked['spec']) {
-  const tags = await dedicated.tagsOf(existing.arn);
+  const tags = await dedicatedEndpoints.tagsOf(existing.arn);
   const ours = tags !== undefined && ownership(tags).ours;
   if (!ours || (existing.instanceType && existing.instanceType !== spec.instanceType)) {
     await removeResource(resource);
@@ -304,7 +305,7 @@ async function takeOverEarlierAttempt(resource: TrackedResource, existing: Endpo
   }
   const status = specStatus(existing.status);
   await markDeployStarted(resource.id, existing.arn, { status, health: healthOf(status), platform_modified_at: existing.lastModifiedAt });
-  await dedicated
+  await dedicatedEndpoints
     .tag(existing.arn, ownerTags(spec.endpointName, resource.id))
     .catch((err: Error) => logger.warn({ message: 'taken-over endpoint not re-tagged', resourceId: resource.id, error: err.message }));
   await removeOrphan(spec.endpointName);
@@ -331,7 +332,7 @@ async function deployFailed(resource: TrackedResource, err: unknown): Promise<ne
   const name = resource.endpoint_name;
   // The platform deletes what it had created when a step fails; if the endpoint exists all the same
   // (an ambiguous timeout), it stays tracked so that it can be seen and deleted, never leaked.
-  const leftover = await dedicated.describe(name).catch(() => undefined);
+  const leftover = await dedicatedEndpoints.describe(name).catch(() => undefined);
   if (leftover) {
     const status = specStatus(leftover.status);
     await markDeployStarted(resource.id, leftover.arn, { status, health: healthOf(status) });

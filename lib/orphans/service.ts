@@ -5,7 +5,7 @@ import { newResource } from '../deploy/common';
 import { dedicatedNameGone } from '../deploy/dedicated';
 import { checkEndpointName } from '../deploy/names';
 import { registerResource } from '../deploy/register';
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { ownerTags, ownership } from '../platforms/dedicated/tags';
 import { monthOf, isBillable } from '../resources/billing';
 import { healthOf, specStatus } from '../resources/lifecycle';
@@ -58,12 +58,12 @@ async function confirmedOrphan(endpointName: string) {
   checkEndpointName('dedicated', endpointName);
   const orphan = await getOrphan(endpointName);
   if (!orphan) throw new NotFound(`No orphan named "${endpointName}": GET /api/admin/orphans lists them`);
-  const description = await dedicated.describe(orphan.endpoint_name);
+  const description = await dedicatedEndpoints.describe(orphan.endpoint_name);
   if (!description) {
     await removeOrphan(orphan.endpoint_name);
     throw new NotFound(`Endpoint "${orphan.endpoint_name}" no longer exists on the dedicated platform`, 'Its orphan record has been removed');
   }
-  const tags = await dedicated.tagsOf(description.arn);
+  const tags = await dedicatedEndpoints.tagsOf(description.arn);
   if (!tags || !ownership(tags).ours) {
     throw new Conflict(`Endpoint "${orphan.endpoint_name}" no longer carries this service's tags: it is not this service's to adopt or delete`);
   }
@@ -98,8 +98,8 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
       type: 'dedicated',
       status,
       health: healthOf(status),
-      endpoint_url: dedicated.endpointUrl(orphan.endpoint_name),
-      region: dedicated.region,
+      endpoint_url: dedicatedEndpoints.endpointUrl(orphan.endpoint_name),
+      region: dedicatedEndpoints.region,
       instance_type: description.instanceType ?? orphan.instance_type,
       instance_count: description.instanceCount ?? orphan.instance_count,
       model_name: description.configName || orphan.endpoint_name,
@@ -123,7 +123,7 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
   await removeOrphan(orphan.endpoint_name);
   if (taggedId !== resource.id) {
     // The tags then name the resource that tracks the endpoint; a failure only leaves an older id there.
-    await dedicated
+    await dedicatedEndpoints
       .tag(description.arn, ownerTags(orphan.endpoint_name, resource.id))
       .catch((err: Error) => logger.warn({ message: 'adopted endpoint not re-tagged', endpointName, error: err.message }));
   }
@@ -146,7 +146,7 @@ export async function deleteOrphan(endpointName: string, confirm: boolean) {
   if (status === 'Creating' || status === 'Updating') {
     throw new Conflict(`Endpoint "${orphan.endpoint_name}" is currently ${status}; delete it once that operation completes`);
   }
-  if (status !== 'Deleting') await dedicated.delete(orphan.endpoint_name);
+  if (status !== 'Deleting') await dedicatedEndpoints.delete(orphan.endpoint_name);
   await removeOrphan(orphan.endpoint_name);
   return {
     success: true,

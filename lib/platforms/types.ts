@@ -107,7 +107,13 @@ export interface HostedModelEntry {
 }
 
 /** Model detail (spec 2.6 modelInfo), the same shape for managed and hosted. */
-export interface ModelInfo {
+export interface ModelInfo extends PlatformModelInfo {
+  /** The price lines, from the service's own price table (lib/catalogue/pricing.ts). */
+  pricing: { inputTokens: string; outputTokens: string };
+}
+
+/** What a platform itself says of a model: model detail without the service's prices. */
+export interface PlatformModelInfo {
   modelId: string;
   modelName: string;
   providerName: string;
@@ -118,7 +124,6 @@ export interface ModelInfo {
   customizationsSupported: string[];
   inferenceTypesSupported: string[];
   modelLifecycle: { status: string };
-  pricing: { inputTokens: string; outputTokens: string };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -197,18 +202,24 @@ export interface ManagedPlatform {
   readonly region: string;
   listModels(): Promise<ManagedModelEntry[]>;
   /** undefined when the platform does not know the model (ResourceNotFoundException). */
-  getModel(modelId: string): Promise<ModelInfo | undefined>;
+  getModel(modelId: string): Promise<PlatformModelInfo | undefined>;
   /** The Converse URL of a model, e.g. https://bedrock-runtime.<region>.amazonaws.com/model/<id>/converse */
   invokeUrl(modelId: string): string;
 }
 
 export type DedicatedSource = 'public' | 'account' | 'all';
 
-export interface DedicatedPlatform {
+/** The dedicated platform's catalogue: the public model hub and the account's model registry. */
+export interface DedicatedCatalogue {
   readonly region: string;
   listModels(options: { search?: string; max: number; source: DedicatedSource }): Promise<DedicatedModelEntry[]>;
   /** The catalogue entry of a model package ARN (account or public hub); undefined when unknown. */
   describeModelPackage(modelPackageArn: string): Promise<DedicatedModelEntry | undefined>;
+}
+
+/** The dedicated platform's endpoints: what start, stop, restart and delete mean there. */
+export interface DedicatedEndpoints {
+  readonly region: string;
   /**
    * Creates the model, the endpoint configuration and the endpoint, and returns as soon as the
    * endpoint is Creating. If a step fails, what was created before it is deleted again.
@@ -266,7 +277,7 @@ export interface HostedPlatform extends ChatCapable {
   readonly baseUrl: string;
   /** `raw` is the upstream response as received, for `debug=1`. */
   listModels(): Promise<{ models: HostedModelEntry[]; raw: unknown }>;
-  getModel(modelId: string): Promise<ModelInfo | undefined>;
+  getModel(modelId: string): Promise<PlatformModelInfo | undefined>;
   /** Throws UpstreamError (with upstreamStatus) when the API does not answer well. */
   checkConnectivity(modelId: string): Promise<{ endpoint: string }>;
 }

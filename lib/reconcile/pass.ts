@@ -3,7 +3,7 @@ import { config } from '../../core/config';
 import { logger } from '../../core/observability';
 import { recordSystemAction } from '../audit/system';
 import { mapLimit } from '../concurrency';
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { dedicatedMetrics } from '../platforms/dedicated/metrics';
 import { ownership } from '../platforms/dedicated/tags';
 import { VARIANT_NAME, type EndpointDescription, type EndpointSummary } from '../platforms/types';
@@ -85,7 +85,7 @@ async function listPlatform(pacer: Pacer): Promise<{ byName: Map<string, Endpoin
   const byName = new Map<string, EndpointSummary>();
   let token: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const out = await pacer.call('ListEndpoints', () => dedicated.listEndpoints(token));
+    const out = await pacer.call('ListEndpoints', () => dedicatedEndpoints.listEndpoints(token));
     for (const e of out.endpoints) byName.set(lower(e.name), e);
     token = out.nextToken;
     if (!token) return { byName, complete: true };
@@ -315,7 +315,7 @@ async function findOrphans(
     }
     tagChecks++;
     try {
-      const tags = await pacer.call('ListTags', () => dedicated.tagsOf(e.arn));
+      const tags = await pacer.call('ListTags', () => dedicatedEndpoints.tagsOf(e.arn));
       if (!tags) continue;
       const owner = ownership(tags);
       if (!owner.ours) {
@@ -323,7 +323,7 @@ async function findOrphans(
         foreign.add(`${e.arn}@${e.createdAt}`);
         continue;
       }
-      const d = await pacer.call('DescribeEndpoint', () => dedicated.describe(e.name));
+      const d = await pacer.call('DescribeEndpoint', () => dedicatedEndpoints.describe(e.name));
       if (!d) continue;
       const orphan: Orphan = {
         endpoint_name: e.name,

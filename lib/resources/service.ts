@@ -1,6 +1,6 @@
 import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { PlatformName } from '../platforms/types';
 import {
   getTrackedResource,
@@ -199,9 +199,9 @@ export async function controlResource(id: string, action: ControlAction, confirm
   if (current.stopped && decision.operation === 'delete') return deleteStopped(current);
 
   try {
-    if (decision.operation === 'delete') await dedicated.delete(current.endpoint_name);
-    else if (decision.operation === 'recreate') await dedicated.recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
-    else await dedicated.restart(current.endpoint_name);
+    if (decision.operation === 'delete') await dedicatedEndpoints.delete(current.endpoint_name);
+    else if (decision.operation === 'recreate') await dedicatedEndpoints.recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
+    else await dedicatedEndpoints.restart(current.endpoint_name);
   } catch (err) {
     await rollBackClaim(current, decision.next);
     await explainRefusal(current, err);
@@ -222,7 +222,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
  * and model are deleted and the resource leaves tracking at once.
  */
 async function deleteStopped(r: TrackedResource) {
-  if (r.endpoint_config_name) await dedicated.deleteRetained(r.endpoint_config_name);
+  if (r.endpoint_config_name) await dedicatedEndpoints.deleteRetained(r.endpoint_config_name);
   await removeResource(r);
   return {
     success: true,

@@ -1,4 +1,4 @@
-import { dedicated } from '../platforms/dedicated/endpoints';
+import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { recordSystemAction, type SystemActor } from '../audit/system';
 import {
@@ -229,7 +229,7 @@ export async function recordChanges(r: TrackedResource, changes: Change[], actor
 }
 
 export async function syncDedicated(r: TrackedResource, now = new Date(), options: SyncOptions = {}): Promise<SyncResult> {
-  const description = await dedicated.describe(r.endpoint_name);
+  const description = await dedicatedEndpoints.describe(r.endpoint_name);
   const result = description ? await endpointPresent(r, description, now) : await endpointGone(r, now);
   if (result.changes.length > 0) await recordChanges(result.resource, result.changes, options.actor ?? 'status-sync', options.record ?? 'notable');
   return result;

@@ -260,7 +260,7 @@ describe('crash safety of the dedicated deploy', () => {
   test('a deploy whose Lambda died right after CreateEndpoint is completed by the next pass, not reported as an orphan', async () => {
     const { newResource } = await import('../../lib/deploy/common');
     const { registerResource } = await import('../../lib/deploy/register');
-    const { dedicated } = await import('../../lib/platforms/dedicated/endpoints');
+    const { dedicatedEndpoints: dedicated } = await import('../../lib/platforms/dedicated/endpoints');
     const name = uniqueName('died');
     // The deploy's first two steps, then nothing: the reservation is never marked started.
     const resource = newResource(

@@ -1,6 +1,6 @@
 /**
- * The dedicated adapters (SageMaker; SageMaker runtime in dedicated-chat; CloudWatch in
- * dedicated-metrics) through the real SDK clients.
+ * The dedicated adapters (SageMaker: catalogue and endpoints; SageMaker runtime in dedicated/chat;
+ * CloudWatch in dedicated/metrics) through the real SDK clients.
  * Catalogue reads use the shared test emulator; deployments use a private emulator in this process,
  * so the tests can read back exactly what the adapter created (tags, containers, variants) and can
  * inject faults without any other test file seeing them.
@@ -8,7 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { BadRequest, UpstreamError } from '../../lib/errors';
-import { createDedicatedPlatform, dedicated, type SageMakerDedicatedPlatform } from '../../lib/platforms/dedicated/endpoints';
+import { createDedicatedCatalogue, dedicatedCatalogue as dedicated } from '../../lib/platforms/dedicated/catalogue';
+import { createDedicatedEndpoints, dedicatedEndpoints, type SageMakerEndpoints } from '../../lib/platforms/dedicated/endpoints';
 import { createDedicatedChat, type SageMakerEndpointChat } from '../../lib/platforms/dedicated/chat';
 import { createDedicatedMetrics, type CloudWatchEndpointMetrics } from '../../lib/platforms/dedicated/metrics';
 import type { DedicatedDeploySpec } from '../../lib/platforms/types';
@@ -106,8 +107,8 @@ describe('dedicated catalogue against the shared emulator', () => {
   });
 
   test('endpointUrl is the InvokeEndpoint URL on the configured endpoint, or the regional one', () => {
-    expect(dedicated.endpointUrl('my-ep')).toBe(`${process.env.SERVICE_CLOUD_ENDPOINT}/endpoints/my-ep/invocations`);
-    expect(createDedicatedPlatform({ endpoint: undefined, region: 'eu-west-1' }).endpointUrl('my-ep')).toBe(
+    expect(dedicatedEndpoints.endpointUrl('my-ep')).toBe(`${process.env.SERVICE_CLOUD_ENDPOINT}/endpoints/my-ep/invocations`);
+    expect(createDedicatedEndpoints({ endpoint: undefined, region: 'eu-west-1' }).endpointUrl('my-ep')).toBe(
       'https://runtime.sagemaker.eu-west-1.amazonaws.com/endpoints/my-ep/invocations',
     );
   });
@@ -115,7 +116,8 @@ describe('dedicated catalogue against the shared emulator', () => {
 
 describe('dedicated deployments, control, metrics and chat (private emulator)', () => {
   let emulator: RunningEmulator;
-  let platform: SageMakerDedicatedPlatform;
+  let platform: SageMakerEndpoints;
+  let catalogue: ReturnType<typeof createDedicatedCatalogue>;
   let chat: SageMakerEndpointChat;
   let metrics: CloudWatchEndpointMetrics;
   const name = () => `plat-${randomUUID().slice(0, 8)}`;
@@ -136,13 +138,15 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
 
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0 });
-    platform = createDedicatedPlatform({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
+    platform = createDedicatedEndpoints({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
+    catalogue = createDedicatedCatalogue({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
     chat = createDedicatedChat({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
     metrics = createDedicatedMetrics({ endpoint: emulator.url, timeoutMs: 500, maxAttempts: 2 });
   });
   afterEach(() => control(emulator.url, 'DELETE', '/faults'));
   afterAll(async () => {
     platform.destroy();
+    catalogue.destroy();
     chat.destroy();
     metrics.destroy();
     await emulator.close();
@@ -400,7 +404,7 @@ describe('dedicated deployments, control, metrics and chat (private emulator)', 
       ['ListModelPackages', 'timeout', 504, 'The dedicated platform did not answer in time'],
     ])('a %s %s fault fails the listing with %s "%s"', async (target, fault, status, message) => {
       await injectFault(emulator.url, { target, fault });
-      const err = await rejection(platform.listModels({ source: 'all', max: 20 }));
+      const err = await rejection(catalogue.listModels({ source: 'all', max: 20 }));
       expect(err).toMatchObject({ statusCode: status, message, platform: 'dedicated' });
     });
   });

@@ -1,12 +1,12 @@
 /**
- * The dedicated platform's control side: Amazon SageMaker (catalogue: the public model hub and the
- * account's model registry; deployment: model, endpoint configuration, endpoint; endpoint state).
- * Chat (SageMaker runtime) is dedicated-chat.ts and metrics (CloudWatch) dedicated-metrics.ts, so
- * that this module bundles the SageMaker client alone.
+ * The dedicated platform's endpoints: Amazon SageMaker deployment (model, endpoint configuration,
+ * endpoint), endpoint state and the operations on it (restart, delete, a guardrail's stop and start
+ * again), listing and tags. The catalogue is catalogue.ts; chat (SageMaker runtime) is chat.ts and
+ * metrics (CloudWatch) metrics.ts, so that this module bundles the SageMaker client alone.
  *
  * Resources this service creates are named `<endpointName>-<6 hex>` (model and endpoint
  * configuration alike: they are different resource types) and tagged with the service, the stage,
- * the endpoint name and the tracked resource's id (./dedicated-tags.ts), so an operator can tell them
+ * the endpoint name and the tracked resource's id (./tags.ts), so an operator can tell them
  * apart from anything else in the account and the reconciler can find an endpoint whose record was
  * never written.
  */
@@ -20,54 +20,32 @@ import {
   DeleteModelCommand,
   DescribeEndpointCommand,
   DescribeEndpointConfigCommand,
-  DescribeHubContentCommand,
-  DescribeModelPackageCommand,
   AddTagsCommand,
   ListEndpointsCommand,
-  ListHubContentsCommand,
-  ListModelPackagesCommand,
   ListTagsCommand,
   SageMakerClient,
   UpdateEndpointCommand,
   type ContainerDefinition,
   type DescribeEndpointCommandOutput,
   type DescribeHubContentCommandOutput,
-  type DescribeModelPackageCommandOutput,
-  type HubContentInfo,
-  type ModelPackageSummary,
   type Tag,
 } from '@aws-sdk/client-sagemaker';
-import { mapLimit } from '../../concurrency';
 import { BadRequest, UpstreamError } from '../../errors';
 import { logger } from '../../../core/observability';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable } from '../errors';
-import {
-  VARIANT_NAME,
-  type DedicatedDeploySpec,
-  type DedicatedModelEntry,
-  type DedicatedPlatform,
-  type DedicatedSource,
-  type EndpointDescription,
-  type EndpointSummary,
-} from '../types';
+import { VARIANT_NAME, type DedicatedDeploySpec, type DedicatedEndpoints, type EndpointDescription, type EndpointSummary } from '../types';
+import { PLATFORM, describeHubContent, hubDocument, iso, parseHubContentArn } from './sagemaker';
 import { ownerTags } from './tags';
 import { traced } from '#tracing';
 
-const PLATFORM = 'dedicated' as const;
-export const PUBLIC_HUB = 'SageMakerPublicHub';
 const asTagList = (tags: Record<string, string>): Tag[] => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));
-/** Describe calls run this many at a time: enough to be quick, few enough not to be throttled. */
-const DESCRIBE_CONCURRENCY = 6;
-/** A listing never describes more than this many entries per source, whatever `max` asks. */
-const LIST_LIMIT = 100;
 const SAGEMAKER_NAME_MAX = 63;
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-const iso = (d: Date | undefined) => (d instanceof Date && !Number.isNaN(d.getTime()) ? d.toISOString() : new Date(0).toISOString());
 
 /** `<base>-<6 hex>`, cut so the whole stays within SageMaker's 63-character names. */
 export function suffixedName(base: string): string {
@@ -79,91 +57,6 @@ const isEndpointMissing = (err: unknown) => errorName(err) === 'ValidationExcept
 
 export function endpointNotFound(endpointName: string): UpstreamError {
   return new UpstreamError(PLATFORM, `The dedicated platform has no endpoint named "${endpointName}"`, 'missing', undefined, 400);
-}
-
-/** The parts of a public-hub content ARN: arn:aws:sagemaker:<region>:aws:hub-content/<hub>/<type>/<name>/<version>. */
-function parseHubContentArn(arn: string): { hub: string; type: string; name: string; version?: string } | undefined {
-  const m = /^arn:aws[a-z-]*:sagemaker:[a-z0-9-]*:[a-z0-9]*:hub-content\/([^/]+)\/([^/]+)\/([^/]+)(?:\/([^/]+))?$/.exec(arn);
-  return m ? { hub: m[1] as string, type: m[2] as string, name: m[3] as string, version: m[4] } : undefined;
-}
-
-interface HubDocument {
-  HostingEcrUri?: string;
-  HostingArtifactUri?: string;
-  HostingArtifactS3DataType?: string;
-  HostingArtifactCompressionType?: string;
-  HostingEulaUri?: string;
-  GatedBucket?: boolean;
-  HostingEcrSpecs?: { Framework?: string; FrameworkVersion?: string };
-  Framework?: string;
-  InferenceEnvironmentVariables?: { Name?: string; Default?: string }[];
-  SupportedInferenceInstanceTypes?: string[];
-  SupportedTransformInstanceTypes?: string[];
-  SupportedContentTypes?: string[];
-  SupportedResponseMIMETypes?: string[];
-  InferenceEnableNetworkIsolation?: boolean;
-}
-
-function hubDocument(out: DescribeHubContentCommandOutput): HubDocument {
-  try {
-    const doc = JSON.parse(out.HubContentDocument ?? '{}') as unknown;
-    return doc && typeof doc === 'object' ? doc : {};
-  } catch {
-    return {};
-  }
-}
-
-/** "…/huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu…" → "2.1.1": the image tag's version. */
-function versionFromImage(image: string): string {
-  return /:(\d+(?:\.\d+)*)/.exec(image)?.[1] ?? '';
-}
-
-function hubEntry(out: DescribeHubContentCommandOutput): DedicatedModelEntry {
-  const doc = hubDocument(out);
-  const image = doc.HostingEcrUri ?? '';
-  return {
-    modelPackageArn: out.HubContentArn ?? '',
-    displayName: out.HubContentDisplayName ?? out.HubContentName ?? '',
-    creationTime: iso(out.CreationTime),
-    // Public models need no approval in the account: available means usable.
-    modelApprovalStatus: out.HubContentStatus === 'Available' ? 'Approved' : (out.HubContentStatus ?? 'Unknown'),
-    inferenceContainers: image
-      ? [
-          {
-            image,
-            modelDataUrl: doc.HostingArtifactUri ?? '',
-            framework: doc.HostingEcrSpecs?.Framework ?? doc.Framework ?? '',
-            frameworkVersion: doc.HostingEcrSpecs?.FrameworkVersion ?? versionFromImage(image),
-          },
-        ]
-      : [],
-    supportedContentTypes: doc.SupportedContentTypes ?? ['application/json'],
-    supportedResponseMIMETypes: doc.SupportedResponseMIMETypes ?? ['application/json'],
-    supportedRealtimeInferenceInstanceTypes: doc.SupportedInferenceInstanceTypes ?? [],
-    supportedTransformInstanceTypes: doc.SupportedTransformInstanceTypes ?? [],
-  };
-}
-
-function packageEntry(out: DescribeModelPackageCommandOutput): DedicatedModelEntry {
-  const spec = out.InferenceSpecification;
-  const group = out.ModelPackageGroupName;
-  return {
-    modelPackageArn: out.ModelPackageArn ?? '',
-    displayName: group ? `${group} v${out.ModelPackageVersion ?? '?'}` : (out.ModelPackageName ?? ''),
-    creationTime: iso(out.CreationTime),
-    // Unversioned packages have no approval workflow.
-    modelApprovalStatus: out.ModelApprovalStatus ?? 'None',
-    inferenceContainers: (spec?.Containers ?? []).map((c) => ({
-      image: c.Image ?? '',
-      modelDataUrl: c.ModelDataUrl ?? c.ModelDataSource?.S3DataSource?.S3Uri ?? '',
-      framework: c.Framework ?? '',
-      frameworkVersion: c.FrameworkVersion ?? '',
-    })),
-    supportedContentTypes: spec?.SupportedContentTypes ?? [],
-    supportedResponseMIMETypes: spec?.SupportedResponseMIMETypes ?? [],
-    supportedRealtimeInferenceInstanceTypes: spec?.SupportedRealtimeInferenceInstanceTypes ?? [],
-    supportedTransformInstanceTypes: spec?.SupportedTransformInstanceTypes ?? [],
-  };
 }
 
 function description(
@@ -208,7 +101,7 @@ function summary(e: {
 // The adapter
 // ---------------------------------------------------------------------------------------------
 
-export class SageMakerDedicatedPlatform implements DedicatedPlatform {
+export class SageMakerEndpoints implements DedicatedEndpoints {
   readonly region: string;
   private readonly sagemaker: SageMakerClient;
   private readonly runtimeBase: string;
@@ -218,108 +111,6 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
     this.region = options.region;
     this.sagemaker = traced(new SageMakerClient(http1ClientConfig(options)));
     this.runtimeBase = options.endpoint ?? `https://runtime.sagemaker.${options.region}.amazonaws.com`;
-  }
-
-  // ------------------------------------------------------------------------------- catalogue
-
-  async listModels(options: { search?: string; max: number; source: DedicatedSource }): Promise<DedicatedModelEntry[]> {
-    const max = Math.max(1, Math.min(LIST_LIMIT, Math.floor(options.max)));
-    const search = options.search?.trim() || undefined;
-    const [publicModels, accountModels] = await Promise.all([
-      options.source === 'account' ? [] : this.listPublic(search, max),
-      options.source === 'public' ? [] : this.listAccount(search, max),
-    ]);
-    // Newest first across both sources, so `all` is not just the public hub crowding out the account.
-    return [...publicModels, ...accountModels].sort((a, b) => b.creationTime.localeCompare(a.creationTime)).slice(0, max);
-  }
-
-  private async listPublic(search: string | undefined, max: number): Promise<DedicatedModelEntry[]> {
-    const summaries: HubContentInfo[] = [];
-    let NextToken: string | undefined;
-    do {
-      const page = await guard(PLATFORM, () =>
-        this.sagemaker.send(
-          new ListHubContentsCommand({
-            HubName: PUBLIC_HUB,
-            HubContentType: 'Model',
-            // Public hub content names are lower-case ("huggingface-llm-mistral-7b-instruct").
-            NameContains: search?.toLowerCase(),
-            SortBy: 'CreationTime',
-            SortOrder: 'Descending',
-            MaxResults: max - summaries.length,
-            NextToken,
-          }),
-        ),
-      );
-      if (!Array.isArray(page.HubContentSummaries)) throw unreadable(PLATFORM, page.$metadata.httpStatusCode);
-      summaries.push(...page.HubContentSummaries);
-      NextToken = page.NextToken;
-    } while (NextToken && summaries.length < max);
-
-    return mapLimit(summaries.slice(0, max), DESCRIBE_CONCURRENCY, async (s) =>
-      hubEntry(
-        await guard(PLATFORM, () =>
-          this.sagemaker.send(
-            new DescribeHubContentCommand({
-              HubName: PUBLIC_HUB,
-              HubContentType: 'Model',
-              HubContentName: s.HubContentName,
-              HubContentVersion: s.HubContentVersion,
-            }),
-          ),
-        ),
-      ),
-    );
-  }
-
-  private async listAccount(search: string | undefined, max: number): Promise<DedicatedModelEntry[]> {
-    const summaries: ModelPackageSummary[] = [];
-    let NextToken: string | undefined;
-    do {
-      const page = await guard(PLATFORM, () =>
-        this.sagemaker.send(
-          new ListModelPackagesCommand({
-            // The API lists only unversioned packages unless asked; registry versions are most of them.
-            ModelPackageType: 'Both',
-            NameContains: search,
-            SortBy: 'CreationTime',
-            SortOrder: 'Descending',
-            MaxResults: max - summaries.length,
-            NextToken,
-          }),
-        ),
-      );
-      if (!Array.isArray(page.ModelPackageSummaryList)) throw unreadable(PLATFORM, page.$metadata.httpStatusCode);
-      summaries.push(...page.ModelPackageSummaryList);
-      NextToken = page.NextToken;
-    } while (NextToken && summaries.length < max);
-
-    return mapLimit(summaries.slice(0, max), DESCRIBE_CONCURRENCY, async (s) =>
-      packageEntry(await guard(PLATFORM, () => this.sagemaker.send(new DescribeModelPackageCommand({ ModelPackageName: s.ModelPackageArn })))),
-    );
-  }
-
-  async describeModelPackage(modelPackageArn: string): Promise<DedicatedModelEntry | undefined> {
-    const hub = parseHubContentArn(modelPackageArn);
-    try {
-      if (hub) return hubEntry(await this.describeHubContent(hub));
-      return packageEntry(await this.sagemaker.send(new DescribeModelPackageCommand({ ModelPackageName: modelPackageArn })));
-    } catch (err) {
-      // "ModelPackage … does not exist." / "Hub content … does not exist.", or an ARN the API cannot parse.
-      if (errorName(err) === 'ValidationException' || errorName(err) === 'ResourceNotFound') return undefined;
-      throw toUpstreamError(PLATFORM, err);
-    }
-  }
-
-  private describeHubContent(hub: { hub: string; type: string; name: string; version?: string }) {
-    return this.sagemaker.send(
-      new DescribeHubContentCommand({
-        HubName: hub.hub,
-        HubContentType: hub.type as 'Model',
-        HubContentName: hub.name,
-        HubContentVersion: hub.version,
-      }),
-    );
   }
 
   // ------------------------------------------------------------------------------- deployment
@@ -332,7 +123,7 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
       // Public-hub models are not model packages: deploy the image and artefacts their document names.
       let out: DescribeHubContentCommandOutput;
       try {
-        out = await this.describeHubContent(hub);
+        out = await describeHubContent(this.sagemaker, hub);
       } catch (err) {
         if (errorName(err) === 'ResourceNotFound' || errorName(err) === 'ValidationException') {
           throw new UpstreamError(PLATFORM, `The dedicated platform has no public model "${hub.name}"`, 'failed', undefined, 400);
@@ -653,9 +444,9 @@ export class SageMakerDedicatedPlatform implements DedicatedPlatform {
   }
 }
 
-export function createDedicatedPlatform(overrides: Partial<AwsPlatformOptions> = {}): SageMakerDedicatedPlatform {
-  return new SageMakerDedicatedPlatform(resolveAwsOptions(overrides));
+export function createDedicatedEndpoints(overrides: Partial<AwsPlatformOptions> = {}): SageMakerEndpoints {
+  return new SageMakerEndpoints(resolveAwsOptions(overrides));
 }
 
 /** Built once per cold start. */
-export const dedicated: DedicatedPlatform = /* @__PURE__ */ createDedicatedPlatform();
+export const dedicatedEndpoints: DedicatedEndpoints = /* @__PURE__ */ createDedicatedEndpoints();

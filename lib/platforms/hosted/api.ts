@@ -6,7 +6,6 @@
  * short Retry-After), up to UPSTREAM_MAX_ATTEMPTS attempts.
  */
 import { config } from '../../../core/config';
-import { tokenPricing } from '../../catalogue/pricing';
 import { fromStatus, timedOut, unreachable, unreadable } from '../errors';
 import { UpstreamError } from '../../errors';
 import { openAiStreamEvents } from '../sse';
@@ -17,7 +16,7 @@ import {
   type ChatStreamEvent,
   type HostedModelEntry,
   type HostedPlatform,
-  type ModelInfo,
+  type PlatformModelInfo,
 } from '../types';
 
 const PLATFORM = 'hosted' as const;
@@ -222,7 +221,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     return { models, raw: body };
   }
 
-  async getModel(modelId: string): Promise<ModelInfo | undefined> {
+  async getModel(modelId: string): Promise<PlatformModelInfo | undefined> {
     const { models, raw } = await this.listModels();
     const entry = models.find((m) => m.id === modelId);
     if (!entry) return undefined;
@@ -231,7 +230,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
   }
 
   /** Model detail (spec 2.6) of a catalogue entry; the API itself has no detail beyond the id. */
-  async modelInfo(entry: HostedModelEntry, ownedBy?: string): Promise<ModelInfo> {
+  modelInfo(entry: HostedModelEntry, ownedBy?: string): PlatformModelInfo {
     const embedding = entry.task === 'embedding';
     return {
       modelId: entry.id,
@@ -245,7 +244,6 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       customizationsSupported: embedding ? [] : ['SYSTEM_PROMPT'],
       inferenceTypesSupported: ['ON_DEMAND'],
       modelLifecycle: { status: 'ACTIVE' },
-      pricing: await tokenPricing(PLATFORM, entry.id),
     };
   }
 

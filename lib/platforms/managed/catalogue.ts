@@ -4,10 +4,9 @@
  * the Bedrock control client alone.
  */
 import { BedrockClient, GetFoundationModelCommand, ListFoundationModelsCommand, type FoundationModelDetails } from '@aws-sdk/client-bedrock';
-import { tokenPricing } from '../../catalogue/pricing';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorName, guard, toUpstreamError, unreadable } from '../errors';
-import type { ManagedModelEntry, ManagedPlatform, ModelInfo } from '../types';
+import type { ManagedModelEntry, ManagedPlatform, PlatformModelInfo } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
@@ -40,7 +39,7 @@ export class BedrockManagedPlatform implements ManagedPlatform {
       }));
   }
 
-  async getModel(modelId: string): Promise<ModelInfo | undefined> {
+  async getModel(modelId: string): Promise<PlatformModelInfo | undefined> {
     let details: FoundationModelDetails | undefined;
     try {
       details = (await this.control.send(new GetFoundationModelCommand({ modelIdentifier: modelId }))).modelDetails;
@@ -61,7 +60,6 @@ export class BedrockManagedPlatform implements ManagedPlatform {
       customizationsSupported: details.customizationsSupported ?? [],
       inferenceTypesSupported: details.inferenceTypesSupported ?? [],
       modelLifecycle: { status: details.modelLifecycle?.status ?? 'ACTIVE' },
-      pricing: await tokenPricing(PLATFORM, details.modelId),
     };
   }
 
