@@ -1,18 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdleTimeoutMinutes, MonthlyBudgetUsd, Region, WithDefault } from '../../lib/http/schemas';
 import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
-import { DEDICATED_NAME, TRACKED_NAME } from '../../lib/deploy/names';
+import { traitsOf } from '../../lib/platforms/registry';
 import { INSTANCE_TYPE } from '../../core/vocabulary';
 
-// Each platform's naming rule (lib/deploy/names.ts), so a client generated from the document refuses
+// Each platform's naming rule (PlatformTraits.names), so a client generated from the document refuses
 // what the service refuses.
-const EndpointName = Type.String({ minLength: 1, maxLength: 63, pattern: TRACKED_NAME.source, description: '1 to 63 letters, digits and hyphens' });
-const DedicatedEndpointName = Type.String({
-  minLength: 1,
-  maxLength: 63,
-  pattern: DEDICATED_NAME.source,
-  description: "1 to 63 letters, digits and hyphens, starting and ending with a letter or digit (SageMaker's naming rule)",
-});
+const nameOf = (platform: 'managed' | 'dedicated' | 'hosted') => {
+  const { pattern, rule } = traitsOf(platform).names;
+  return Type.String({ minLength: 1, maxLength: 63, pattern: pattern.source, description: rule });
+};
+const EndpointName = nameOf('managed');
+const HostedEndpointName = nameOf('hosted');
+const DedicatedEndpointName = nameOf('dedicated');
 const ManagedModelId = Type.String({
   minLength: 1,
   maxLength: 200,
@@ -93,7 +93,7 @@ export const DeployHostedBody = Type.Object(
   {
     modelId: HostedModelId,
     /** Not in the spec: the tracked name, unique among hosted resources; derived from modelId when absent. */
-    endpointName: Type.Optional(EndpointName),
+    endpointName: Type.Optional(HostedEndpointName),
     dryRun: WithDefault(DryRun, false),
   },
   { additionalProperties: false },

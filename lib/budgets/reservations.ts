@@ -1,6 +1,6 @@
 import { monthOf, release, reserve, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
 import { BudgetExceeded } from '../errors';
-import type { ChatRequest } from '../platforms/types';
+import { textOf, type ChatRequest } from '../platforms/types';
 
 /**
  * Budgets on model calls, for every path that spends (the gateway's completions, the session chat):
@@ -21,7 +21,7 @@ const TEMPLATE_TOKENS = 20;
  * the true cost is given back when the call settles.
  */
 export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages'>): number {
-  const texts = [request.system ?? '', ...request.messages.map((m) => m.content)];
+  const texts = [request.system ?? '', ...request.messages.map((m) => textOf(m.content))];
   return texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
 }
 

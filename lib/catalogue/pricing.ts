@@ -3,6 +3,7 @@
  * own price table (lib/pricing): stored entries, then the shipped defaults, then a flagged estimate.
  */
 import { getTokenPrice } from '../pricing/service';
+import type { PlatformName } from '../../core/vocabulary';
 
 /** USD with no float noise and no exponent: 0.00025 → "0.00025", 0.000006 → "0.000006", 0 → "0". */
 export function usd(value: number): string {
@@ -10,7 +11,7 @@ export function usd(value: number): string {
   return value.toFixed(8).replace(/0+$/, '').replace(/\.$/, '');
 }
 
-export async function tokenPricing(platform: 'managed' | 'hosted', modelId: string): Promise<{ inputTokens: string; outputTokens: string }> {
+export async function tokenPricing(platform: PlatformName, modelId: string): Promise<{ inputTokens: string; outputTokens: string }> {
   const price = await getTokenPrice(platform, modelId);
   const note = price.source === 'fallback' ? ' (estimate)' : '';
   return {

@@ -1,5 +1,7 @@
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
-import { chatPlatform, systemPromptFor } from '../platforms/index';
+import { chatOf } from '../platforms/chat';
+import { systemPromptFor } from '../platforms/prompts';
+import { traitsOf } from '../platforms/registry';
 import type { ChatCapable, EndpointDescription } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 
@@ -8,7 +10,7 @@ import type { Resource } from '../../tables/resources';
  * lib/platforms/types.ts): managed and hosted take the model id, dedicated the endpoint name.
  */
 export function chatBinding(resource: Resource): { platform: ChatCapable; target: string } {
-  return { platform: chatPlatform(resource.type), target: resource.type === 'dedicated' ? resource.endpoint_name : resource.model_id };
+  return { platform: chatOf(resource.type), target: traitsOf(resource.type).target(resource) };
 }
 
 export function systemPrompt(resource: Resource): string | undefined {

@@ -1,27 +1,11 @@
 import { BadRequest } from '../errors';
+import { traitsOf } from '../platforms/registry';
 import type { PlatformName } from '../platforms/types';
 
-/**
- * Endpoint names. Dedicated names become SageMaker resource names, so they follow SageMaker's rule:
- * 1-63 letters, digits and hyphens, starting and ending with a letter or digit, no double hyphen
- * rules beyond that. Managed and hosted names are only tracked here; they take the same characters,
- * 1 to 63 of them.
- */
-export const DEDICATED_NAME = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
-export const TRACKED_NAME = /^[a-zA-Z0-9-]{1,63}$/;
-
+/** Endpoint names follow their platform's rule (PlatformTraits.names). */
 export function checkEndpointName(platform: PlatformName, name: string): void {
-  if (platform === 'dedicated') {
-    if (!DEDICATED_NAME.test(name)) {
-      throw new BadRequest(
-        `Invalid endpointName "${name}": 1 to 63 letters, digits and hyphens, starting and ending with a letter or digit (SageMaker's naming rule)`,
-      );
-    }
-    return;
-  }
-  if (!TRACKED_NAME.test(name)) {
-    throw new BadRequest(`Invalid endpointName "${name}": 1 to 63 letters, digits and hyphens`);
-  }
+  const { pattern, rule } = traitsOf(platform).names;
+  if (!pattern.test(name)) throw new BadRequest(`Invalid endpointName "${name}": ${rule}`);
 }
 
 /** A default tracked name for a model id: "meta/llama-3.1-8b-instruct" -> "meta-llama-3-1-8b-instruct". */

@@ -2,7 +2,7 @@ import { flushMetrics } from '../../core/observability';
 import { toHttpError } from '../http/errors';
 import { reply, streamed } from '../http/types';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
-import type { ChatStreamEvent } from '../platforms/types';
+import { textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
 import { completion, completionId, prepareCall, releaseCall, settleCall, type CompletionBody, type PreparedCall } from './completions';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
@@ -65,12 +65,12 @@ async function* chunks(
 
   let produced = '';
   let usage: Extract<ChatStreamEvent, { kind: 'usage' }> | undefined;
-  let finished: 'stop' | 'length' | undefined;
+  let finished: FinishReason | undefined;
   let settled = false;
   const settle = async () => {
     settled = true;
     if (!usage && !produced) return releaseCall(call);
-    const prompt = [call.request.system ?? '', ...call.request.messages.map((m) => m.content)].join('');
+    const prompt = [call.request.system ?? '', ...call.request.messages.map((m) => textOf(m.content))].join('');
     const outcome = await settleCall(call, {
       tokensIn: usage?.tokensIn ?? estimate(prompt),
       tokensOut: usage?.tokensOut ?? estimate(produced),
@@ -102,7 +102,7 @@ async function* chunks(
         produced += event.text;
         yield choice({ content: event.text }, null);
       } else if (event.kind === 'stop') finished = event.finishReason;
-      else usage = event;
+      else if (event.kind === 'usage') usage = event;
     }
     if (failure !== undefined) {
       // The platform broke off: the client hears it in OpenAI's streaming error form, and no [DONE].

@@ -1,65 +1,158 @@
 /**
- * The one view the rest of the service has of the three model platforms. Implementations, one SDK
- * client per module so that a function bundles only the clients it calls:
+ * The one view the rest of the service has of the model platforms. Each platform is a folder:
  *
- * - managed: managed.ts (Bedrock: catalogue), managed-chat.ts (Bedrock runtime: Converse);
- * - dedicated: dedicated.ts (SageMaker: catalogue, deployment, endpoint state), dedicated-chat.ts
- *   (SageMaker runtime: InvokeEndpoint), dedicated-metrics.ts (CloudWatch);
- * - hosted: hosted.ts (OpenAI-compatible HTTP API, fetch only).
+ * - managed/: traits.ts, catalogue.ts (Bedrock), chat.ts (Bedrock runtime: Converse);
+ * - dedicated/: traits.ts, catalogue.ts and endpoints.ts (SageMaker: the model hub and registry;
+ *   deployment and the endpoint's lifecycle), chat.ts (SageMaker runtime), metrics.ts (CloudWatch);
+ * - hosted/: traits.ts, api.ts (the OpenAI-compatible HTTP API, fetch only: catalogue and chat).
  *
- * lib/platforms/index.ts hands out the chat side of all three.
+ * One SDK client per module, so that a function bundles only the clients it calls. A platform's
+ * traits (how it bills, what its models can do, whether it runs endpoints with a lifecycle, what the
+ * platform calls a resource) are plain data in traits.ts, with no client: domain code asks them
+ * (registry.ts `traitsOf`) instead of branching on the platform's name. docs/architecture.md has the
+ * checklist for adding a platform.
  *
  * Every failure of a platform call surfaces as an UpstreamError (lib/errors.ts) whose message names
  * the platform and says what happened (throttled, timed out, refused credentials, failed); an endpoint
  * whose contract reports every platform failure one way says so in its options (`platformFailures`).
  * Nothing else of the upstream's internals reaches a client.
  */
-import type { EndpointStatus } from '../../core/vocabulary';
+import type { EndpointStatus, PlatformName } from '../../core/vocabulary';
 
 export { PLATFORMS, type EndpointStatus, type PlatformName } from '../../core/vocabulary';
 
 // ---------------------------------------------------------------------------------------------
-// Chat, common to all three
+// What a platform is: its traits
 // ---------------------------------------------------------------------------------------------
 
-export interface ChatTurn {
-  role: 'user' | 'assistant';
-  content: string;
+/** What a model can be asked to do. A platform's traits say what its models may do at most. */
+export interface ModelCapabilities {
+  chat: boolean;
+  /** The answer as it is generated (server-sent events). */
+  stream: boolean;
+  /** Function calling: tools offered, tool calls answered, tool results sent back. */
+  tools: boolean;
+  /** An answer that is a JSON document (and, with a schema, one that validates). */
+  jsonOutput: boolean;
+  /** Images among the input (base64 `data:` bytes). */
+  imageInput: boolean;
+  /** Vectors for texts instead of a chat answer. */
+  embeddings: boolean;
 }
 
+export interface PlatformTraits {
+  readonly name: PlatformName;
+  /**
+   * How calls on it are paid: `per-token` (the price table's per-1K-token prices: a call has a cost,
+   * reserved against budgets and recorded) or `per-hour` (the endpoint's instances bill by the hour
+   * whether called or not: a call costs nothing more).
+   */
+  readonly billing: 'per-token' | 'per-hour';
+  /**
+   * `endpoint`: the service runs infrastructure there, with a lifecycle (Creating, InService, …;
+   * start, restart, delete, guardrails, metrics, reconciliation) read from the platform. `always-on`:
+   * the platform runs the model; a tracked resource is a name for it, always InService, and the only
+   * control is to stop tracking it.
+   */
+  readonly lifecycle: 'endpoint' | 'always-on';
+  /** What its models may do at most; a model's catalogue entry may say less. */
+  readonly capabilities: ModelCapabilities;
+  /** The name the platform knows a tracked resource by (managed, hosted: the model id; dedicated: the endpoint name). */
+  target(resource: { endpoint_name: string; model_id: string }): string;
+  /** Endpoint names it accepts, and the rule in words for a refusal. */
+  readonly names: { pattern: RegExp; rule: string };
+}
+
+/** A name the service only tracks (the platform never sees it): 1 to 63 letters, digits and hyphens. */
+export const TRACKED_NAME = /^[a-zA-Z0-9-]{1,63}$/;
+
+// ---------------------------------------------------------------------------------------------
+// A model call, common to every platform
+// ---------------------------------------------------------------------------------------------
+
+export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
+
+/** A piece of a message: text, or an image as base64 bytes with their media type. */
+export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mediaType: ImageMediaType; data: string };
+
+/** A function the model may call: its name, what it does, and a JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  description?: string;
+  /** A JSON Schema of type object. */
+  parameters: Record<string, unknown>;
+  /** The arguments must validate against the schema exactly (OpenAI's strict mode). */
+  strict?: boolean;
+}
+
+/** A call the model made: an id (the platform's, or one made up where it gives none), the tool and its arguments as JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** Whether the model may, must, or must not call a tool, or must call one named tool. */
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** An answer that is JSON: any object, or one valid against a schema. */
+export type OutputFormat = { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown>; strict?: boolean };
+
+/**
+ * One message of a conversation with a model. Tool results are messages of their own (role `tool`,
+ * one per call answered), as OpenAI sends them; adapters whose platform puts them inside a user
+ * message (Converse, Anthropic) merge consecutive ones.
+ */
+export type ChatTurn =
+  | { role: 'user'; content: string | ContentPart[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; content: string | ContentPart[]; isError?: boolean };
+
 export interface ChatRequest {
-  /** managed and hosted: the model id; dedicated: the endpoint name. */
+  /** The name the platform knows the model by (PlatformTraits.target). */
   target: string;
   system?: string;
-  /** Oldest first; the last entry is the new user message. */
+  /** Oldest first. */
   messages: ChatTurn[];
   maxTokens?: number;
   /** Sampling, as the OpenAI API defines them (the gateway passes a client's choices through). */
   temperature?: number;
   topP?: number;
   stop?: string[];
+  tools?: ToolSpec[];
+  toolChoice?: ToolChoice;
+  /** Whether the model may make several tool calls in one answer (default: the platform's). */
+  parallelToolCalls?: boolean;
+  outputFormat?: OutputFormat;
 }
 
+/** Why the model stopped, in OpenAI's words. */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+
 export interface ChatReply {
+  /** The answer's text ('' when it only called tools). */
   content: string;
+  toolCalls?: ToolCall[];
   tokensIn: number;
   tokensOut: number;
   /** The platform's own latency where it reports one (Bedrock metrics.latencyMs), else measured. */
   latencyMs: number;
   /** The model that answered, as the platform names it. */
   modelId: string;
-  /** Why the model stopped, in OpenAI's words: 'length' when maxTokens cut it short. */
-  finishReason?: 'stop' | 'length';
+  finishReason?: FinishReason;
 }
 
 /**
- * One event of a streamed reply, in the order a platform sends them: text deltas, then (at the end)
- * why it stopped and the usage the platform counted. A platform that reports no usage sends none: the
- * caller estimates it.
+ * One event of a streamed reply, in the order a platform sends them: text deltas and tool calls (a
+ * `tool_call` opens call number `index`, `tool_arguments` add pieces of its JSON arguments), then (at
+ * the end) why it stopped and the usage the platform counted. A platform that reports no usage sends
+ * none: the caller estimates it.
  */
 export type ChatStreamEvent =
   | { kind: 'text'; text: string }
-  | { kind: 'stop'; finishReason: 'stop' | 'length' }
+  | { kind: 'tool_call'; index: number; id: string; name: string }
+  | { kind: 'tool_arguments'; index: number; text: string }
+  | { kind: 'stop'; finishReason: FinishReason }
   | { kind: 'usage'; tokensIn: number; tokensOut: number; latencyMs?: number; modelId?: string };
 
 export interface ChatCapable {
@@ -70,6 +163,30 @@ export interface ChatCapable {
    * (or returning the iterator early) stops the upstream call.
    */
   chatStream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
+}
+
+export interface EmbeddingRequest {
+  target: string;
+  inputs: string[];
+  /** The vectors' size, for models that offer several. */
+  dimensions?: number;
+}
+
+export interface EmbeddingReply {
+  /** One vector per input, in the inputs' order. */
+  vectors: number[][];
+  tokensIn: number;
+  latencyMs: number;
+  modelId: string;
+}
+
+export interface EmbeddingCapable {
+  embed(request: EmbeddingRequest): Promise<EmbeddingReply>;
+}
+
+/** The text of a message's content (images left out). */
+export function textOf(content: string | ContentPart[]): string {
+  return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
+import type { PlatformName } from '../../core/vocabulary';
 
 /**
  * Price lookups for costs and plans: stored entries (admin upserts and Price List refreshes, in the
@@ -52,10 +53,10 @@ export interface ResolvedTokenPrice extends TokenPrice {
   source: 'stored' | 'default' | 'fallback';
 }
 
-export async function getTokenPrice(platform: 'managed' | 'hosted', modelId: string): Promise<ResolvedTokenPrice> {
+export async function getTokenPrice(platform: PlatformName, modelId: string): Promise<ResolvedTokenPrice> {
   const stored = (await storedPrices()).tokens[`${platform}#${modelId}`];
   if (stored) return { input_per_1k: stored.input_per_1k, output_per_1k: stored.output_per_1k, source: 'stored' };
-  const shipped = DEFAULT_TOKEN_PRICES[platform][modelId];
+  const shipped = (DEFAULT_TOKEN_PRICES as Partial<Record<PlatformName, Record<string, TokenPrice>>>)[platform]?.[modelId];
   if (shipped) return { ...shipped, source: 'default' };
   return { ...FALLBACK_TOKEN_PRICE, source: 'fallback' };
 }

@@ -1,9 +1,10 @@
 import { INSTANCE_TYPE } from '../../core/vocabulary';
 import { BadRequest } from '../errors';
 import type { User } from '../../tables/users';
-import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry } from '../../tables/pricing';
+import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry, type StoredTokenPrice } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_PRICES_AS_OF, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, HOURS_PER_MONTH } from './defaults';
 import { invalidatePriceCache } from './service';
+import { traitsOf } from '../platforms/registry';
 
 /**
  * The price table as the API shows and changes it (GET/POST /api/pricing; POST /api/pricing/update
@@ -122,7 +123,8 @@ export interface PriceEntryInput {
 function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string): StoredPriceEntry {
   const where = `entries.${i}`;
   const present = (k: keyof PriceEntryInput) => input[k] !== undefined;
-  if (input.platform === 'dedicated') {
+  // A platform billed by the instance-hour is priced per instance type; the others per token.
+  if (traitsOf(input.platform).billing === 'per-hour') {
     const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const).find(present);
     if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
@@ -141,7 +143,8 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   }
   return {
     kind: 'token',
-    platform: input.platform,
+    // Billed per token: the per-hour platform took the branch above.
+    platform: input.platform as StoredTokenPrice['platform'],
     modelId: input.modelId as string,
     input_per_1k: input.per_1k_input_tokens_usd as number,
     output_per_1k: input.per_1k_output_tokens_usd as number,

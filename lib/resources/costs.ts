@@ -5,6 +5,7 @@ import { getInstancePrice, getTokenPrice } from '../pricing/service';
 import { dedicatedMetrics } from '../platforms/dedicated/metrics';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
+import { traitsOf } from '../platforms/registry';
 
 /** Spec 2.3 costs object, and what dedicated endpoints have cost this month. */
 export interface Costs {
@@ -41,7 +42,7 @@ export async function instancePriceOf(r: Pick<TrackedResource, 'instance_type'>)
 
 export async function costsOf(r: TrackedResource, now = new Date()): Promise<Costs> {
   const at = now.toISOString();
-  if (r.type === 'dedicated') {
+  if (traitsOf(r.type).billing === 'per-hour') {
     const price = await instancePriceOf(r);
     // Nothing bills while the endpoint is stopped, failed or being deleted: the hourly figures are 0.
     const running = hourlyCosts(isBillable(r.status) ? price : 0, r.instance_count ?? 1, at);
@@ -77,7 +78,7 @@ const ZERO_METRICS: EndpointMetrics = {
  * status still answers (the polling workflow depends on it) with zeros and a warning.
  */
 export async function metricsOf(r: TrackedResource): Promise<{ metrics: Partial<EndpointMetrics>; warning?: string }> {
-  if (r.type !== 'dedicated') return { metrics: { response_time_ms: meanChatLatency(r) } };
+  if (traitsOf(r.type).lifecycle !== 'endpoint') return { metrics: { response_time_ms: meanChatLatency(r) } };
   // A guardrail deleted the endpoint: nothing runs to measure.
   if (r.stopped) return { metrics: { ...ZERO_METRICS } };
   try {

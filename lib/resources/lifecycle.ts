@@ -1,4 +1,5 @@
 import type { EndpointStatus, PlatformName } from '../platforms/types';
+import { traitsOf } from '../platforms/registry';
 
 /**
  * The resource state machine (spec section 3), as pure functions so it can be read and tested in one
@@ -92,7 +93,7 @@ export function decideControl(
   status?: EndpointStatus,
   stopped = false,
 ): ControlDecision {
-  if (type !== 'dedicated') {
+  if (traitsOf(type).lifecycle !== 'endpoint') {
     if (action !== 'delete') {
       return refuse(
         400,

@@ -18,6 +18,7 @@ import { costsOf, instancePriceOf, metricsOf } from './costs';
 import { budgetReached, guardrailView } from './guardrails';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated, type SyncResult } from './sync';
+import { traitsOf } from '../platforms/registry';
 
 const notTracked = () => new NotFound('Resource not found');
 
@@ -36,7 +37,9 @@ function goneError(result: Extract<SyncResult, { kind: 'gone' }>, removedFromTra
 export async function resourceStatus(id: string, now = new Date()) {
   let resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
-  if (resource.type === 'dedicated') {
+  // Endpoints change on their platform: read what it says now (managed and hosted are always on).
+  const hasEndpoint = traitsOf(resource.type).lifecycle === 'endpoint';
+  if (hasEndpoint) {
     const synced = await syncDedicated(resource, now);
     if (synced.kind === 'gone') throw goneError(synced);
     resource = synced.resource;
@@ -44,14 +47,14 @@ export async function resourceStatus(id: string, now = new Date()) {
   const [{ metrics, warning }, costs, price] = await Promise.all([
     metricsOf(resource),
     costsOf(resource, now),
-    resource.type === 'dedicated' ? instancePriceOf(resource) : 0,
+    hasEndpoint ? instancePriceOf(resource) : 0,
   ]);
   return {
     success: true,
     resource: publicResource(resource),
     metrics,
     costs,
-    ...(resource.type === 'dedicated' ? { guardrails: guardrailView(resource, price, now) } : {}),
+    ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
     ...(warning ? { warnings: [warning] } : {}),
   };
@@ -78,7 +81,7 @@ const money = (n: number) => `$${n.toFixed(2)}`;
 export async function updateGuardrails(id: string, input: GuardrailUpdate, now = new Date()) {
   const resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
-  if (resource.type !== 'dedicated') {
+  if (traitsOf(resource.type).lifecycle !== 'endpoint') {
     throw new BadRequest(`Guardrails apply to dedicated resources only: ${resource.type} resources bill per token and cost nothing while idle`);
   }
   if (resource.vanished_at) {

@@ -37,8 +37,9 @@ describe('hosted adapter against the shared emulator', () => {
     });
   });
 
-  test('getModel builds the spec 2.6 model detail from the catalogue', async () => {
-    expect(await hosted.getModel(LLAMA)).toEqual({
+  test('the spec 2.6 model detail is built from the catalogue, with pricing lines from the price table', async () => {
+    const { hostedModelDetail } = await import('../../lib/catalogue/hosted');
+    expect((await hostedModelDetail(LLAMA)).modelInfo).toEqual({
       modelId: LLAMA,
       modelName: 'Llama 3.1 8B Instruct',
       providerName: 'meta',

@@ -32,8 +32,9 @@ describe('managed adapter against the shared emulator', () => {
     expect(models.find((m) => m.modelId === TITAN)?.customization).toEqual(['FINE_TUNING', 'CONTINUED_PRE_TRAINING']);
   });
 
-  test('getModel returns the model detail with pricing lines from the price table', async () => {
-    expect(await managed.getModel(HAIKU)).toEqual({
+  test('the model detail is the platform’s, with pricing lines from the price table', async () => {
+    const { managedModelDetail } = await import('../../lib/catalogue/managed');
+    expect((await managedModelDetail(HAIKU)).modelInfo).toEqual({
       modelId: HAIKU,
       modelName: 'Claude 3 Haiku',
       providerName: 'Anthropic',

@@ -13,7 +13,7 @@ import { UpstreamError, type DomainError } from '../../errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from '../errors';
 import { openAiStreamEvents } from '../sse';
-import { openAiSampling, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
+import { openAiSampling, textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'dedicated' as const;
@@ -62,7 +62,7 @@ export class SageMakerEndpointChat implements ChatCapable {
       throw unreadable(PLATFORM, status);
     }
     const latencyMs = Date.now() - started;
-    const promptText = messages.map((m) => m.content).join('\n');
+    const promptText = [...(request.system?.trim() ? [request.system] : []), ...request.messages.map((m) => textOf(m.content))].join('\n');
 
     // TGI's native answer: [{ generated_text }].
     if (Array.isArray(answer) && typeof answer[0]?.generated_text === 'string') {

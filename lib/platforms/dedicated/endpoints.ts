@@ -46,7 +46,6 @@ const SAGEMAKER_NAME_MAX = 63;
 // Small helpers
 // ---------------------------------------------------------------------------------------------
 
-
 /** `<base>-<6 hex>`, cut so the whole stays within SageMaker's 63-character names. */
 export function suffixedName(base: string): string {
   const suffix = randomBytes(3).toString('hex');

@@ -6,20 +6,22 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Mess
 import { UpstreamError, type DomainError } from '../../errors';
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
-import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn } from '../types';
+import { textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent, type ChatTurn } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
 
 /** Bedrock wants user and assistant strictly alternating, starting with the user, and no empty text. */
 export function toConverseMessages(turns: ChatTurn[]): Message[] {
-  const merged: { role: ChatTurn['role']; texts: string[] }[] = [];
+  const merged: { role: 'user' | 'assistant'; texts: string[] }[] = [];
   for (const turn of turns) {
-    if (!turn.content.trim()) continue;
+    if (turn.role === 'tool') continue;
+    const text = textOf(turn.content);
+    if (!text.trim()) continue;
     if (merged.length === 0 && turn.role !== 'user') continue;
     const last = merged.at(-1);
-    if (last && last.role === turn.role) last.texts.push(turn.content);
-    else merged.push({ role: turn.role, texts: [turn.content] });
+    if (last && last.role === turn.role) last.texts.push(text);
+    else merged.push({ role: turn.role, texts: [text] });
   }
   return merged.map((m) => ({ role: m.role, content: [{ text: m.texts.join('\n\n') }] }));
 }

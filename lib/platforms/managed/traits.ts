@@ -1,0 +1,15 @@
+import { TRACKED_NAME, type PlatformTraits } from '../types';
+
+/**
+ * The managed platform (Amazon Bedrock): pay per token, nothing provisioned. A tracked resource names
+ * a foundation model, which the platform runs: always on. Its models may chat, stream, call tools,
+ * answer JSON, read images and embed text, each as its catalogue entry says.
+ */
+export const managedTraits: PlatformTraits = {
+  name: 'managed',
+  billing: 'per-token',
+  lifecycle: 'always-on',
+  capabilities: { chat: true, stream: true, tools: true, jsonOutput: true, imageInput: true, embeddings: true },
+  target: (resource) => resource.model_id,
+  names: { pattern: TRACKED_NAME, rule: '1 to 63 letters, digits and hyphens' },
+};
