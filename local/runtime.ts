@@ -162,7 +162,7 @@ export interface Offline {
 }
 
 /**
- * Starts serverless-offline (which bundles the functions with esbuild first) and resolves once the
+ * Starts serverless-offline (which bundles every function in one esbuild build first: scripts/serverless-offline-bundle.cjs) and resolves once the
  * HTTP server answers. `env` is the service configuration the handlers see.
  */
 export async function startOffline(options: {

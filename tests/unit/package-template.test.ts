@@ -9,11 +9,12 @@
  * maps): about a minute on an idle machine, much longer on a loaded one (PACKAGE_TEST_TIMEOUT_MS).
  */
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
+import { parse } from 'yaml';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TIMEOUT_MS = Number(process.env.PACKAGE_TEST_TIMEOUT_MS ?? 300_000);
@@ -212,7 +213,7 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     expect(table.DeletionPolicy).toBe('Retain');
   });
 
-  test('runs every function on nodejs22.x on arm64; a function granted anything beyond its logs has a role of its own', () => {
+  test('runs every function on nodejs22.x on arm64; functions share a role only when they are granted exactly the same statements', () => {
     expect(packagingFailure).toBeUndefined();
     const functions = resources('AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThanOrEqual(SPEC_ROUTES.length);
@@ -220,23 +221,59 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
       .filter(([, f]) => f.Properties.Runtime !== 'nodejs22.x' || JSON.stringify(f.Properties.Architectures) !== '["arm64"]')
       .map(([name, f]) => `${name}: ${f.Properties.Runtime} ${JSON.stringify(f.Properties.Architectures)}`);
     expect(off).toEqual([]);
-    // Functions that call nothing (the $default 404, the OpenAPI document) share the provider's
-    // default role, which may only write their logs; every other function has its own role.
+    // What each function's functions.yml grants (the statement sets of serverless.yml custom.iam, or
+    // statements written out), by the logical id serverless gives its function.
+    const declared = new Map<string, string>();
+    for (const area of readdirSync(join(ROOT, 'functions'))) {
+      const file = join(ROOT, 'functions', area, 'functions.yml');
+      if (!existsSync(file)) continue;
+      for (const [name, fn] of Object.entries<Json>(parse(readFileSync(file, 'utf8')))) {
+        declared.set(`${name[0]!.toUpperCase()}${name.slice(1)}LambdaFunction`, JSON.stringify(fn.iamRoleStatements ?? []));
+      }
+    }
     const users = new Map<string, string[]>();
     for (const [name, f] of functions) {
       const role = f.Properties.Role?.['Fn::GetAtt']?.[0] as string;
       users.set(role, [...(users.get(role) ?? []), name]);
     }
-    const sharedBeyondLogs: string[] = [];
+    const mixed: string[] = [];
     for (const [role, names] of users) {
-      if (names.length < 2) continue;
-      const actions = asList<Json>(template.Resources[role]?.Properties.Policies).flatMap((p: Json) =>
-        asList<Json>(p.PolicyDocument.Statement).flatMap((st: Json) => asList<string>(st.Action)),
-      );
-      const beyondLogs = actions.filter((a: string) => !a.startsWith('logs:'));
-      if (beyondLogs.length > 0) sharedBeyondLogs.push(`${role} (${names.join(', ')}): ${beyondLogs.join(', ')}`);
+      const grants = new Set(names.map((n) => declared.get(n)));
+      if (grants.size > 1) mixed.push(`${role}: ${names.join(', ')}`);
     }
-    expect(sharedBeyondLogs).toEqual([]);
+    expect(mixed).toEqual([]);
+    // Sharing is what it is for: far fewer roles than functions.
+    expect(users.size).toBeLessThan(functions.length / 2);
+  });
+
+  test('logs every function to one log group with a bounded retention, and lets the roles write there only', () => {
+    expect(packagingFailure).toBeUndefined();
+    const groups = resources('AWS::Logs::LogGroup');
+    expect(groups.map(([name]) => name)).toEqual(['FunctionsLogGroup']);
+    expect(groups[0]?.[1].Properties.RetentionInDays).toBe(90);
+    for (const [name, f] of resources('AWS::Lambda::Function')) {
+      expect([name, f.Properties.LoggingConfig?.LogGroup]).toEqual([name, { Ref: 'FunctionsLogGroup' }]);
+    }
+    const logResources = new Set<string>();
+    for (const [, role] of resources('AWS::IAM::Role')) {
+      for (const policy of asList<Json>(role.Properties.Policies)) {
+        for (const st of asList<Json>(policy.PolicyDocument.Statement)) {
+          if (asList<string>(st.Action).some((a) => a.startsWith('logs:'))) logResources.add(JSON.stringify(st.Resource));
+        }
+      }
+    }
+    expect([...logResources]).toEqual([
+      JSON.stringify([{ 'Fn::Sub': 'arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:${FunctionsLogGroup}:*' }]),
+    ]);
+  });
+
+  test('keeps no function versions and leaves room in the stack for at least 40 more functions', () => {
+    expect(packagingFailure).toBeUndefined();
+    expect(resources('AWS::Lambda::Version')).toEqual([]);
+    // A new HTTP function adds its function, invoke permission, integration and route, and a role
+    // when it is granted a set of statements no other function has.
+    const perFunction = 5;
+    expect(Object.keys(template.Resources).length + 40 * perFunction).toBeLessThanOrEqual(500);
   });
 
   test('runs the reconciler on an EventBridge schedule, with a role granting only what it calls', () => {

@@ -1,0 +1,125 @@
+'use strict';
+/**
+ * Serverless plugin: keeps the CloudFormation stack small enough to grow. Serverless Framework v3
+ * gives every function a log group and (with serverless-iam-roles-per-function) a role of its own,
+ * beside its function, permission, API Gateway integration and route, and a version when functions
+ * are versioned: seven resources a function, 345 of CloudFormation's 500 for 48 functions. This plugin
+ * rewrites the compiled template, after every other plugin has written its part:
+ *
+ *   - one log group for every function (`<service>-<stage>-functions`, with the stage's retention),
+ *     through Lambda's logging configuration (LoggingConfig.LogGroup): Lambda names each log stream
+ *     after its function (`YYYY/MM/DD/<function>[<version>]<environment>`), so a shared group keeps
+ *     every line attributable, and the roles may write to that one group only;
+ *   - one role per distinct set of statements: functions whose roles would grant exactly the same
+ *     statements (once each role's log statement names the shared group) share one role. Nothing is
+ *     granted to any function beyond what its own functions.yml lists; only the copies go.
+ *
+ * Function versions are switched off in serverless.yml (`versionFunctions: false`): nothing here
+ * invokes a version, and a version kept per deploy filled the account's code storage over time.
+ *
+ * What is left per HTTP function is its function, its invoke permission, its integration and its
+ * route: four resources, so the stack has room for well over 40 more functions. The test
+ * tests/unit/package-template.test.ts counts them and runs cfn-lint over the result.
+ * CommonJS because serverless 3 loads local plugins with require().
+ */
+const { createHash } = require('node:crypto');
+
+const SHARED_LOG_GROUP = 'FunctionsLogGroup';
+
+/** Replaces every reference to a logical id (Ref, Fn::GetAtt, DependsOn) anywhere in a value. */
+function renameReferences(value, from, to) {
+  if (Array.isArray(value)) return value.map((v) => (v === from ? to : renameReferences(v, from, to)));
+  if (!value || typeof value !== 'object') return value;
+  const out = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'Ref' && v === from) out[key] = to;
+    else if (key === 'Fn::GetAtt' && Array.isArray(v) && v[0] === from) out[key] = [to, ...v.slice(1)];
+    else if (key === 'DependsOn' && v === from) out[key] = to;
+    else out[key] = renameReferences(v, from, to);
+  }
+  return out;
+}
+
+const dependsOn = (resource) => (resource.DependsOn === undefined ? [] : [].concat(resource.DependsOn));
+
+class CompactStack {
+  constructor(serverless) {
+    this.serverless = serverless;
+    // serverless-iam-roles-per-function writes its roles on this same event; it is listed before this plugin.
+    this.hooks = { 'before:package:finalize': () => this.compact() };
+  }
+
+  compact() {
+    const service = this.serverless.service;
+    const template = service.provider.compiledCloudFormationTemplate;
+    const resources = template.Resources;
+    const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    this.shareLogGroup(service, resources, functions);
+    template.Resources = this.shareRoles(resources);
+  }
+
+  shareLogGroup(service, resources, functions) {
+    const own = new Map(); // a function's log group logical id -> its retention
+    for (const [, fn] of functions) {
+      for (const id of dependsOn(fn)) if (resources[id]?.Type === 'AWS::Logs::LogGroup') own.set(id, resources[id].Properties.RetentionInDays);
+    }
+    if (own.size === 0) return;
+    const retention = Math.max(...[...own.values()].filter((d) => d > 0));
+    resources[SHARED_LOG_GROUP] = {
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { LogGroupName: `${service.service}-${service.provider.stage}-functions`, RetentionInDays: retention },
+    };
+    for (const id of own.keys()) delete resources[id];
+    for (const [, fn] of functions) {
+      fn.DependsOn = [...dependsOn(fn).filter((id) => !own.has(id)), SHARED_LOG_GROUP];
+      fn.Properties.LoggingConfig = { ...fn.Properties.LoggingConfig, LogGroup: { Ref: SHARED_LOG_GROUP } };
+    }
+    // Every role's log statement named its function's own group: now the shared one.
+    const sharedArn = { 'Fn::Sub': `arn:\${AWS::Partition}:logs:\${AWS::Region}:\${AWS::AccountId}:log-group:\${${SHARED_LOG_GROUP}}:*` };
+    for (const role of Object.values(resources).filter((r) => r.Type === 'AWS::IAM::Role')) {
+      for (const policy of role.Properties.Policies ?? []) {
+        for (const statement of [].concat(policy.PolicyDocument.Statement)) {
+          const actions = [].concat(statement.Action ?? []);
+          if (actions.length > 0 && actions.every((a) => a.startsWith('logs:'))) {
+            statement.Action = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+            statement.Resource = [sharedArn];
+          }
+        }
+      }
+    }
+  }
+
+  shareRoles(resources) {
+    const kept = new Map(); // what a role grants -> the logical id of the role kept for it
+    const renames = [];
+    for (const [id, role] of Object.entries(resources)) {
+      if (role.Type !== 'AWS::IAM::Role') continue;
+      const { RoleName, ...grants } = role.Properties;
+      const policies = (grants.Policies ?? []).map((p) => p.PolicyDocument);
+      const fingerprint = JSON.stringify({ ...grants, Policies: policies });
+      const first = kept.get(fingerprint);
+      if (first === undefined) {
+        kept.set(fingerprint, id);
+        // A role may now serve several functions: CloudFormation names it, not after one of them.
+        if (RoleName !== undefined) {
+          delete role.Properties.RoleName;
+          for (const policy of role.Properties.Policies ?? []) {
+            policy.PolicyName = `grants-${createHash('sha256').update(fingerprint).digest('hex').slice(0, 12)}`;
+          }
+        }
+      } else renames.push([id, first]);
+    }
+    let out = resources;
+    for (const [from, to] of renames) {
+      delete out[from];
+      out = renameReferences(out, from, to);
+    }
+    // A resource that depended on two roles now merged names the kept one twice.
+    for (const resource of Object.values(out)) {
+      if (Array.isArray(resource.DependsOn)) resource.DependsOn = [...new Set(resource.DependsOn)];
+    }
+    return out;
+  }
+}
+
+module.exports = CompactStack;

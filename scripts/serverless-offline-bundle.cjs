@@ -1,0 +1,101 @@
+'use strict';
+/**
+ * Serverless plugin: under `serverless offline` (npm start, the e2e and browser tests, the benchmarks)
+ * every function is bundled by ONE esbuild build with shared chunks, instead of serverless-esbuild's
+ * one build per function. The functions share most of their code (the Middy stack, the table client,
+ * the SDK), so one build does that work once: about 1 s for every function instead of about 13 s for
+ * 48 separate bundles on these 2-core machines, and it stays about 1 s as functions are added.
+ *
+ * Packaging and deploying are untouched: serverless-esbuild still bundles each function on its own,
+ * tree-shaken and minified, as Lambda gets it (docs/benchmarks.md section 1 measures those bundles).
+ *
+ * How it fits in: this plugin is listed before serverless-esbuild, so on the offline events its hook
+ * runs first. It marks every function `skipEsbuild` (serverless-esbuild's own per-function switch,
+ * so that plugin then bundles nothing), builds them all into the same layout serverless-esbuild would
+ * (`<work folder>/.build/functions/<area>/<name>.mjs`, with chunks beside), and points
+ * serverless-offline's `location` there. The build keeps watching the sources: after a rebuild it asks
+ * serverless-offline to drop its loaded handlers (`offline:functionsUpdated`, as serverless-esbuild
+ * does), so the next invocation runs the new code.
+ *
+ * The esbuild options are serverless.yml's `custom.esbuild` (conditions, alias, banner, target…), so
+ * what runs locally resolves the same modules as what is deployed. CommonJS because serverless 3 loads
+ * local plugins with require().
+ */
+const { rmSync } = require('node:fs');
+const { join, relative } = require('node:path');
+
+const OFFLINE_EVENTS = ['before:offline:start', 'before:offline:start:init'];
+
+class OfflineBundle {
+  constructor(serverless, options, { log }) {
+    this.serverless = serverless;
+    this.log = log;
+    this.context = undefined;
+    this.hooks = Object.fromEntries(OFFLINE_EVENTS.map((event) => [event, () => this.bundle()]));
+    this.hooks['offline:start:end'] = () => this.context?.dispose();
+  }
+
+  async bundle() {
+    if (this.context) return;
+    const { serverless } = this;
+    const service = serverless.service;
+    const root = serverless.serviceDir;
+    const settings = service.custom.esbuild ?? {};
+    const entries = [];
+    for (const name of service.getAllFunctions()) {
+      const fn = service.getFunction(name);
+      if (!fn.handler || !String(fn.runtime ?? service.provider.runtime).startsWith('nodejs')) continue;
+      fn.skipEsbuild = true;
+      entries.push(`${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`);
+    }
+    const outdir = join(root, settings.outputWorkFolder ?? '.esbuild', '.build');
+    rmSync(outdir, { recursive: true, force: true });
+    service.custom['serverless-offline'] = { ...service.custom['serverless-offline'], location: relative(root, outdir) };
+
+    const esbuild = require('esbuild');
+    let builds = 0;
+    const started = Date.now();
+    let firstBuild;
+    const built = new Promise((resolve) => (firstBuild = resolve));
+    this.context = await esbuild.context({
+      absWorkingDir: root,
+      entryPoints: [...new Set(entries)],
+      outbase: root,
+      outdir,
+      entryNames: '[dir]/[name]',
+      chunkNames: 'chunks/[name]-[hash]',
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      platform: settings.platform ?? 'node',
+      target: settings.target,
+      conditions: settings.conditions,
+      mainFields: settings.mainFields,
+      alias: settings.alias,
+      banner: settings.banner,
+      outExtension: { '.js': settings.outputFileExtension ?? '.mjs' },
+      // Unminified, with linked source maps: local stack traces name the source lines.
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      plugins: [
+        {
+          name: 'offline-reload',
+          setup: (build) =>
+            build.onEnd((result) => {
+              if (builds++ === 0) return firstBuild(result);
+              if (result.errors.length > 0) return;
+              this.log.notice('Sources changed: the functions are rebuilt');
+              return serverless.pluginManager.spawn('offline:functionsUpdated');
+            }),
+        },
+      ],
+    });
+    // watch() builds once, then again on every change of a source the build read.
+    await this.context.watch();
+    const first = await built;
+    if (first.errors.length > 0) throw new Error('esbuild could not bundle the functions');
+    this.log.notice(`Bundled ${entries.length} functions in one build (${Date.now() - started} ms)`);
+  }
+}
+
+module.exports = OfflineBundle;
