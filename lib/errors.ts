@@ -24,6 +24,8 @@ export type ErrorKind =
   | 'budget_exceeded'
   /** The service cannot do it now; worth retrying later. */
   | 'unavailable'
+  /** The model asked for cannot answer now: its resource is not InService (or its endpoint is gone). */
+  | 'not_in_service'
   /** A model or platform failed or could not be used (UpstreamError says how). */
   | 'upstream';
 
@@ -105,6 +107,21 @@ export class BudgetExceeded extends DomainError {
 export class ServiceUnavailable extends DomainError {
   constructor(message: string, retryAfterSeconds = 5, options: Omit<ErrorOptions, 'retryAfterSeconds'> = {}) {
     super('unavailable', message, { ...options, retryAfterSeconds });
+  }
+}
+
+/**
+ * A model call refused before the model is asked (or found out after it failed): the resource is not
+ * InService, or (`gone`) its endpoint no longer exists on the platform. One check for every metered
+ * call (lib/calls); the spec's routes answer 409 (404 when gone), OpenAI's 503 with Retry-After.
+ */
+export class NotInService extends DomainError {
+  constructor(
+    message: string,
+    readonly gone: boolean,
+    details?: string,
+  ) {
+    super('not_in_service', message, { details, code: 'model_not_available', param: 'model', retryAfterSeconds: 30 });
   }
 }
 

@@ -20,9 +20,13 @@ import type { TransactItems } from './transactions';
  * reservations of concurrent calls are subtracted from the same headroom, so the spend can pass the
  * budget only by what one call cost beyond its bound, never by a call that was not covered.
  *
- * A reservation whose settle never came (the function crashed or timed out) expires: its attribute
- * names its expiry, and the owner's next reservation (which reads the item back for free) releases
- * every expired one, the same way a failed call does.
+ * A reservation whose settle never came (the function crashed or was killed mid-stream, or the call's
+ * settlement is still queued behind a failing stream batch) expires: its attribute names its expiry,
+ * and the owner's next reservation (which reads the item back for free) charges every expired one its
+ * bound, never 0 (the call may well have run: its cost is at most the bound). It leaves a marker
+ * `xr_<expires epoch s>_<id>` holding the bound, so that a settle arriving later (the call did answer)
+ * turns the bound into the true cost exactly once: settle (rv_ present), else adjust (xr_ present),
+ * else nothing is left to settle. See settleWrites.
  */
 export type BudgetOwner = { kind: 'key' | 'user'; id: string };
 
@@ -97,12 +101,33 @@ async function readSpendItem(owner: BudgetOwner, month: string): Promise<Record<
   return Item;
 }
 
-/** Releases the expired reservations of an item; returns how many it released. */
+/** Charges the expired reservations of an item their bound; returns how many it charged. */
 async function releaseExpired(owner: BudgetOwner, month: string, item: Record<string, unknown> | undefined, now: Date): Promise<number> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const expired = Object.entries(item ?? {}).filter(([name]) => Number(RESERVATION.exec(name)?.[1] ?? Infinity) < nowSeconds);
-  await Promise.all(expired.map(([attribute, amount]) => release({ owner, month, attribute, amountUsd: Number(amount) })));
+  await Promise.all(expired.map(([attribute, amount]) => expire({ owner, month, attribute, amountUsd: Number(amount) })));
   return expired.length;
+}
+
+/** The marker an expired reservation leaves: its bound, charged, until a late settle adjusts it. */
+const expiredMarker = (reservation: Reservation) => reservation.attribute.replace(/^rv_/, 'xr_');
+
+/** An expired reservation is charged its bound and marked; nothing happens if it was settled meanwhile. */
+async function expire(reservation: Reservation): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: spendKey(reservation.owner, reservation.month),
+        UpdateExpression: 'SET reserved = reserved - :amount, spent = spent + :amount, #xr = :amount REMOVE #rv',
+        ConditionExpression: 'attribute_exists(#rv)',
+        ExpressionAttributeNames: { '#rv': reservation.attribute, '#xr': expiredMarker(reservation) },
+        ExpressionAttributeValues: { ':amount': reservation.amountUsd },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+  }
 }
 
 /** Gives a reservation back (the call failed, or it expired). Nothing happens if it is already gone. */
@@ -128,11 +153,29 @@ function releaseInput(reservation: Reservation, costUsd: number) {
 
 /**
  * The settle of an answered call, for the transaction that records it: the reservation becomes the
- * call's true cost. Conditional on the reservation still being open (it is, unless the call outlived
- * its expiry): if the condition fails, record the call with `chargeWrite` instead.
+ * call's true cost. Conditional on the reservation still being open (it is, unless it expired before
+ * the settle came): if the condition fails, settle with `adjustWrite` instead.
  */
 export function settleWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
   return { Update: releaseInput(reservation, costUsd) };
+}
+
+/**
+ * The late settle of a reservation that expired (and was charged its bound): the bound becomes the
+ * true cost. Conditional on the expiry's marker, which it removes, so it happens once.
+ */
+export function adjustWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
+  const diff = usd(costUsd - reservation.amountUsd);
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: spendKey(reservation.owner, reservation.month),
+      UpdateExpression: 'SET spent = spent + :diff, headroom = headroom - :diff REMOVE #xr',
+      ConditionExpression: 'attribute_exists(#xr)',
+      ExpressionAttributeNames: { '#xr': expiredMarker(reservation) },
+      ExpressionAttributeValues: { ':diff': diff },
+    },
+  };
 }
 
 /**
@@ -152,12 +195,37 @@ export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, 
   };
 }
 
-/** The spend of one budget owner: the reservation to settle, or a plain charge when none was taken. */
-export type SpendSettle = { reservation: Reservation } | { owner: BudgetOwner; month: string; budgetUsd: number | null };
+/**
+ * The spend of one budget owner: the reservation to settle, or a plain charge when none was taken.
+ * `expired`: the reservation expired before this settle (charged its bound): adjust it instead.
+ */
+export type SpendSettle = { reservation: Reservation; expired?: boolean } | { owner: BudgetOwner; month: string; budgetUsd: number | null };
 
 /** The write of a settle inside the transaction that records the call. */
 export const settleItem = (settle: SpendSettle, costUsd: number): TransactItems[number] =>
-  'reservation' in settle ? settleWrite(settle.reservation, costUsd) : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
+  'reservation' in settle
+    ? settle.expired
+      ? adjustWrite(settle.reservation, costUsd)
+      : settleWrite(settle.reservation, costUsd)
+    : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
+
+/**
+ * The next attempt's settles when the transaction that records a call was cancelled on some of them
+ * (`failed`, by index). The record's own item comes first in that transaction and is conditional, so
+ * the call was not recorded before: a reservation that was open has since expired (adjust it), and an
+ * expired one without its marker was released at 0 by a version before markers existed (charge the
+ * cost plainly). Undefined when a failed one is not a reservation (nothing explains it).
+ */
+export function retrySettles(settles: SpendSettle[], failed: (i: number) => boolean): SpendSettle[] | undefined {
+  const next: SpendSettle[] = [];
+  for (const [i, settle] of settles.entries()) {
+    if (!failed(i)) next.push(settle);
+    else if (!('reservation' in settle)) return undefined;
+    else if (!settle.expired) next.push({ ...settle, expired: true });
+    else next.push({ owner: settle.reservation.owner, month: settle.reservation.month, budgetUsd: null });
+  }
+  return next;
+}
 
 /**
  * Sets the budget of the owner's current month (a PATCH of the key's or user's budget), moving the

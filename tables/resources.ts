@@ -191,6 +191,36 @@ export async function getTrackedResource(id: string): Promise<TrackedResource | 
   return Item ? trackedFromItem(Item) : undefined;
 }
 
+/** Which resource holds an endpoint name on one platform. */
+export interface NameHolder {
+  type: PlatformName;
+  resourceId: string;
+}
+
+/**
+ * The resources that hold an endpoint name, on the platforms given, in one round trip whatever the
+ * number of resources: one BatchGet of the name guards (eventually consistent, as a listing would be)
+ * with, when the caller already knows which resource held the name last (`expectedId`), that
+ * resource's item beside them. `resource` is that item if a guard still points at it; otherwise
+ * (a cold cache, or the name changed hands) fetch the holder with getResource.
+ */
+export async function resourcesNamed(
+  name: string,
+  types: readonly PlatformName[],
+  expectedId?: string,
+): Promise<{ holders: NameHolder[]; resource?: Resource }> {
+  const keys = types.map((type) => nameKey(type, name));
+  if (expectedId) keys.push(resourceKey(expectedId));
+  const items = await getItems(keys, false);
+  const holders = types.flatMap((type) => {
+    const id = items(nameKey(type, name))?.resourceId;
+    return typeof id === 'string' ? [{ type, resourceId: id }] : [];
+  });
+  const expected = expectedId ? items(resourceKey(expectedId)) : undefined;
+  const resource = expected && holders.some((h) => h.resourceId === expectedId) ? resourceFromItem(expected) : undefined;
+  return { holders, resource };
+}
+
 /** The NameTaken error of an endpoint name. */
 export const endpointNameTaken = (type: PlatformName, endpointName: string) =>
   new DataError('NameTaken', `An endpoint named "${endpointName}" already exists on the ${type} platform`);

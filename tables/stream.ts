@@ -1,13 +1,14 @@
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { pendingCallOfItem, type MeteredCall } from './calls';
 import { indexedTurnOfItem, usageOfTurnItem, type IndexedTurn, type TurnUsage } from './messages';
 import { usageHourOfKey, type UsageScope } from './usage';
 
 /**
  * The table's change stream, decoded (StreamViewType NEW_IMAGE, tables/table.yml): what the stream
  * aggregator (lib/usage/aggregator.ts) acts on, in the table's own terms. Lambda delivers the records
- * (serverless.yml filters them to item creations of turns and usage hours); locally
+ * (serverless.yml filters them to item creations of turns, pending calls and usage hours); locally
  * local/stream-poller.ts builds the same event from DynamoDB Local's Streams API.
  */
 export type TableChange =
@@ -16,6 +17,8 @@ export type TableChange =
    * or of a conversation's legacy chat are indexed in their conversation.
    */
   | { kind: 'turn'; eventId: string; index?: IndexedTurn; usage?: TurnUsage }
+  /** A metered call was answered (tables/calls.ts): its settlement is due. */
+  | { kind: 'call'; eventId: string; call: MeteredCall }
   /** A scope got a new hour item: the moment to fold its old hours into months. */
   | { kind: 'usage-hour'; eventId: string; scope: UsageScope; hour: string }
   | { kind: 'ignored'; eventId: string }
@@ -39,6 +42,10 @@ function decode(record: DynamoDBRecord): TableChange {
     if (counted && !usage) return { kind: 'undecodable', eventId, reason: 'a counted turn item whose usage cannot be read' };
     if (!counted && !index) return { kind: 'undecodable', eventId, reason: 'a turn item neither counted nor in a conversation' };
     return { kind: 'turn', eventId, index, usage };
+  }
+  if (item.entity === 'call') {
+    const call = pendingCallOfItem(item);
+    return call ? { kind: 'call', eventId, call } : { kind: 'undecodable', eventId, reason: 'a pending call item whose fields cannot be read' };
   }
   if (item.entity === 'usage-hour') {
     const hour = usageHourOfKey(String(item.PK), String(item.SK));

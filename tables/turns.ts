@@ -1,10 +1,10 @@
 import { config } from '../core/config';
 import { logger } from '../core/observability';
-import { TABLE, getItems } from './client';
+import { getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
-import { settleItem, type SpendSettle } from './budgets';
+import { retrySettles, settleItem, type SpendSettle } from './budgets';
 import { isDataError } from './errors';
-import { callSortKey, recentThreadMessages, turnPut, usageAttributes, type NewTurn, type StoredMessage, type TurnReply } from './messages';
+import { recentThreadMessages, turnPut, type NewTurn, type StoredMessage, type TurnReply } from './messages';
 import { resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 import { usageWrites, type UsageScope } from './usage';
@@ -87,49 +87,6 @@ export function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): Tran
   return items;
 }
 
-/**
- * A counted call outside any conversation: the gateway's path. Its item (entity `turn`, no texts,
- * in a partition of the caller's own, e.g. a key's call log, built by the caller's tables module) is
- * counted by the stream aggregator like a chat turn (service-wide, per model, per resource); its
- * scopes' hour items are in the same transaction, exact at once.
- */
-export interface CountedCall {
-  partition: string;
-  callId: string;
-  startedAt: string;
-  /** The resource called: its chat counters and last_chat_at count the call. */
-  resourceId: string;
-  reply: Omit<TurnReply, 'text'>;
-  /** The caller's own attributes (a key id, a request id, a ttl): short names, please; every byte is paid twice. */
-  attributes?: Record<string, unknown>;
-}
-
-/**
- * The items of a counted call's transaction: its item first (conditional put: idempotent), then the
- * hour item of every scope given (the user, the API key). Add the caller's own items (a key's spend,
- * conditional on its budget) after these and run the whole with commitTurn.
- */
-export function callTransaction(call: CountedCall, scopes: UsageScope[]): TransactItems {
-  const { reply } = call;
-  return [
-    {
-      Put: {
-        TableName: TABLE,
-        Item: {
-          ...call.attributes,
-          PK: call.partition,
-          SK: callSortKey(call.startedAt, call.callId),
-          entity: 'turn',
-          r: call.resourceId,
-          ...usageAttributes(call.startedAt, reply),
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      },
-    },
-    ...counterWrites(scopes, reply),
-  ];
-}
-
 /** One counted request, in the hour item of each scope, at the time it was answered. */
 function counterWrites(scopes: UsageScope[], reply: Omit<TurnReply, 'text'>): TransactItems {
   const delta = { requests: 1, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, costUsd: reply.costUsd };
@@ -165,22 +122,21 @@ export async function commitTurn(items: TransactItems): Promise<void> {
 
 /**
  * Commits a counted call or turn with the budget owners' spend settled in the same transaction, so
- * the recorded spend is exactly the sum of the answered calls. A settle whose reservation is gone (the
- * call outlived the reservation's expiry, which gave it back) becomes a plain charge.
+ * the recorded spend is exactly the sum of the answered calls. A settle whose reservation expired
+ * meanwhile (charged its bound) adjusts that charge to the true cost instead (tables/budgets.ts).
  */
 export async function commitCharged(counted: TransactItems, settles: SpendSettle[], costUsd: number): Promise<void> {
   let current = settles;
+  // Each retry resolves at least one failed settle (open -> expired -> plain charge): at most two.
   for (let attempt = 0; ; attempt++) {
     try {
       await commitTurn([...counted, ...current.map((s) => settleItem(s, costUsd))]);
       return;
     } catch (err) {
       const reasons = cancellationReasons(err);
-      const expired = (i: number) => reasons?.[counted.length + i] === 'ConditionalCheckFailed';
-      if (attempt > 0 || !current.some((s, i) => 'reservation' in s && expired(i))) throw err;
-      current = current.map((s, i) =>
-        'reservation' in s && expired(i) ? { owner: s.reservation.owner, month: s.reservation.month, budgetUsd: null } : s,
-      );
+      const next = reasons && attempt < 2 ? retrySettles(current, (i) => reasons[counted.length + i] === 'ConditionalCheckFailed') : undefined;
+      if (!next || !current.some((_, i) => reasons?.[counted.length + i] === 'ConditionalCheckFailed')) throw err;
+      current = next;
     }
   }
 }

@@ -276,7 +276,7 @@ function addLongSlots(into: UsageFigures, item: Item, fromSlot?: number): void {
  * mtd and last24h at `now` from the items of one usage Query (see the header). Hours at or before the
  * month item's watermark are already in it (a fold pass leaves them for a minute before deleting them).
  */
-function usageFromItems(items: Item[], now: Date): UsageReport {
+function usageFromItems(items: Item[], now: Date, unsettled: Unsettled[] = []): UsageReport {
   const month = monthOf(now);
   const byKey = new Map(items.map((item) => [item.SK as string, item]));
   const monthItem = byKey.get(monthSk(month));
@@ -301,6 +301,19 @@ function usageFromItems(items: Item[], now: Date): UsageReport {
     const fromSlot = hour === tailHour ? slotOf(dayAgo) : undefined;
     addShortSlots(figures, item, fromSlot ?? 0);
     addLongSlots(figures, item, fromSlot);
+  }
+  // Calls answered and not settled yet (tables/calls.ts) are in no hour item: counted here, at their answer's time.
+  const addDelta = (into: UsageFigures, d: UsageDelta) => {
+    into.requests += d.requests;
+    into.tokens_in += d.tokensIn;
+    into.tokens_out += d.tokensOut;
+    into.cost_usd += d.costUsd;
+  };
+  for (const { at, delta } of unsettled) {
+    if (at.getTime() > now.getTime()) continue;
+    if (monthOf(at) === month) addDelta(mtd, delta);
+    const figures = byHour.get(hourOf(at));
+    if (figures && at.getTime() >= dayAgo.getTime()) addDelta(figures, delta);
   }
   const last24h = zero();
   for (const { figures } of hourly) for (const m of ['requests', 'tokens_in', 'tokens_out', 'cost_usd'] as const) last24h[m] += figures[m];
@@ -337,10 +350,18 @@ async function usageRange(scope: UsageScope, from: string, to: string): Promise<
  * sorts after every hour. What it reads is the month item and the hours not yet folded (at most about
  * a day and a half of them), however long the history; a turn is counted as soon as it is recorded.
  */
-export async function readUsage(scope: UsageScope, now: Date): Promise<UsageReport> {
+/** A use not in the scope's items yet (a call answered and not settled), to count in a read. */
+export interface Unsettled {
+  at: Date;
+  delta: UsageDelta;
+}
+
+/** A scope's figures at `now`; `unsettled` (read beside the scope's items) adds what is not in them yet. */
+export async function readUsage(scope: UsageScope, now: Date, unsettled: Unsettled[] | Promise<Unsettled[]> = []): Promise<UsageReport> {
   const dayAgo = hourSk(hourOf(new Date(now.getTime() - 24 * HOUR_MS)));
   const from = [monthSk(monthOf(now)), dayAgo].sort()[0] as string;
-  return usageFromItems(await usageRange(scope, from, legacyMonthSk(monthOf(now))), now);
+  const [items, extra] = await Promise.all([usageRange(scope, from, legacyMonthSk(monthOf(now))), unsettled]);
+  return usageFromItems(items, now, extra);
 }
 
 /** A conversation and its usage figures: its strongly consistent GetItem beside the usage Query, in one round trip. */

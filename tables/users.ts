@@ -152,8 +152,9 @@ export async function createUser(user: StoredUser): Promise<User> {
   return publicUser(user);
 }
 
+/** The user as stored now: strongly consistent, so a deactivation or a role change applies from the next request on. */
 export async function getUserById(id: string): Promise<StoredUser | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id) }));
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id), ConsistentRead: true }));
   return Item ? fromItem(Item) : undefined;
 }
 

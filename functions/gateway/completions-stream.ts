@@ -1,5 +1,6 @@
 import { keyEndpoint } from '../../lib/http/key-endpoint';
 import { answerCompletion } from '../../lib/gateway/stream';
+import { lookUpModel } from '../../lib/calls/resolve';
 import { ChatCompletionBody } from '../../generated/checks/gateway';
 
 /**
@@ -7,4 +8,4 @@ import { ChatCompletionBody } from '../../generated/checks/gateway';
  * routes it to: the same answer as completions.ts, with `stream: true` sent chunk by chunk as the
  * model generates it.
  */
-export const handler = keyEndpoint({ body: ChatCompletionBody, streaming: true }, answerCompletion);
+export const handler = keyEndpoint({ body: ChatCompletionBody, streaming: true, prefetch: lookUpModel }, answerCompletion);

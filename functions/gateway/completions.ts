@@ -1,5 +1,6 @@
 import { keyEndpoint } from '../../lib/http/key-endpoint';
 import { answerCompletion } from '../../lib/gateway/stream';
+import { lookUpModel } from '../../lib/calls/resolve';
 import { ChatCompletionBody } from '../../generated/checks/gateway';
 
 /**
@@ -7,4 +8,4 @@ import { ChatCompletionBody } from '../../generated/checks/gateway';
  * counted and within budget. API Gateway cannot stream, so `stream: true` gets the whole event stream
  * at once; the function URL (completions-stream.ts) streams it as it is generated.
  */
-export const handler = keyEndpoint({ body: ChatCompletionBody }, answerCompletion);
+export const handler = keyEndpoint({ body: ChatCompletionBody, prefetch: lookUpModel }, answerCompletion);

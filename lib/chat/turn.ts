@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
-import { MetricUnit, dimensionedMetric, logger } from '../../core/observability';
-import { release } from '../../tables/budgets';
+import { logger } from '../../core/observability';
 import { messagesOfTurn, putFailedTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
 import { readTurnContext, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
-import { BadRequest, Conflict, NotFound } from '../errors';
-import type { ChatReply, ChatRequest, EndpointDescription } from '../platforms/types';
-import { getTokenPrice, storedPrices, tokenCost } from '../pricing/service';
+import { answer, countCall, prepareCall, settlementOf, usageModelOf } from '../calls/metered';
 import { writableConversation } from '../conversations/access';
-import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
+import { BadRequest, NotFound } from '../errors';
+import { systemPromptFor } from '../platforms/prompts';
+import type { ChatReply } from '../platforms/types';
+import { storedPrices } from '../pricing/service';
 import { buildContext } from './context';
 import { MAX_MESSAGE_CHARS } from './limits';
-import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
 
 /**
- * One chat turn, thread or legacy, in at most three sequential DynamoDB round trips (four for a user
- * with a monthly budget: the reservation before the model call):
+ * One chat turn, thread or legacy: the spec's chat dialect over the one metered call
+ * (lib/calls/metered.ts), storing the turn. In at most three sequential DynamoDB round trips (four for
+ * a user with a monthly budget: the reservation before the model call):
  *
  *   1. the caller's user item (the authentication middleware);
  *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
@@ -36,6 +36,8 @@ import { chatBinding, describeEndpoint, systemPrompt } from './platforms';
  */
 
 export { MAX_MESSAGE_CHARS };
+
+const systemPrompt = (resource: Resource) => systemPromptFor(resource.type, usageModelOf(resource)) || undefined;
 
 export interface TurnRequest {
   user: User;
@@ -60,32 +62,6 @@ function checkMessage(message: string | undefined): string {
     throw new BadRequest(`Invalid field 'message': at most ${MAX_MESSAGE_CHARS} characters are allowed`, `Received ${message.length}`);
   }
   return message;
-}
-
-function notInService(resource: Resource, live: EndpointDescription | undefined): never {
-  if (!live)
-    throw new NotFound(
-      'Resource not found on the platform',
-      `The endpoint '${resource.endpoint_name}' no longer exists; it may have been deleted externally`,
-    );
-  throw new Conflict(
-    `Resource '${resource.name}' is not InService (status: ${live.status})`,
-    'Chat is possible once the resource is InService again; poll its status endpoint',
-  );
-}
-
-/**
- * Refuses a resource that cannot answer now, before any model call. The stored status of a dedicated
- * resource may be stale (it changes on the platform), so a stored status other than InService is
- * checked against the platform before refusing.
- */
-async function ensureInService(resource: Resource): Promise<void> {
-  if (resource.status === 'InService') return;
-  if (resource.type !== 'dedicated') {
-    throw new Conflict(`Resource '${resource.name}' is not InService (status: ${resource.status})`);
-  }
-  const live = await describeEndpoint(resource);
-  if (live?.status !== 'InService') notInService(resource, live);
 }
 
 export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
@@ -113,13 +89,15 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   const resource = context.resource;
   if (!resource) throw new NotFound('Resource not found');
   if (continuing && !context.threadFound) throw new NotFound('Thread not found');
-  const recent = context.recent;
-  await ensureInService(resource);
 
-  const { platform, target } = chatBinding(resource);
-  const usageModelId = resource.model_id || resource.endpoint_name;
-  const price = resource.type === 'dedicated' ? undefined : getTokenPrice(resource.type, resource.model_id);
-  price?.catch(() => undefined); // awaited below; never an unhandled rejection if the model fails first
+  const history = mode === 'thread' ? buildContext(context.recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
+  const call = await prepareCall({
+    payer: { user },
+    resource,
+    callId: turnId,
+    now: started,
+    request: { system: systemPrompt(resource), messages: [...history, { role: 'user', content }], maxTokens: config.chat.maxOutputTokens },
+  });
 
   const turn: NewTurn = {
     source: mode,
@@ -132,61 +110,29 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     userText: content,
   };
 
-  const history = mode === 'thread' ? buildContext(recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
-  const modelRequest: ChatRequest = {
-    target,
-    system: systemPrompt(resource),
-    messages: [...history, { role: 'user', content }],
-    maxTokens: config.chat.maxOutputTokens,
-  };
-  // A user with a monthly budget (set by an admin) spends it here as on the gateway: an upper bound of
-  // the turn's cost is reserved before the model is asked. Dedicated endpoints bill by the hour: free.
-  const budgets: Budget[] = user.monthly_budget_usd === null ? [] : [{ owner: { kind: 'user', id: user.id }, budgetUsd: user.monthly_budget_usd }];
-  const bound = budgets.length > 0 && price ? tokenCost(await price, promptTokenBound(modelRequest), config.chat.maxOutputTokens) : 0;
-  const reservations = bound > 0 ? await reserveAll(budgets, bound, turnId, started, () => 'Your monthly budget cannot cover this message') : [];
-
   let reply: ChatReply;
   try {
-    reply = await platform.chat(modelRequest);
+    reply = await answer(call);
   } catch (err) {
-    await Promise.all(reservations.map(release));
     await keepFailedTurn(turn, err);
-    if (resource.type === 'dedicated') {
-      // A dedicated endpoint may have left service since its status was stored: say so (409/404)
-      // rather than reporting a model failure.
-      const live = await describeEndpoint(resource).catch(() => 'unknown' as const);
-      if (live !== 'unknown' && live?.status !== 'InService') notInService(resource, live);
-    }
     throw err;
   }
 
-  const tokensIn = Math.max(0, Math.round(reply.tokensIn));
-  const tokensOut = Math.max(0, Math.round(reply.tokensOut));
-  const latencyMs = Math.max(0, Math.round(reply.latencyMs));
+  // Round trip 3: the turn and its counters, the user's spend settled when they have a budget.
+  const settled = settlementOf(call, reply);
   turn.reply = {
     text: reply.content,
-    answeredAt: new Date().toISOString(),
-    modelId: reply.modelId || usageModelId,
-    tokensIn,
-    tokensOut,
-    latencyMs,
+    answeredAt: settled.answeredAt,
+    modelId: settled.modelId,
+    tokensIn: settled.tokensIn,
+    tokensOut: settled.tokensOut,
+    latencyMs: settled.latencyMs,
     platform: resource.type,
-    usageModelId,
-    // Dedicated endpoints are paid by the hour (their status shows it), not per token.
-    costUsd: price ? tokenCost(await price, tokensIn, tokensOut) : 0,
+    usageModelId: settled.usageModelId,
+    costUsd: settled.costUsd,
   };
-
-  // Round trip 3.
-  await recordTurn(
-    { turn, userId: user.id, startsThread: mode === 'thread' && !continuing },
-    settlesOf(budgets, reservations, started, turn.reply.costUsd),
-  );
-  // Counted once the turn is recorded, so the metrics agree with the usage figures.
-  const dimension = { platform: resource.type };
-  dimensionedMetric('ChatTurns', dimension, 1);
-  dimensionedMetric('TokensIn', dimension, tokensIn);
-  dimensionedMetric('TokensOut', dimension, tokensOut);
-  dimensionedMetric('ModelLatency', dimension, latencyMs, MetricUnit.Milliseconds);
+  await recordTurn({ turn, userId: user.id, startsThread: mode === 'thread' && !continuing }, settled.settles);
+  countCall(call, settled, 'ChatTurns');
   const [userMessage, assistantMessage] = messagesOfTurn(turn) as [StoredMessage, StoredMessage];
   return { threadId, userMessage, assistantMessage, resource };
 }

@@ -8,7 +8,7 @@
  * HttpErrors from the start.
  */
 import { DataError } from '../../tables/errors';
-import { DomainError, UpstreamError, type ErrorKind, type UpstreamFailure } from '../errors';
+import { DomainError, NotInService, UpstreamError, type ErrorKind, type UpstreamFailure } from '../errors';
 
 export class HttpError extends Error {
   override name = 'HttpError';
@@ -53,7 +53,7 @@ export interface ErrorRoute {
   openAi?: boolean;
 }
 
-const STATUS: Record<Exclude<ErrorKind, 'upstream'>, number> = {
+const STATUS: Record<Exclude<ErrorKind, 'upstream' | 'not_in_service'>, number> = {
   invalid: 400,
   unauthenticated: 401,
   forbidden: 403,
@@ -79,8 +79,13 @@ function upstreamStatus(err: UpstreamError, route: ErrorRoute): number {
  */
 export function toHttpError(err: unknown, route: ErrorRoute = {}): HttpError | undefined {
   if (err instanceof HttpError) return err;
+  if (err instanceof NotInService) {
+    // OpenAI's clients retry a 503 (after Retry-After); the spec's chat answers a conflict, or 404 when the endpoint is gone.
+    if (route.openAi) return new HttpError(503, err.message, err.details, { 'Retry-After': String(err.retryAfterSeconds) }, err.code, err.param);
+    return new HttpError(err.gone ? 404 : 409, err.message, err.details);
+  }
   if (err instanceof DomainError) {
-    const status = err instanceof UpstreamError ? upstreamStatus(err, route) : STATUS[err.kind as Exclude<ErrorKind, 'upstream'>];
+    const status = err instanceof UpstreamError ? upstreamStatus(err, route) : STATUS[err.kind as keyof typeof STATUS];
     const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
     return new HttpError(status, err.message, err.details, headers, err.code, err.param);
   }

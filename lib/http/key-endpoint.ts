@@ -6,25 +6,33 @@ import { stack } from './stack';
 import type { ApiEvent } from './types';
 import type { Check, Checked } from './validation';
 
-export interface KeyRequest<B> {
+export interface KeyRequest<B, P = never> {
   body: B;
   key: ApiKey;
   user: User;
   event: ApiEvent;
   requestId: string;
+  /** The invocation's remaining time (Lambda's context), for work that must end before the function does. */
+  remainingMs: () => number;
+  /** What `prefetch` started beside the key's lookup, if the body named it. */
+  prefetched?: Promise<P>;
 }
 
 /**
  * A /v1 endpoint of the OpenAI-compatible gateway: the shared stack with the API-key guard instead of
  * the login-token one, OpenAI's error shape, and a request id on every answer.
+ *
+ * `prefetch` lets a call's first read that needs no key (the model's name lookup) run beside the
+ * key's lookup, in the same round trip: the guard starts it from the body's `model` before it awaits
+ * the key, and the handler awaits it. A caller refused by the guard learns nothing from it.
  */
-export function keyEndpoint<B extends TSchema>(
-  options: { body?: Check<B>; streaming?: boolean },
-  handler: (request: KeyRequest<Checked<B>>) => Promise<unknown>,
+export function keyEndpoint<B extends TSchema, P = never>(
+  options: { body?: Check<B>; streaming?: boolean; prefetch?: (model: string) => Promise<P> },
+  handler: (request: KeyRequest<Checked<B>, P>) => Promise<unknown>,
 ) {
   return stack(
     { auth: 'user', body: options.body, errorShape: 'openai', streaming: options.streaming },
-    [requestIdHeader(), authenticateKey()],
+    [requestIdHeader(), authenticateKey(options.prefetch)],
     (request) =>
       handler({
         body: request.body,
@@ -32,6 +40,8 @@ export function keyEndpoint<B extends TSchema>(
         user: request.user,
         event: request.event,
         requestId: request.context.awsRequestId,
+        remainingMs: () => request.context.getRemainingTimeInMillis(),
+        prefetched: request.event.prefetched as Promise<P> | undefined,
       }),
   );
 }

@@ -16,6 +16,8 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   user?: User;
   /** Set by the /v1 guard (authenticate-key): the API key the call presented. */
   apiKey?: ApiKey;
+  /** Set by the /v1 guard: a read the handler needs, started beside the key's lookup (lib/http/key-endpoint.ts). */
+  prefetched?: Promise<unknown>;
   /** Set by the input middleware: body, query and path, parsed and validated. */
   input?: { body: unknown; query: unknown; path: unknown };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
+import { pendingCallsOf, pendingSpend } from '../../tables/calls';
 import { getApiKeyRecord, insertApiKeyRecord, listApiKeyRecords, updateApiKeyRecord, type ApiKey, type ApiKeyPatch } from '../../tables/keys';
 import { getResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
@@ -41,13 +42,25 @@ async function checkResources(ids: string[] | null | undefined): Promise<void> {
   if (missing.length > 0) throw new BadRequest("Invalid field 'resource_ids': no such resource", missing.join(', '));
 }
 
-async function withSpend(keys: ApiKey[], now: Date): Promise<PublicKey[]> {
+/**
+ * The keys with this month's spend: their spend items, plus the viewer's own calls answered and not
+ * settled yet (tables/calls.ts), so a caller sees a call's cost on their key at once.
+ */
+async function withSpend(keys: ApiKey[], viewer: User, now: Date): Promise<PublicKey[]> {
   if (keys.length === 0) return [];
-  const spend = await readSpend(
-    keys.map((k) => ({ kind: 'key', id: k.id })),
-    monthOf(now),
-  );
-  return keys.map((k) => ({ ...k, spent_usd: spend({ kind: 'key', id: k.id }).spent_usd }));
+  const month = monthOf(now);
+  const [spend, pending] = await Promise.all([
+    readSpend(
+      keys.map((k) => ({ kind: 'key', id: k.id })),
+      month,
+    ),
+    keys.some((k) => k.user_id === viewer.id) ? pendingCallsOf(viewer.id) : [],
+  ]);
+  return keys.map((k) => {
+    const owner = { kind: 'key', id: k.id } as const;
+    const unsettled = k.user_id === viewer.id ? pendingSpend(pending, owner, month) : 0;
+    return { ...k, spent_usd: Math.round((spend(owner).spent_usd + unsettled) * 1e6) / 1e6 };
+  });
 }
 
 export async function createKey(user: User, input: NewKey, now = new Date()): Promise<PublicKey & { key: string }> {
@@ -72,7 +85,7 @@ export async function createKey(user: User, input: NewKey, now = new Date()): Pr
 export async function listKeys(user: User, query: { scope?: 'all' | 'user'; limit: number; cursor?: string }, now = new Date()) {
   if (query.scope === 'all' && !isAdmin(user)) throw new Forbidden('Admin privileges required');
   const { keys, nextCursor } = await listApiKeyRecords(query.scope === 'all' ? 'all' : { userId: user.id }, query.limit, query.cursor);
-  return { success: true, keys: await withSpend(keys, now), nextCursor };
+  return { success: true, keys: await withSpend(keys, user, now), nextCursor };
 }
 
 /** The key, if the caller may act on it: their own, or (`adminToo`) any key for an admin. Others' keys are "not found". */
@@ -90,12 +103,12 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
   const key = await updateApiKeyRecord(id, patch);
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);
-  return { success: true, key: (await withSpend([key], now))[0] };
+  return { success: true, key: (await withSpend([key], user, now))[0] };
 }
 
 /** Revokes a key at once: the next call with it is refused. Revoking a revoked key changes nothing. */
 export async function revokeKey(user: User, id: string, now = new Date()) {
   const current = await keyOf(user, id, true);
   const key = current.revoked_at ? current : await updateApiKeyRecord(id, { revoked_at: now.toISOString() });
-  return { success: true, key: (await withSpend([key], now))[0] };
+  return { success: true, key: (await withSpend([key], user, now))[0] };
 }

@@ -2,15 +2,19 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { MetricUnit, flushMetrics, logger, metrics } from '../../core/observability';
 import { applyTurnContributions, type TurnContribution } from '../../tables/aggregates';
 import { putConversationIndexEntries } from '../../tables/messages';
+import { settlePendingCall } from '../../tables/calls';
 import { decodeTableChanges, type TableChange } from '../../tables/stream';
 import { foldUsageHours, sameScope, scopeName, type UsageScope } from '../../tables/usage';
 import { mapLimit } from '../concurrency';
 
 /** Fold passes run side by side: at the top of an hour a batch may bring every active scope's new hour. */
 const FOLD_CONCURRENCY = 8;
+/** Settlements run side by side: each is one small transaction of one caller's own items. */
+const SETTLE_CONCURRENCY = 16;
 
 /**
- * The stream aggregator: what every chat turn leaves for everyone, folded off the request path.
+ * The stream aggregator: what every chat turn leaves for everyone, folded off the request path, and
+ * the settlement of the gateway's calls (tables/calls.ts), which their critical path leaves to it.
  *
  * A turn's own transaction writes only the caller's items (tables/turns.ts). From the table's stream,
  * in batches, this adds the answered turns to the shared aggregates (the service-wide usage, the model
@@ -27,6 +31,8 @@ const FOLD_CONCURRENCY = 8;
  */
 
 export interface AggregationResult {
+  /** Pending gateway calls settled by this batch (a redelivered one is not counted twice). */
+  settled: number;
   turns: number;
   applied: number;
   skipped: number;
@@ -36,6 +42,9 @@ export interface AggregationResult {
 }
 
 export async function aggregateTableChanges(changes: TableChange[], now = new Date()): Promise<AggregationResult> {
+  // Settlements first: a caller's budget and figures wait on them (their reservations hold the bound).
+  const calls = changes.flatMap((c) => (c.kind === 'call' ? [c.call] : []));
+  const settled = (await mapLimit(calls, SETTLE_CONCURRENCY, settlePendingCall)).filter(Boolean).length;
   const turns = changes.filter((c) => c.kind === 'turn');
   const undecodable = changes.filter((c) => c.kind === 'undecodable');
   for (const bad of undecodable) {
@@ -53,6 +62,7 @@ export async function aggregateTableChanges(changes: TableChange[], now = new Da
   const foldedHours = (await mapLimit(scopes, FOLD_CONCURRENCY, (scope) => foldUsageHours(scope, now))).reduce((a, n) => a + n, 0);
 
   const result: AggregationResult = {
+    settled,
     turns: turns.length,
     applied: applied.applied,
     skipped: applied.skipped,
@@ -61,6 +71,11 @@ export async function aggregateTableChanges(changes: TableChange[], now = new Da
     undecodable: undecodable.length,
   };
   metrics.addMetric('AggregatedTurns', MetricUnit.Count, applied.applied);
+  if (calls.length) {
+    metrics.addMetric('SettledCalls', MetricUnit.Count, settled);
+    const waited = Math.min(...calls.map((c) => Date.parse(c.answeredAt)));
+    metrics.addMetric('SettlementLag', MetricUnit.Milliseconds, Math.max(0, now.getTime() - waited));
+  }
   if (undecodable.length) metrics.addMetric('UndecodableStreamRecords', MetricUnit.Count, undecodable.length);
   // The oldest turn of the batch waited longest: its lag is the batch's.
   const oldest = Math.min(...contributions.map((c) => c.usage.answeredAt.getTime()));

@@ -1,5 +1,6 @@
+import { pendingCallsOf, usageDeltaOf, type MeteredCall } from '../../tables/calls';
 import { getApiKeyRecord } from '../../tables/keys';
-import { readConversationUsage, readUsage } from '../../tables/usage';
+import { readConversationUsage, readUsage, type Unsettled } from '../../tables/usage';
 import type { User } from '../../tables/users';
 import { BadRequest, Forbidden, NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
@@ -11,6 +12,16 @@ export interface UsageQuery {
 }
 
 /**
+ * A user's gateway calls answered and not settled yet (tables/calls.ts: a second or so behind, or more
+ * while the stream is behind), as uses to count: the caller reads their own calls at once. `keyId`
+ * keeps one key's.
+ */
+export async function unsettledCalls(userId: string | Promise<MeteredCall[]>, keyId?: string): Promise<Unsettled[]> {
+  const calls = await (typeof userId === 'string' ? pendingCallsOf(userId) : userId);
+  return calls.filter((c) => !keyId || c.keyId === keyId).map((c) => ({ at: new Date(c.answeredAt), delta: usageDeltaOf(c) }));
+}
+
+/**
  * GET /api/usage/current (spec 4.6): month-to-date and last-24-hours figures of a conversation, of
  * the caller, of one of the caller's API keys (admins: any key), or (admins) of the whole service: one read (tables/usage.ts), whose cost does not grow
  * with the history.
@@ -18,7 +29,13 @@ export interface UsageQuery {
 export async function currentUsage(user: User, query: UsageQuery, now = new Date()) {
   if (query.keyId) {
     if (query.conversationId || query.scope) throw new BadRequest("Pass 'keyId' alone, without 'conversationId' or 'scope'");
-    const [key, usage] = await Promise.all([getApiKeyRecord(query.keyId), readUsage({ kind: 'key', id: query.keyId }, now)]);
+    // The key's unsettled calls are its owner's: read beside it when the caller owns it (the usual case),
+    // after it for an admin reading another user's key.
+    const record = getApiKeyRecord(query.keyId);
+    const mine = pendingCallsOf(user.id);
+    mine.catch(() => undefined);
+    const owners = record.then((k) => (!k ? [] : k.user_id === user.id ? mine : pendingCallsOf(k.user_id)));
+    const [key, usage] = await Promise.all([record, readUsage({ kind: 'key', id: query.keyId }, now, unsettledCalls(owners, query.keyId))]);
     // Another user's key is as unknown as a key that does not exist; admins read any key's figures.
     if (!key || (key.user_id !== user.id && user.role !== 'admin' && user.role !== 'super_admin')) throw new NotFound('API key not found');
     return { success: true, scope: 'key', ...usage };
@@ -33,5 +50,5 @@ export async function currentUsage(user: User, query: UsageQuery, now = new Date
     readableConversation(conversation, user);
     return { success: true, scope: 'conversation', ...usage };
   }
-  return { success: true, scope: 'user', ...(await readUsage({ kind: 'user', id: user.id }, now)) };
+  return { success: true, scope: 'user', ...(await readUsage({ kind: 'user', id: user.id }, now, unsettledCalls(user.id))) };
 }

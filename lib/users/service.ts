@@ -4,6 +4,7 @@ import { BadRequest, NotFound } from '../errors';
 import { hashPassword } from '../auth/passwords';
 import { monthOf, setBudget } from '../../tables/budgets';
 import { readUsage } from '../../tables/usage';
+import { unsettledCalls } from '../usage/service';
 import {
   createUser as insertUser,
   getUserById,
@@ -83,7 +84,8 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
   // now counts the month's session chat so far, which was not charged while there was none.
   if (patch.monthly_budget_usd !== undefined) {
     const starts = current.monthly_budget_usd === null && patch.monthly_budget_usd !== null;
-    const spentSoFar = async () => (await readUsage({ kind: 'user', id }, now)).mtd.cost_usd;
+    // The month's whole spend, with their gateway calls not settled yet (tables/calls.ts).
+    const spentSoFar = async () => (await readUsage({ kind: 'user', id }, now, unsettledCalls(id))).mtd.cost_usd;
     await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd, starts ? spentSoFar : undefined);
   }
   return user;

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as listKeys } from '../../functions/keys/list';
 import { handler as listModels } from '../../functions/gateway/models';
@@ -14,17 +14,28 @@ import { dedicatedResource, hostedResource, managedResource, putResource, withMo
 
 jest.setTimeout(120_000);
 
-/** The chat fixtures write resources without their list index entry; the gateway lists resources by it. */
+/**
+ * The chat fixtures write a resource's item alone; a deploy also writes its list index entry (GET
+ * /v1/models lists by it) and its name guard (a call resolves its model's name by it).
+ */
 async function listed(resource: Promise<Resource>): Promise<Resource> {
   const r = await resource;
-  await db.send(
-    new UpdateCommand({
-      TableName: TABLE,
-      Key: resourceKey(r.id),
-      UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
-      ExpressionAttributeValues: { ':pk': 'RESOURCES', ':sk': `${r.created_at}#${r.id}` },
-    }),
-  );
+  await Promise.all([
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: resourceKey(r.id),
+        UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
+        ExpressionAttributeValues: { ':pk': 'RESOURCES', ':sk': `${r.created_at}#${r.id}` },
+      }),
+    ),
+    db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { PK: `RESNAME#${r.type}#${r.endpoint_name.toLowerCase()}`, SK: 'UNIQUE', resourceId: r.id, created_at: r.created_at },
+      }),
+    ),
+  ]);
   return r;
 }
 

@@ -14,7 +14,7 @@ import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import { TABLE, db } from '../../tables/client';
 import { resourceKey, removeResource, type Resource } from '../../tables/resources';
-import { callTransaction, commitTurn } from '../../tables/turns';
+import { pendingCallsOf, putPendingCall } from '../../tables/calls';
 import { getModelUsageTotals, readUsage } from '../../tables/usage';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -202,37 +202,45 @@ test("a scope's first turn in a new hour folds that scope's day-old hours into i
   expect(await readUsage({ kind: 'conversation', id: conversationId }, new Date())).toEqual(before);
 });
 
-test("a counted call outside any conversation (the gateway's path) counts for its scopes at once and service-wide once aggregated, and is indexed nowhere", async () => {
+test('a gateway call is one pending write, counted for its scopes once settled from the stream (a redelivery changes nothing), service-wide once aggregated, and indexed nowhere', async () => {
   await deliver(await newRecords());
   const userId = randomUUID();
   const keyId = randomUUID();
   const resource = await dedicatedResource();
   const before = await all();
   const answeredAt = new Date();
-  const reply = {
-    answeredAt: answeredAt.toISOString(),
-    modelId: resource.model_id,
-    usageModelId: resource.model_id,
-    platform: 'dedicated' as const,
-    tokensIn: 11,
-    tokensOut: 22,
-    latencyMs: 7,
-    costUsd: 0,
-  };
-  const call = {
-    partition: `TESTCALLS#${keyId}`,
-    callId: randomUUID(),
-    startedAt: new Date(answeredAt.getTime() - 7).toISOString(),
-    resourceId: resource.id,
-    reply,
-  };
   const scopes = [
     { kind: 'user' as const, id: userId },
     { kind: 'key' as const, id: keyId },
   ];
-  await commitTurn(callTransaction(call, scopes));
-  await commitTurn(callTransaction(call, scopes)); // a retry after a lost answer: idempotent
+  const pending = {
+    callId: randomUUID(),
+    requestId: randomUUID(),
+    userId,
+    keyId,
+    startedAt: new Date(answeredAt.getTime() - 7).toISOString(),
+    answeredAt: answeredAt.toISOString(),
+    resource: { id: resource.id, type: 'dedicated' as const },
+    modelId: resource.model_id,
+    usageModelId: resource.model_id,
+    tokensIn: 11,
+    tokensOut: 22,
+    latencyMs: 7,
+    costUsd: 0,
+    scopes,
+    settles: [],
+  };
+  await putPendingCall(pending);
+  await putPendingCall(pending); // a retry after a lost answer: written once
+  for (const scope of scopes) expect((await readUsage(scope, new Date())).mtd.requests).toBe(0);
+  expect(await pendingCallsOf(userId)).toEqual([pending]);
+
+  const settlement = await newRecords();
+  expect(settlement.filter(isTurn)).toHaveLength(0);
+  await deliver(settlement);
+  await deliver(settlement); // Lambda's retry of the same batch: the pending item is gone, nothing counts twice
   for (const scope of scopes) expect((await readUsage(scope, new Date())).mtd).toMatchObject({ requests: 1, tokens_total: 33 });
+  expect(await pendingCallsOf(userId)).toEqual([]);
 
   const records = await newRecords();
   expect(records.filter(isTurn)).toHaveLength(1);

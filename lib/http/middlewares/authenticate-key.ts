@@ -1,12 +1,34 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
+import { config } from '../../../core/config';
 import { authorizeKey } from '../../keys/authorize';
 import type { ApiEvent } from '../types';
 
-/** The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key and its owner. */
-export function authenticateKey(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+/** The body's `model`, read without failing: the real parse and check come after the guard. */
+function modelOf(event: ApiEvent): string | undefined {
+  if (!event.body || event.isBase64Encoded || event.body.length > config.http.maxBodyBytes) return undefined;
+  try {
+    const model = (JSON.parse(event.body) as { model?: unknown } | null)?.model;
+    return typeof model === 'string' && model.length > 0 && model.length <= 256 ? model : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key and its owner.
+ * With `prefetch`, the body's model lookup starts first and runs beside the key's (event.prefetched).
+ */
+export function authenticateKey(prefetch?: (model: string) => Promise<unknown>): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
   return {
     before: async ({ event }) => {
+      const model = prefetch ? modelOf(event) : undefined;
+      if (model !== undefined && prefetch) {
+        const started = prefetch(model);
+        // Awaited by the handler; never an unhandled rejection when the guard refuses first.
+        started.catch(() => undefined);
+        event.prefetched = started;
+      }
       const { key, user } = await authorizeKey(event.headers?.authorization);
       event.apiKey = key;
       event.user = user;

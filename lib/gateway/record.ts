@@ -1,0 +1,28 @@
+import { flushMetrics } from '../../core/observability';
+import { putPendingCall } from '../../tables/calls';
+import { countCall, type PreparedCall, type Settlement } from '../calls/metered';
+
+/**
+ * What a /v1 call stores: nothing of the client's data (an OpenAI-compatible gateway is a pipe its
+ * clients' data passes through), only the call itself, in ONE write on the critical path: the
+ * pending call item (tables/calls.ts), settled from the table's stream into the key's call log, the
+ * user's and the key's usage and the budgets' spend. `streamed`: a stream's settle runs after its
+ * invocation's request log flushed the metrics, so it flushes its own.
+ */
+export async function recordGatewayCall(call: PreparedCall, settlement: Settlement, requestId: string, streamed = false): Promise<void> {
+  const key = call.payer.key;
+  if (!key) throw new Error('recordGatewayCall: a gateway call always has its API key');
+  await putPendingCall({
+    ...settlement,
+    requestId,
+    userId: call.payer.user.id,
+    keyId: key.id,
+    resource: { id: call.resource.id, type: call.resource.type },
+    scopes: [
+      { kind: 'user', id: call.payer.user.id },
+      { kind: 'key', id: key.id },
+    ],
+  });
+  countCall(call, settlement, 'GatewayCalls');
+  if (streamed) flushMetrics();
+}
