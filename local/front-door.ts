@@ -182,12 +182,18 @@ export async function startFrontDoor(options: {
       res.flushHeaders();
       answer.pipe(res);
     });
+    // The client hanging up ends the upstream request too; its error then says nothing about the API.
+    let clientGone = false;
     upstream.on('error', (err) => {
+      if (clientGone) return;
       if (res.headersSent) return void res.destroy(err);
       sendJson(res, 502, layerErrorBody(pathOf(req), 502));
       console.error(`front door: the API is not reachable: ${err.message}`);
     });
-    res.on('close', () => upstream.destroy());
+    res.on('close', () => {
+      clientGone = !res.writableFinished;
+      upstream.destroy();
+    });
     req.pipe(upstream);
   };
 
