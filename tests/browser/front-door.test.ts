@@ -6,10 +6,10 @@
 import { jest } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { startFrontDoor, type FrontDoor } from '../../local/front-door';
+import { hangUp } from '../helpers/hang-up';
 
 let root: string;
 let upstream: Server;
@@ -136,29 +136,17 @@ test('an API that is down is reported in the API’s error shape, and in the ter
 
 describe('a client that hangs up at any moment', () => {
   const body = '{"model":"x","stream":true}';
-  /** Sends a POST to the slow upstream route (the whole body or half of it), waits, then drops the connection. */
-  async function hangUp(waitMs: number, o: { halfBody?: boolean; afterFirstBytes?: boolean } = {}) {
-    const { hostname, port } = new URL(door.url);
-    const socket = connect(Number(port), hostname);
-    await new Promise((r) => socket.once('connect', r));
-    const received = new Promise((r) => socket.once('data', r));
-    socket.write(`POST /v1/slow HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
-    socket.write(o.halfBody ? body.slice(0, 5) : body);
-    await (o.afterFirstBytes ? received : new Promise((r) => setTimeout(r, waitMs)));
-    socket.destroy();
-    // Long enough for the front door to see the hang-up and end the upstream request.
-    await new Promise((r) => setTimeout(r, 100));
-  }
-
   test.each([
-    ['at once', 0, {}],
-    ['while the API is still working on it', 30, {}],
-    ['halfway through its body', 10, { halfBody: true }],
-    ['after the first bytes of a stream', 0, { afterFirstBytes: true }],
-  ])('%s: the front door says nothing of an unreachable API and answers the next request', async (_when, waitMs, o) => {
+    ['at once', { until: 0 }],
+    ['while the API is still working on it', { until: 30 }],
+    ['halfway through its body', { until: 10, halfBody: true }],
+    ['after the first bytes of a stream', { until: 'first-bytes' as const }],
+  ])('%s: the front door says nothing of an unreachable API and answers the next request', async (_when, o) => {
     const logged = jest.spyOn(console, 'error');
     try {
-      await hangUp(waitMs, o);
+      await hangUp(door.url, { path: '/v1/slow', body, ...o });
+      // Long enough for the front door to see the hang-up and end the upstream request.
+      await new Promise((r) => setTimeout(r, 100));
       expect(logged).not.toHaveBeenCalled();
     } finally {
       logged.mockRestore();

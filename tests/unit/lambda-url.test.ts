@@ -6,9 +6,9 @@
  */
 import { jest } from '@jest/globals';
 import { pipeline } from 'node:stream/promises';
-import { connect } from 'node:net';
 import { Readable, type Writable } from 'node:stream';
 import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
+import { hangUp } from '../helpers/hang-up';
 
 type Runtime = {
   streamifyResponse: (fn: (event: unknown, stream: Writable, context: unknown) => Promise<void>) => unknown;
@@ -71,22 +71,6 @@ test('a client that hangs up mid-body destroys the handler’s stream', async ()
   expect(await seen).toBe('The client closed the connection');
 });
 
-/**
- * A raw client: sends a POST (the whole body, or only its first half), waits for `until`, and then
- * drops the connection without a word, as a browser tab closed mid-request does.
- */
-async function hangUp(url: string, until: (received: Promise<void>) => Promise<unknown>, o: { halfBody?: boolean } = {}) {
-  const { hostname, port } = new URL(url);
-  const body = '{"model":"x","stream":true,"messages":[{"role":"user","content":"hi"}]}';
-  const socket = connect(Number(port), hostname);
-  await new Promise((r) => socket.once('connect', r));
-  const received = new Promise<void>((r) => socket.once('data', () => r()));
-  socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
-  socket.write(o.halfBody ? body.slice(0, 10) : body);
-  await until(received);
-  socket.destroy();
-}
-
 describe('a client that hangs up at any moment leaves the function URL answering the next one', () => {
   let started!: () => void;
   let url: string;
@@ -107,16 +91,19 @@ describe('a client that hangs up at any moment leaves the function URL answering
   });
   const stillAnswers = async () => expect(await (await fetch(`${url}/ok`, { method: 'POST', body: '{}' })).text()).toBe('fine');
 
+  const body = '{"model":"x","stream":true,"messages":[{"role":"user","content":"hi"}]}';
+  const path = '/v1/chat/completions';
+
   test('while the handler awaits, before it has written anything', async () => {
     const running = new Promise<void>((r) => (started = r));
-    await hangUp(url, () => running);
+    await hangUp(url, { path, body, until: running });
     await new Promise((r) => setTimeout(r, 50));
     expect(closed.at(-1)).toBe('destroyed');
     await stillAnswers();
   });
 
   test('halfway through sending its body', async () => {
-    await hangUp(url, () => new Promise((r) => setTimeout(r, 20)), { halfBody: true });
+    await hangUp(url, { path, body, halfBody: true, until: 20 });
     await stillAnswers();
   });
 
@@ -131,7 +118,7 @@ describe('a client that hangs up at any moment leaves the function URL answering
       }
       await pipeline(Readable.from(slow()), out).catch(() => undefined);
     });
-    await hangUp(streaming, (received) => received);
+    await hangUp(streaming, { path, body, until: 'first-bytes' });
     await new Promise((r) => setTimeout(r, 100));
     await stillAnswers();
   });
