@@ -63,9 +63,17 @@ export function localDynamoClient(endpoint: string, maxAttempts?: number): Dynam
  * one place for `npm start`, the tests and the benchmarks. `tag` names each run's fake credentials
  * and network ids (e.g. subnet-0test00000000001), so a leaked value says where it came from.
  */
-export function emulatedServiceEnv(o: { dynamoEndpoint: string; emulatorUrl: string; tag: string; hostedApiKey: string }): Record<string, string> {
+export function emulatedServiceEnv(o: {
+  dynamoEndpoint: string;
+  emulatorUrl: string;
+  tag: string;
+  hostedApiKey: string;
+  /** The emulator's delay per endpoint state change: what people are told a change takes. */
+  lifecycleDelayMs?: number;
+}): Record<string, string> {
   const subnet = (n: number) => `subnet-0${o.tag}`.padEnd(22, '0') + n;
   return {
+    ...(o.lifecycleDelayMs !== undefined ? { DEDICATED_STATE_CHANGE_SECONDS: String(Math.ceil(o.lifecycleDelayMs / 1000)) } : {}),
     DYNAMODB_ENDPOINT: o.dynamoEndpoint,
     AWS_REGION: 'us-east-1',
     SERVICE_CLOUD_ENDPOINT: o.emulatorUrl,

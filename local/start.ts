@@ -138,9 +138,10 @@ async function main() {
     dynamo.process.on('exit', (code) => !stopping && (console.error(`DynamoDB Local exited (${code})`), void shutdown(1)));
 
     const { startEmulator } = await import('./emulator/server');
+    const lifecycleDelayMs = Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000);
     const emulator = await startEmulator({
       port: EMULATOR_PORT,
-      lifecycleDelayMs: Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000),
+      lifecycleDelayMs,
       responseDelayMs: Number(process.env.EMULATOR_RESPONSE_DELAY_MS ?? 50),
       hostedApiKey: 'local-hosted-key',
     });
@@ -153,6 +154,7 @@ async function main() {
       emulatorUrl: emulator.url,
       tag: 'local',
       hostedApiKey: 'local-hosted-key',
+      lifecycleDelayMs,
     });
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
@@ -167,6 +169,8 @@ async function main() {
       // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
       RECONCILE_SCHEDULE_ENABLED: 'false',
     };
+    // Against the real platforms the emulator's delay says nothing of how long a change takes.
+    if (env.SERVICE_CLOUD_ENDPOINT !== emulator.url && !process.env.DEDICATED_STATE_CHANGE_SECONDS) delete env.DEDICATED_STATE_CHANGE_SECONDS;
     Object.assign(process.env, env);
 
     const admin = localDynamoClient(dynamo.endpoint);
