@@ -111,6 +111,7 @@ async function main() {
   const jwtSecret = process.env.JWT_SECRET || readFileSync(SECRET_FILE, 'utf8').trim();
 
   const children: { stop(): Promise<void> }[] = [];
+  let generated: { username: string; password: string } | undefined;
   let stopping = false;
   const shutdown = async (code = 0) => {
     if (stopping) return;
@@ -193,6 +194,7 @@ async function main() {
     const { seedSuperAdmin } = await import('./seed');
     // The login is printed last, in the banner, where nothing scrolls it away.
     const seeded = await seedSuperAdmin();
+    if (seeded.generatedPassword) generated = { username: seeded.username, password: seeded.generatedPassword };
     if (seeded.created) console.log(`Created the first super_admin "${seeded.username}" (its login is below once everything is up).`);
 
     console.log('Starting serverless-offline (bundling the functions)…');
@@ -240,6 +242,9 @@ async function main() {
     );
   } catch (err) {
     console.error(`\n  ✖ ${(err as Error).message}\n`);
+    // A password generated on a start that then failed is still the admin's: this is its one showing.
+    if (generated)
+      console.error(`  The first super_admin "${generated.username}" was created with the password ${generated.password} (shown only now).\n`);
     await shutdown(1);
   }
 }
