@@ -35,6 +35,10 @@ function int(env: Env, key: string, fallback: number, min: number, max: number):
   return value;
 }
 
+function optionalInt(env: Env, key: string, min: number, max: number): number | undefined {
+  return env[key]?.trim() ? int(env, key, 0, min, max) : undefined;
+}
+
 function list(env: Env, key: string): string[] {
   return (env[key] ?? '')
     .split(',')
@@ -108,6 +112,12 @@ export function loadConfig(env: Env = process.env) {
       executionRoleArn: optional(env, 'DEDICATED_EXECUTION_ROLE_ARN'),
       subnetIds: list(env, 'DEDICATED_SUBNET_IDS'),
       securityGroupIds: list(env, 'DEDICATED_SECURITY_GROUP_IDS'),
+      /**
+       * How long the platform takes to create, update or delete an endpoint, for what people are told
+       * ("Creating for about 5 seconds"); unset: SageMaker's usual 5 to 10 minutes. `npm start` sets
+       * the emulator's delay.
+       */
+      stateChangeSeconds: optionalInt(env, 'DEDICATED_STATE_CHANGE_SECONDS', 0, 86_400),
     },
 
     hosted: {

@@ -28,6 +28,7 @@ import { runInNewContext } from 'node:vm';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { ROOT } from './runtime';
 import { inServiceShape, layerErrorBody, layerReason } from './layer-errors';
+import type { RequestRecord } from './terminal';
 
 const require = createRequire(import.meta.url);
 const rules = require('../console/deploy/web-rules.cjs') as {
@@ -87,6 +88,8 @@ export async function startFrontDoor(options: {
   root?: string | false;
   host?: string;
   functionUrls?: FunctionUrlRoute[];
+  /** Told of every request passed to the API or a function URL once it has ended (npm start prints a line). */
+  onApiRequest?: (record: RequestRecord) => void;
 }): Promise<FrontDoor> {
   const root = options.root === false ? undefined : resolve(options.root ?? CONSOLE_DIST);
   if (root && !existsSync(join(root, 'index.html')))
@@ -182,12 +185,18 @@ export async function startFrontDoor(options: {
       res.flushHeaders();
       answer.pipe(res);
     });
+    // The client hanging up ends the upstream request too; its error then says nothing about the API.
+    let clientGone = false;
     upstream.on('error', (err) => {
+      if (clientGone) return;
       if (res.headersSent) return void res.destroy(err);
       sendJson(res, 502, layerErrorBody(pathOf(req), 502));
       console.error(`front door: the API is not reachable: ${err.message}`);
     });
-    res.on('close', () => upstream.destroy());
+    res.on('close', () => {
+      clientGone = !res.writableFinished;
+      upstream.destroy();
+    });
     req.pipe(upstream);
   };
 
@@ -224,12 +233,31 @@ export async function startFrontDoor(options: {
     });
   };
 
+  const record = (req: IncomingMessage, res: ServerResponse, path: string) => {
+    const report = options.onApiRequest;
+    if (!report) return;
+    const at = new Date();
+    const started = performance.now();
+    res.once('close', () =>
+      report({
+        at,
+        method: req.method ?? 'GET',
+        path,
+        status: res.headersSent ? res.statusCode : undefined,
+        ms: performance.now() - started,
+        hungUp: !res.writableFinished,
+      }),
+    );
+  };
+
   const server = createServer((req, res) => {
     res.socket?.setNoDelay(true);
     const path = (req.url ?? '/').split('?')[0] as string;
     const functionUrl = functionUrls.find((r) => r.method === req.method && r.path === path);
+    const toApi = API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1';
+    if (functionUrl || toApi) record(req, res, path);
     if (functionUrl) proxy(req, res, functionUrl.target);
-    else if (API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1') proxy(req, res);
+    else if (toApi) proxy(req, res);
     else serveFile(req, res);
   });
   // Node's parser refuses some requests before any handler runs (oversize headers: 431, a malformed

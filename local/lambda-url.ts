@@ -173,6 +173,9 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
       };
       const reader = preludeReader(res, () => stream.contentType === PRELUDE_CONTENT_TYPE);
       const stream = new ResponseStream((chunk) => reader.write(chunk));
+      // The handler learns of a hang-up through its own stream (its pipeline fails); until it pipes, or
+      // if it never does, nobody else listens, and an 'error' nobody listens for ends the process.
+      stream.on('error', () => undefined);
       // The client hung up before the answer was complete: the handler's stream is destroyed under it.
       res.on('close', () => {
         if (!res.writableFinished) stream.destroy(new Error('The client closed the connection'));

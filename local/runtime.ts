@@ -7,8 +7,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
@@ -32,6 +33,18 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolveAccepts) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolveAccepts(true);
+    });
+    socket.once('error', () => resolveAccepts(false));
+  });
+}
+
 export function portInUse(port: number): Promise<boolean> {
   return new Promise((resolveUse) => {
     const server = createServer();
@@ -50,9 +63,17 @@ export function localDynamoClient(endpoint: string, maxAttempts?: number): Dynam
  * one place for `npm start`, the tests and the benchmarks. `tag` names each run's fake credentials
  * and network ids (e.g. subnet-0test00000000001), so a leaked value says where it came from.
  */
-export function emulatedServiceEnv(o: { dynamoEndpoint: string; emulatorUrl: string; tag: string; hostedApiKey: string }): Record<string, string> {
+export function emulatedServiceEnv(o: {
+  dynamoEndpoint: string;
+  emulatorUrl: string;
+  tag: string;
+  hostedApiKey: string;
+  /** The emulator's delay per endpoint state change: what people are told a change takes. */
+  lifecycleDelayMs?: number;
+}): Record<string, string> {
   const subnet = (n: number) => `subnet-0${o.tag}`.padEnd(22, '0') + n;
   return {
+    ...(o.lifecycleDelayMs !== undefined ? { DEDICATED_STATE_CHANGE_SECONDS: String(Math.ceil(o.lifecycleDelayMs / 1000)) } : {}),
     DYNAMODB_ENDPOINT: o.dynamoEndpoint,
     AWS_REGION: 'us-east-1',
     SERVICE_CLOUD_ENDPOINT: o.emulatorUrl,
@@ -82,9 +103,20 @@ export interface Dynamo {
 }
 
 /**
- * Starts DynamoDB Local. With `dbPath` the data lives on disk (a restart loses nothing); without it,
- * in memory (tests). We launch the jar ourselves rather than through the package's spawn() so that
- * telemetry can be switched off: these machines have no network, and the service must not phone home.
+ * The children of the local runtime live only as long as the process that started them: each gets a
+ * pipe as its standard input, whose other end this process holds, and exits when that end closes
+ * (local/lifeline.cjs for Node children, local/dynamodb/LoopbackDynamoDBLocal.java for DynamoDB
+ * Local). The kernel closes it whenever this process ends, SIGKILL and crashes included, so nothing
+ * is left holding ports. Nothing is ever written to it.
+ */
+const NODE_LIFELINE = join(ROOT, 'local', 'lifeline.cjs');
+
+/**
+ * Starts DynamoDB Local, on 127.0.0.1 only. With `dbPath` the data lives on disk (a restart loses
+ * nothing); without it, in memory (tests). The jar's own launcher listens on every interface and has
+ * no option to change that, so local/dynamodb/LoopbackDynamoDBLocal.java (run from source by `java`)
+ * builds the same server, binds it to loopback and starts it; telemetry stays off (these machines
+ * have no network, and the service must not phone home).
  */
 export async function startDynamo(options: { port: number; dbPath?: string }): Promise<Dynamo> {
   if (!javaAvailable()) {
@@ -96,8 +128,9 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   const args = [
     `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
     '-Xms64m',
-    '-jar',
+    '-cp',
     join(jarDir, 'DynamoDBLocal.jar'),
+    join(ROOT, 'local', 'dynamodb', 'LoopbackDynamoDBLocal.java'),
     '-port',
     String(options.port),
     '-sharedDb',
@@ -109,7 +142,8 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   } else {
     args.push('-inMemory');
   }
-  const child = spawn('java', args, { cwd: jarDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  // stdin: its lifeline (above).
+  const child = spawn('java', args, { cwd: jarDir, stdio: ['pipe', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -118,7 +152,14 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   // Generous: on a loaded 2-core machine the JVM can take a while to open its port.
   const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null) {
+      if (/jdk\.compiler|source-file mode|Could not find or load main class/i.test(output)) {
+        throw new Error(
+          `DynamoDB Local is started through a small launcher that binds it to loopback (local/dynamodb/LoopbackDynamoDBLocal.java), which \`java\` runs from source; this Java runtime cannot compile it (it lacks the jdk.compiler module). Install a JDK, e.g. \`apt-get install openjdk-17-jdk-headless\`.\n${output}`,
+        );
+      }
+      throw new Error(`DynamoDB Local exited with code ${child.exitCode}:\n${output}`);
+    }
     try {
       await client.send(new ListTablesCommand({}));
       break;
@@ -171,10 +212,12 @@ export async function startOffline(options: {
   stage: string;
   env: Record<string, string>;
   inheritOutput?: boolean;
+  /** Only its warnings and errors: not its function and route tables, nor a line per invocation. */
+  quiet?: boolean;
 }): Promise<Offline> {
   const bin = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
   if (!existsSync(bin)) throw new Error('serverless is not installed; run npm install');
-  const child = spawn(process.execPath, [bin, 'offline', 'start', '--stage', options.stage], {
+  const child = spawn(process.execPath, ['--require', NODE_LIFELINE, bin, 'offline', 'start', '--stage', options.stage], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -185,23 +228,31 @@ export async function startOffline(options: {
       ESBUILD_WORK_FOLDER: `.esbuild-offline-${options.stage}`,
       SLS_TELEMETRY_DISABLED: '1',
       SLS_NOTIFICATIONS_MODE: 'off',
+      ...(options.quiet ? { SLS_LOG_LEVEL: 'warning' } : {}),
     },
-    stdio: ['ignore', options.inheritOutput ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+    // Quiet output is filtered here (below); otherwise it goes to the terminal as it is.
+    stdio: ['pipe', options.inheritOutput && !options.quiet ? 'inherit' : 'pipe', options.inheritOutput ? 'inherit' : 'pipe'],
+    // A group of its own so that stopping it stops its esbuild service too; it still dies with this
+    // process, through its lifeline (local/lifeline.cjs).
     detached: true,
   });
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
   child.stderr?.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));
+  if (options.inheritOutput && options.quiet && child.stdout) {
+    // serverless-offline prints its route table with console.log, whatever its log level: a box of
+    // some 200 lines. The functions' own output (warnings, errors) passes.
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      if (line.trim() && !/^\s*[┌│└]/.test(line)) process.stdout.write(`${line}\n`);
+    });
+  }
   const url = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 180_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`serverless-offline exited with code ${child.exitCode}:\n${output}`);
-    try {
-      const res = await fetch(`${url}/api/health-probe-unknown-route`);
-      if (res.status === 404) break;
-    } catch {
-      // not listening yet
-    }
+    // It opens its ports once every route is in place (the Lambda port first): a connection is the
+    // sign, and asks no function anything (no request in its log, no 404 to explain).
+    if ((await accepts(options.lambdaPort)) && (await accepts(options.port))) break;
     if (Date.now() > deadline) {
       await stopChild(child, true);
       throw new Error(`serverless-offline did not start within 180 s:\n${output}`);
@@ -252,8 +303,9 @@ export function scheduledEvent(region = 'us-east-1') {
  */
 export function startReconcileTimer(o: { lambdaUrl: string; functionName: string; intervalSeconds: number; log?: (line: string) => void }) {
   let running = false;
+  let stopped = false;
   const tick = async () => {
-    if (running) return;
+    if (running || stopped) return;
     running = true;
     try {
       const report = (await invokeOffline(o.lambdaUrl, o.functionName, scheduledEvent())) as {
@@ -264,13 +316,19 @@ export function startReconcileTimer(o: { lambdaUrl: string; functionName: string
       const notable = (report?.stops?.length ?? 0) + (report?.orphansFound?.length ?? 0) + (report?.changes ?? 0);
       if (notable > 0) o.log?.(`reconciler: ${JSON.stringify({ changes: report.changes, stops: report.stops, orphansFound: report.orphansFound })}`);
     } catch (err) {
-      o.log?.(`reconciler pass failed: ${(err as Error).message}`);
+      // A pass cut off by the stack stopping is not news.
+      if (!stopped) o.log?.(`reconciler pass failed: ${(err as Error).message}`);
     } finally {
       running = false;
     }
   };
   const timer = setInterval(() => void tick(), o.intervalSeconds * 1000);
-  return { stop: async () => clearInterval(timer) };
+  return {
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
 }
 
 export interface StreamAggregator {
@@ -298,14 +356,20 @@ export async function startStreamAggregator(options: {
     let buffer = '';
     let ready = false;
     child.stdout?.on('data', (d: Buffer) => {
-      if (options.inheritOutput) process.stdout.write(d);
-      if (ready) return;
-      buffer += d.toString();
-      if (buffer.includes('READY')) {
-        ready = true;
-        buffer = '';
-        resolveReady();
+      if (ready) {
+        if (options.inheritOutput) process.stdout.write(d);
+        return;
       }
+      buffer += d.toString();
+      const lines = buffer.split('\n');
+      const at = lines.indexOf('READY');
+      if (at < 0) return;
+      ready = true;
+      // Its READY is for this function, not for the terminal; what it printed around it is.
+      const rest = [...lines.slice(0, at), ...lines.slice(at + 1)].join('\n');
+      if (options.inheritOutput && rest) process.stdout.write(rest);
+      buffer = '';
+      resolveReady();
     });
     child.once('exit', (code) => reject(new Error(`the stream aggregator exited with code ${code}:\n${output}`)));
   });

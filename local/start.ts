@@ -13,11 +13,17 @@
  *   the web console (console/, built when its build is missing or stale) and the local front door on
  *   PORT: the console at /, /api and /v1 passed to serverless-offline, as CloudFront does once deployed
  *
- * Ctrl-C stops every child. A second `npm start` while one runs says so and exits.
+ * Ctrl-C stops every child, and so does the end of this process however it comes (every child has
+ * a lifeline: local/runtime.ts). A second `npm start` while one runs says so and exits; ports taken by
+ * other programs are named all at once, with the variables that move them.
+ *
+ * The terminal stays quiet: a few lines while it starts, the banner with the login last, then one line
+ * per API request. `npm start -- --verbose` shows every function's JSON log (Powertools, LOG_LEVEL
+ * INFO) and serverless-offline's own lines; LOG_LEVEL alone sets the functions' level.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   ROOT,
   emulatedServiceEnv,
@@ -34,8 +40,10 @@ import { ensureStream, ensureTable } from '../tables/definition';
 import { ensureConsoleBuilt } from '../console/scripts/build';
 import { startFrontDoor } from './front-door';
 import { startFunctionUrls } from './lambda-url';
+import { portClashMessage, requestLine, suggestFreePorts, upBanner, type PortNeed } from './terminal';
 
-const DATA = join(ROOT, '.data');
+// DATA_DIR moves the stack's state elsewhere (the tests start a stack of their own this way).
+const DATA = resolve(ROOT, process.env.DATA_DIR || '.data');
 const LOCK = join(DATA, 'start.pid');
 const SECRET_FILE = join(DATA, 'jwt-secret');
 const PORT = Number(process.env.PORT ?? 3000);
@@ -49,6 +57,7 @@ const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
 const FUNCTION_URL_PORT = Number(process.env.FUNCTION_URL_PORT ?? PORT + 3);
 const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
 const TABLE = 'model-ops-local';
+const VERBOSE = process.argv.includes('--verbose');
 
 function alive(pid: number): boolean {
   try {
@@ -60,8 +69,26 @@ function alive(pid: number): boolean {
 }
 
 function fail(message: string): never {
-  console.error(`\n  ✖ ${message}\n`);
+  console.error(`\n  ${message.startsWith('✖') ? message : `✖ ${message}`}\n`);
   process.exit(1);
+}
+
+/** Every port the stack needs that another program holds, named in one message with the variables that move them. */
+async function checkPorts() {
+  const needs: PortNeed[] = [
+    { port: PORT, what: 'the API and the console', variable: 'PORT' },
+    { port: OFFLINE_PORT, what: 'serverless-offline behind the console', variable: 'OFFLINE_HTTP_PORT' },
+    { port: DYNAMO_PORT, what: 'DynamoDB Local', variable: 'DYNAMODB_PORT' },
+    { port: EMULATOR_PORT, what: 'the platform emulator', variable: 'EMULATOR_PORT' },
+    { port: LAMBDA_PORT, what: "serverless-offline's Lambda endpoint", variable: 'OFFLINE_LAMBDA_PORT' },
+    { port: FUNCTION_URL_PORT, what: 'the streaming function URL behind the console', variable: 'FUNCTION_URL_PORT' },
+  ];
+  const taken = await Promise.all(needs.map((n) => portInUse(n.port)));
+  const busy = needs.filter((_, i) => taken[i]);
+  if (busy.length === 0) return;
+  // serverless-offline and the function URL move with PORT unless their own variables are set.
+  const derived = { PORT: [...(process.env.OFFLINE_HTTP_PORT ? [] : [1]), ...(process.env.FUNCTION_URL_PORT ? [] : [3])] };
+  fail(portClashMessage(busy, await suggestFreePorts(needs, busy, portInUse, derived)));
 }
 
 async function main() {
@@ -75,17 +102,7 @@ async function main() {
       fail(`The service is already running (npm start, pid ${pid})${where}. Stop it with Ctrl-C in its terminal first.`);
     }
   }
-  const ports = [
-    [PORT, 'the API and the console', 'PORT'],
-    [OFFLINE_PORT, 'serverless-offline behind the console', 'OFFLINE_HTTP_PORT'],
-    [DYNAMO_PORT, 'DynamoDB Local', 'DYNAMODB_PORT'],
-    [EMULATOR_PORT, 'the platform emulator', 'EMULATOR_PORT'],
-    [LAMBDA_PORT, "serverless-offline's Lambda endpoint", 'OFFLINE_LAMBDA_PORT'],
-    [FUNCTION_URL_PORT, 'the streaming function URL behind the console', 'FUNCTION_URL_PORT'],
-  ] as const;
-  for (const [port, what, variable] of ports) {
-    if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
-  }
+  await checkPorts();
   // The lock is also the stack's state: npm run user finds DynamoDB Local through it (scripts/target.ts).
   writeFileSync(LOCK, JSON.stringify({ pid: process.pid, port: PORT, dynamoPort: DYNAMO_PORT }));
 
@@ -94,6 +111,7 @@ async function main() {
   const jwtSecret = process.env.JWT_SECRET || readFileSync(SECRET_FILE, 'utf8').trim();
 
   const children: { stop(): Promise<void> }[] = [];
+  let generated: { username: string; password: string } | undefined;
   let stopping = false;
   const shutdown = async (code = 0) => {
     if (stopping) return;
@@ -105,6 +123,12 @@ async function main() {
   };
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
+  // npm start runs this under tsx's launcher: if that is killed outright, this process is adopted by
+  // another and stops everything too, rather than serving on with nobody to press Ctrl-C.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown(1);
+  }, 1000).unref();
 
   try {
     if ((await ensureConsoleBuilt({ quiet: true, log: (line) => console.log(line) })) === 'fresh')
@@ -115,9 +139,10 @@ async function main() {
     dynamo.process.on('exit', (code) => !stopping && (console.error(`DynamoDB Local exited (${code})`), void shutdown(1)));
 
     const { startEmulator } = await import('./emulator/server');
+    const lifecycleDelayMs = Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000);
     const emulator = await startEmulator({
       port: EMULATOR_PORT,
-      lifecycleDelayMs: Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000),
+      lifecycleDelayMs,
       responseDelayMs: Number(process.env.EMULATOR_RESPONSE_DELAY_MS ?? 50),
       hostedApiKey: 'local-hosted-key',
     });
@@ -130,6 +155,7 @@ async function main() {
       emulatorUrl: emulator.url,
       tag: 'local',
       hostedApiKey: 'local-hosted-key',
+      lifecycleDelayMs,
     });
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
@@ -139,9 +165,13 @@ async function main() {
       TABLE_NAME: TABLE,
       JWT_SECRET: jwtSecret,
       POWERTOOLS_DEV: 'true',
+      // Quiet by default: warnings and errors only, each request being one line of the front door's.
+      LOG_LEVEL: process.env.LOG_LEVEL || (VERBOSE ? 'INFO' : 'WARN'),
       // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
       RECONCILE_SCHEDULE_ENABLED: 'false',
     };
+    // Against the real platforms the emulator's delay says nothing of how long a change takes.
+    if (env.SERVICE_CLOUD_ENDPOINT !== emulator.url && !process.env.DEDICATED_STATE_CHANGE_SECONDS) delete env.DEDICATED_STATE_CHANGE_SECONDS;
     Object.assign(process.env, env);
 
     const admin = localDynamoClient(dynamo.endpoint);
@@ -162,13 +192,10 @@ async function main() {
     aggregator.process.on('exit', (code) => !stopping && (console.error(`the stream aggregator exited (${code})`), void shutdown(1)));
 
     const { seedSuperAdmin } = await import('./seed');
+    // The login is printed last, in the banner, where nothing scrolls it away.
     const seeded = await seedSuperAdmin();
-    if (seeded.created) {
-      console.log(`\nCreated the first super_admin "${seeded.username}".`);
-      if (seeded.generatedPassword) {
-        console.log(`  Generated password (shown this once, change it with npm run user -- reset-password): ${seeded.generatedPassword}\n`);
-      }
-    }
+    if (seeded.generatedPassword) generated = { username: seeded.username, password: seeded.generatedPassword };
+    if (seeded.created) console.log(`Created the first super_admin "${seeded.username}" (its login is below once everything is up).`);
 
     console.log('Starting serverless-offline (bundling the functions)…');
     const offline: Offline = await startOffline({
@@ -177,12 +204,18 @@ async function main() {
       stage: 'local',
       env,
       inheritOutput: true,
+      quiet: !VERBOSE,
     });
     children.push(offline);
     offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
     const functionUrls = await startFunctionUrls({ port: FUNCTION_URL_PORT });
     children.push({ stop: () => functionUrls.close() });
-    const frontDoor = await startFrontDoor({ port: PORT, apiUrl: offline.url, functionUrls: functionUrls.routes });
+    const frontDoor = await startFrontDoor({
+      port: PORT,
+      apiUrl: offline.url,
+      functionUrls: functionUrls.routes,
+      onApiRequest: (r) => console.log(requestLine(r)),
+    });
     children.push({ stop: () => frontDoor.close() });
     if (Number.isFinite(RECONCILE_INTERVAL_SECONDS) && RECONCILE_INTERVAL_SECONDS > 0) {
       children.push(
@@ -195,20 +228,23 @@ async function main() {
       );
     }
 
-    console.log(`\n  ✔ Model Operations Service is up on http://localhost:${PORT}`);
-    console.log(`    Console http://localhost:${PORT}/  ·  API http://localhost:${PORT}/api (serverless-offline on ${OFFLINE_PORT})`);
-    console.log(`    DynamoDB Local ${dynamo.endpoint}  ·  platform emulator ${emulator.url}  ·  data in .data/`);
+    const dataDir = relative(ROOT, DATA).startsWith('..') ? DATA : `${relative(ROOT, DATA) || '.'}/`;
     console.log(
-      RECONCILE_INTERVAL_SECONDS > 0
-        ? `    Reconciler every ${RECONCILE_INTERVAL_SECONDS} s (RECONCILE_INTERVAL_SECONDS; 0 turns it off)`
-        : '    Reconciler off (RECONCILE_INTERVAL_SECONDS=0)',
+      upBanner({
+        url: `http://localhost:${PORT}`,
+        dynamoEndpoint: dynamo.endpoint,
+        emulatorUrl: emulator.url,
+        dataDir,
+        reconcileSeconds: RECONCILE_INTERVAL_SECONDS,
+        verbose: VERBOSE,
+        admin: { username: seeded.username, generatedPassword: seeded.generatedPassword, chosenPassword: Boolean(process.env.ADMIN_PASSWORD) },
+      }),
     );
-    console.log(
-      `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,
-    );
-    console.log('    Ctrl-C stops everything.\n');
   } catch (err) {
     console.error(`\n  ✖ ${(err as Error).message}\n`);
+    // A password generated on a start that then failed is still the admin's: this is its one showing.
+    if (generated)
+      console.error(`  The first super_admin "${generated.username}" was created with the password ${generated.password} (shown only now).\n`);
     await shutdown(1);
   }
 }

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Written by `npm start` (local/start.ts) while it runs: its pid and ports. */
-export const START_STATE = fileURLToPath(new URL('../.data/start.pid', import.meta.url));
+/** Written by `npm start` (local/start.ts) while it runs, in its DATA_DIR: its pid and ports. */
+export const START_STATE = resolve(fileURLToPath(new URL('..', import.meta.url)), process.env.DATA_DIR || '.data', 'start.pid');
 
 /** The DynamoDB Local port of a running `npm start`, from its state file; undefined when none runs. */
 export function runningDynamoPort(stateFile = START_STATE): number | undefined {

@@ -8,8 +8,14 @@
  *                          last so that it never names an asset not yet there, then removes files
  *                          of earlier builds; prints the ConsoleUrl.
  *
+ * The upload goes through the framework's own AWS requests (provider.request, the same that uploads
+ * the stack's artifacts): the same credentials, however the framework resolved them (a profile that
+ * assumes a role, with its MFA prompt, SSO, the environment), the same region, and the same endpoint
+ * and proxy, whatever points the framework elsewhere (a local AWS emulator, a plugin such as
+ * serverless-localstack, HTTPS_PROXY). The console goes wherever the stack goes.
+ *
  * `serverless package` runs neither hook, so packaging needs no AWS credentials and no build.
- * CommonJS because the framework loads plugins with require(); the S3 client is a dev dependency.
+ * CommonJS because the framework loads plugins with require().
  */
 const { spawnSync } = require('node:child_process');
 const { readFileSync, readdirSync, statSync, existsSync } = require('node:fs');
@@ -19,18 +25,20 @@ const rules = require('./web-rules.cjs');
 const ROOT = join(__dirname, '..', '..');
 const DIST = join(ROOT, 'console', 'dist');
 
-function filesUnder(dir) {
+function filesUnder(dir, root = dir) {
   return readdirSync(dir).flatMap((entry) => {
     const path = join(dir, entry);
-    return statSync(path).isDirectory() ? filesUnder(path) : [relative(DIST, path).split(sep).join('/')];
+    return statSync(path).isDirectory() ? filesUnder(path, root) : [relative(root, path).split(sep).join('/')];
   });
 }
 
 class ConsolePlugin {
-  constructor(serverless, options, { log }) {
+  /** `dist`: the built console (tests upload a small one of their own). */
+  constructor(serverless, options, { log }, dist = DIST) {
     this.serverless = serverless;
     this.options = options;
     this.log = log;
+    this.dist = dist;
     this.hooks = {
       'before:deploy:deploy': () => this.build(),
       'after:deploy:deploy': () => this.upload(),
@@ -53,31 +61,34 @@ class ConsolePlugin {
     if (result.status !== 0) throw new this.serverless.classes.Error('The web console did not build (npm run console:build); nothing was deployed.');
   }
 
-  async outputs() {
+  async outputs(stack) {
     const provider = this.serverless.getProvider('aws');
-    const stack = provider.naming.getStackName();
     const res = await provider.request('CloudFormation', 'describeStacks', { StackName: stack });
-    return Object.fromEntries((res.Stacks[0].Outputs || []).map((o) => [o.OutputKey, o.OutputValue]));
+    return Object.fromEntries(((res.Stacks && res.Stacks[0] && res.Stacks[0].Outputs) || []).map((o) => [o.OutputKey, o.OutputValue]));
   }
 
   async upload() {
-    if (!existsSync(join(DIST, 'index.html'))) throw new this.serverless.classes.Error('console/dist is missing; run npm run console:build');
-    const { ConsoleBucketName: bucket, ConsoleUrl: url } = await this.outputs();
+    const dist = this.dist;
+    if (!existsSync(join(dist, 'index.html'))) throw new this.serverless.classes.Error('console/dist is missing; run npm run console:build');
     const provider = this.serverless.getProvider('aws');
-    const { S3Client, PutObjectCommand, ListObjectsV2Command, DeleteObjectsCommand } = require('@aws-sdk/client-s3');
-    const credentials = provider.getCredentials();
-    const s3 = new S3Client({ region: provider.getRegion(), ...(credentials.credentials ? { credentials: credentials.credentials } : {}) });
-    const keys = filesUnder(DIST).sort((a, b) => (a === 'index.html' ? 1 : b === 'index.html' ? -1 : a.localeCompare(b)));
-    for (const key of keys) {
-      await s3.send(
-        new PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: readFileSync(join(DIST, key)),
-          ContentType: rules.contentType(key),
-          CacheControl: rules.cacheControl(key),
-        }),
+    const stack = provider.naming.getStackName();
+    const { ConsoleBucketName: bucket, ConsoleUrl: url } = await this.outputs(stack);
+    if (!bucket) {
+      throw new this.serverless.classes.Error(
+        `The stack ${stack} has no ConsoleBucketName output, so the web console has nowhere to go and was not uploaded. ` +
+          "Its bucket and distribution come from console/deploy/cloudfront.yml, merged into serverless.yml's resources: check that they still are, then deploy again.",
       );
+    }
+    const s3 = (method, params) => provider.request('S3', method, params);
+    const keys = filesUnder(dist).sort((a, b) => (a === 'index.html' ? 1 : b === 'index.html' ? -1 : a.localeCompare(b)));
+    for (const key of keys) {
+      await s3('putObject', {
+        Bucket: bucket,
+        Key: key,
+        Body: readFileSync(join(dist, key)),
+        ContentType: rules.contentType(key),
+        CacheControl: rules.cacheControl(key),
+      });
     }
     // Files of earlier builds go once the new index.html is in place (pages open in browsers may
     // still load an old chunk for a moment: CloudFront keeps cached copies for their lifetime).
@@ -85,12 +96,11 @@ class ConsolePlugin {
     let token;
     const stale = [];
     do {
-      const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ContinuationToken: token }));
+      const page = await s3('listObjectsV2', { Bucket: bucket, ...(token ? { ContinuationToken: token } : {}) });
       for (const o of page.Contents || []) if (!keep.has(o.Key)) stale.push({ Key: o.Key });
       token = page.NextContinuationToken;
     } while (token);
-    for (let i = 0; i < stale.length; i += 1000)
-      await s3.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: stale.slice(i, i + 1000) } }));
+    for (let i = 0; i < stale.length; i += 1000) await s3('deleteObjects', { Bucket: bucket, Delete: { Objects: stale.slice(i, i + 1000) } });
     this.log.notice(
       `Web console: ${keys.length} files uploaded to ${bucket}${stale.length ? `, ${stale.length} old ones removed` : ''}. Open ${url}`,
     );

@@ -1,12 +1,10 @@
-/** USD with enough digits for per-token amounts ($0.000125) and two for larger ones ($12.34). */
-export function usd(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
-  if (value === 0) return '$0.00';
-  const digits = Math.abs(value) >= 1 ? 2 : Math.abs(value) >= 0.01 ? 4 : 6;
-  return `$${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
-}
+// The one rounding of money, shared with the API's own sentences (a deploy plan's guardrails).
+export { usd } from '../../lib/pricing/money';
 
 export const int = (value: number | null | undefined) => (value === null || value === undefined ? '—' : value.toLocaleString('en-US'));
+
+/** A count with its noun: "1 request", "2 requests", "— requests" when unknown. */
+export const count = (value: number | null | undefined, noun: string, plural = `${noun}s`) => `${int(value)} ${value === 1 ? noun : plural}`;
 
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';

@@ -6,8 +6,10 @@ import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { dedicatedCatalogue } from '../platforms/dedicated/catalogue';
 import { ownerTags, ownership } from '../platforms/dedicated/tags';
 import type { DedicatedDeploySpec, DedicatedModelEntry, EndpointDescription } from '../platforms/types';
+import { usd } from '../pricing/money';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';
 import { healthOf, specStatus } from '../resources/lifecycle';
+import { stateChangeTime } from '../resources/timing';
 import { syncDedicated } from '../resources/sync';
 import { removeOrphan } from '../../tables/orphans';
 import { getNameHolder, getTrackedResource, markDeployStarted, removeResource, type TrackedResource } from '../../tables/resources';
@@ -102,8 +104,6 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
   };
 }
 
-const money = (n: number) => `$${n.toFixed(2)}`;
-
 /** What the guardrails will do, in figures and words, for the plan. */
 function guardrailPlan({ spec, hourly, guardrails }: Checked) {
   const hourlyUsd = Math.round(hourly * spec.instanceCount * 1e6) / 1e6;
@@ -117,11 +117,11 @@ function guardrailPlan({ spec, hourly, guardrails }: Checked) {
   }
   if (monthlyBudgetUsd !== null) {
     effects.push(
-      `The budget of ${money(monthlyBudgetUsd)} a month buys ${budgetHours ?? 'unlimited'} hours at ${money(hourlyUsd)} an hour; when this month's cost reaches it, the endpoint is stopped the same way (start is refused until the budget is raised or the month ends)`,
+      `The budget of ${usd(monthlyBudgetUsd)} a month buys ${budgetHours ?? 'unlimited'} hours at ${usd(hourlyUsd)} an hour; when this month's cost reaches it, the endpoint is stopped the same way (start is refused until the budget is raised or the month ends)`,
     );
   }
   if (effects.length === 0) {
-    effects.push(`No guardrail: the endpoint bills ${money(hourlyUsd)} an hour until it is deleted, used or not`);
+    effects.push(`No guardrail: the endpoint bills ${usd(hourlyUsd)} an hour until it is deleted, used or not`);
   }
   return { idleTimeoutMinutes, monthlyBudgetUsd, hourly_usd: hourlyUsd, budget_hours: budgetHours, effects };
 }
@@ -161,7 +161,7 @@ function plan(checked: Checked) {
     steps: [
       `Create the model${spec.modelPackageArn ? ' from the model package' : ' from the inference image'}, in the VPC above, with the execution role`,
       `Create an endpoint configuration: ${spec.instanceCount} x ${spec.instanceType}`,
-      `Create the endpoint "${spec.endpointName}": Creating for 5-10 minutes, then InService`,
+      `Create the endpoint "${spec.endpointName}": its status reads Creating for ${stateChangeTime()}, then InService`,
     ],
     estimatedCost: hourlyEstimate(spec.instanceType, spec.instanceCount, hourly),
     guardrails: guardrailPlan(checked),
@@ -243,14 +243,12 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
 
 /** The answer of a started deploy (a repeat gets the same, with the resource's current status). */
 function deployAnswer(r: TrackedResource, o: { repeated?: boolean; message?: string } = {}) {
-  const creating = `Endpoint creation started for "${r.endpoint_name}": it is Creating and takes 5-10 minutes; poll GET /api/resources/${r.id}/status until InService`;
+  const creating = `Endpoint creation started for "${r.endpoint_name}": its status reads Creating for ${stateChangeTime()}, then InService, ready for chat`;
   return {
     success: true,
     message:
       o.message ??
-      (o.repeated
-        ? `The same deploy of "${r.endpoint_name}" was already accepted (resource ${r.id}); nothing new was created. Poll GET /api/resources/${r.id}/status`
-        : creating),
+      (o.repeated ? `The same deploy of "${r.endpoint_name}" was already accepted (resource ${r.id}); nothing new was created` : creating),
     endpointName: r.endpoint_name,
     endpoint: r.endpoint_url,
     id: r.id,

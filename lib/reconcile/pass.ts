@@ -7,6 +7,7 @@ import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { dedicatedMetrics } from '../platforms/dedicated/metrics';
 import { ownership } from '../platforms/dedicated/tags';
 import { VARIANT_NAME, type EndpointDescription, type EndpointSummary } from '../platforms/types';
+import { usd as money } from '../pricing/money';
 import { isBillable, monthToDate } from '../resources/billing';
 import { instancePriceOf } from '../resources/costs';
 import { budgetReached, idleStopNotBefore } from '../resources/guardrails';
@@ -79,8 +80,6 @@ const HELD_TRUST_MS = 10 * 60_000;
 
 const lower = (s: string) => s.toLowerCase();
 const plusMinutes = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();
-const money = (n: number) => `$${n.toFixed(2)}`;
-
 async function listPlatform(pacer: Pacer): Promise<{ byName: Map<string, EndpointSummary>; complete: boolean }> {
   const byName = new Map<string, EndpointSummary>();
   let token: string | undefined;

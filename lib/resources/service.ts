@@ -2,6 +2,7 @@ import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { PlatformName } from '../platforms/types';
+import { usd as money } from '../pricing/money';
 import {
   getTrackedResource,
   listResources as listStored,
@@ -19,6 +20,7 @@ import { budgetReached, guardrailView } from './guardrails';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated, type SyncResult } from './sync';
 import { traitsOf } from '../platforms/registry';
+import { stateChangeTime } from './timing';
 
 const notTracked = () => new NotFound('Resource not found');
 
@@ -72,8 +74,6 @@ export interface GuardrailUpdate {
   monthlyBudgetUsd?: number | null;
 }
 
-const money = (n: number) => `$${n.toFixed(2)}`;
-
 /**
  * PATCH /api/resources/{resourceId}: sets or clears a dedicated resource's idle timeout and monthly
  * budget. The reconciler applies them on its next pass; nothing on the platform changes here.
@@ -115,14 +115,14 @@ export async function updateGuardrails(id: string, input: GuardrailUpdate, now =
   };
 }
 
+// What the person will see, with the time the platform really takes (./timing.ts).
 const MESSAGES = {
-  restart: (name: string) =>
-    `Restart of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
-  start: (name: string) => `Start of endpoint "${name}" initiated: it is Updating and returns to InService in 5-10 minutes; poll the status endpoint`,
+  restart: (name: string) => `Restart of endpoint "${name}" initiated: its status reads Updating for ${stateChangeTime()}, then InService again`,
+  start: (name: string) => `Start of endpoint "${name}" initiated: its status reads Updating for ${stateChangeTime()}, then InService again`,
   recreate: (name: string) =>
-    `Start of endpoint "${name}" initiated: it is created again from its kept configuration, Creating for 5-10 minutes, then InService; poll the status endpoint`,
+    `Start of endpoint "${name}" initiated: it is created again from its kept configuration, its status reading Creating for ${stateChangeTime()}, then InService`,
   delete: (name: string) =>
-    `Deletion of endpoint "${name}" initiated: it is Deleting and leaves tracking once it is gone (the status endpoint then answers 404)`,
+    `Deletion of endpoint "${name}" initiated: its status reads Deleting for ${stateChangeTime()}; then it is gone and no longer tracked (its status answers 404)`,
 };
 
 /**

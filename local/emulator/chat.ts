@@ -31,14 +31,22 @@ export function tokensFor(chars: number): number {
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
 }
 
+/**
+ * A last user message that starts with "echo:" is answered with the rest of it, verbatim: how a person
+ * or a test makes the emulated model answer a given text (Markdown as real models write it, or
+ * something hostile for the console to neutralise).
+ */
+const ECHO = /^echo:[ \t]?/i;
+
 export function emulateChat(req: ChatRequest): ChatResult {
   const userTexts = req.turns.filter((t) => t.role === 'user').map((t) => t.text);
   const last = userTexts.at(-1) ?? '';
   const earlier = userTexts.slice(0, -1);
-  let text =
-    `Emulated reply from ${req.model}. You said: "${last}". ` +
-    `Context: ${req.turns.length} messages received; earlier user messages: [${earlier.join(' | ')}]; ` +
-    `system: ${req.system.length > 0 ? 'yes' : 'no'}.`;
+  let text = ECHO.test(last)
+    ? last.replace(ECHO, '')
+    : `Emulated reply from ${req.model}. You said: "${last}". ` +
+      `Context: ${req.turns.length} messages received; earlier user messages: [${earlier.join(' | ')}]; ` +
+      `system: ${req.system.length > 0 ? 'yes' : 'no'}.`;
 
   let stop: ChatResult['stop'] = 'end';
   if (req.maxTokens !== undefined && tokensFor(text.length) > req.maxTokens) {

@@ -64,11 +64,59 @@ test('a conversation is started with the resource, and a reply shows its tokens,
   expect(figures).toMatch(/\d+ in \+ \d+ out = \d+ tokens/);
   expect(figures).toMatch(/\d+ ms/);
   expect(figures).toMatch(/cost \$0\.\d+/);
-  // The conversation's own running figures come from the usage endpoint.
+  // The reply is the resource's, by its name (not the model's id on the platform).
+  expect((await reply.locator('.who').textContent())?.startsWith(endpoint)).toBe(true);
+  // The conversation's own running figures come from the usage endpoint, counted in words.
   await page
     .getByLabel('Conversation usage')
-    .getByText(/1 requests/)
+    .getByText(/ · 1 request$/)
     .waitFor();
+});
+
+test('a reply in Markdown reads as chat consoles show it: lists, tables and code as written, with a copy button; no HTML, script or script URL of it runs', async () => {
+  const { page } = b;
+  const code = 'def greet(name):\n    if name:\n        return f"Hello, {name}!"\n    return "Hello!"';
+  const answer = [
+    '## Steps',
+    '',
+    '1. **Install** the package',
+    '2. Run `greet()`',
+    '',
+    '| Item | Price |',
+    '| --- | --- |',
+    '| tea | $2 |',
+    '',
+    '```python',
+    code,
+    '```',
+    '',
+    '<img src="x" onerror="window.__pwned = 1"> <script>window.__pwned = 2</script>',
+    '',
+    '[a harmless-looking link](javascript:window.__pwned=3) and ![a picture](javascript:window.__pwned=4)',
+  ].join('\n');
+  // The emulated model answers a message that starts with "echo:" with the rest of it (local/emulator/chat.ts).
+  await page.getByLabel('Message', { exact: true }).fill(`echo: ${answer}`);
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.message.assistant', { has: page.getByRole('heading', { name: 'Steps' }) });
+  await reply.waitFor();
+
+  await reply.getByRole('listitem').filter({ hasText: 'Install the package' }).locator('strong').waitFor();
+  expect(await reply.locator('li code').textContent()).toBe('greet()');
+  expect(await reply.getByRole('cell', { name: '$2' }).count()).toBe(1);
+  // The code block keeps its lines and indentation exactly, and its button copies exactly that.
+  expect(await reply.locator('pre code').textContent()).toBe(`${code}\n`);
+  expect(await reply.locator('.code-head').textContent()).toContain('python');
+  await reply.getByRole('button', { name: 'Copy code' }).click();
+  await reply.getByRole('button', { name: /Copied/ }).waitFor();
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(code);
+
+  // Raw HTML reads as text; nothing of it became an element; no script URL survives.
+  await reply.getByText('<img src="x" onerror="window.__pwned = 1">', { exact: false }).waitFor();
+  expect(await reply.locator('img, script, [onerror]').count()).toBe(0);
+  const hrefs = await reply.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href') ?? ''));
+  expect(hrefs.some((h) => /script:/i.test(h))).toBe(false);
+  await reply.getByText('a harmless-looking link').click();
+  expect(await page.evaluate('window.__pwned')).toBeUndefined();
 });
 
 test('the usage charts by conversation and by hour grow with the next reply', async () => {

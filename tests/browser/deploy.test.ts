@@ -134,6 +134,44 @@ test('the keyboard alone moves through the menu to a page and submits a form wit
     .waitFor();
 });
 
+test('at 375 pixels the resources and users tables read as cards: every status and every user’s actions on the screen, under their column’s name', async () => {
+  const { page } = b;
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  await api('POST', '/api/deploy/managed', {
+    token,
+    body: { modelId: 'anthropic.claude-3-haiku-20240307-v1:0', endpointName: unique('narrow'), dryRun: false },
+  });
+  await page.setViewportSize({ width: 375, height: 740 });
+  try {
+    for (const [path, region, column] of [
+      ['/resources', 'Resources', 'Status'],
+      ['/admin/users', 'Users', 'Actions'],
+    ] as const) {
+      await page.goto(`${CONSOLE()}${path}`);
+      const box = page.getByRole('region', { name: region });
+      const cells = box.locator(`td[data-label="${column}"]`);
+      await cells.first().waitFor();
+      // Nothing in the box is out of sight to its right: there is nothing to scroll to.
+      expect(await box.evaluate((e) => e.scrollWidth - e.clientWidth)).toBe(0);
+      for (const cell of (await cells.all()).slice(0, 5)) {
+        const rect = (await cell.boundingBox()) as { x: number; width: number };
+        expect(rect.x + rect.width).toBeLessThanOrEqual(375);
+        // The column's name stands beside the value, where a header would be.
+        expect(
+          await cell.evaluate(
+            (e) =>
+              (globalThis as unknown as { getComputedStyle: (e: unknown, p: string) => { content: string } }).getComputedStyle(e, '::before').content,
+          ),
+        ).toBe(`"${column}"`);
+      }
+      // And a user's action can be reached and pressed where it is.
+      if (column === 'Actions') await cells.locator('button:enabled').first().click({ trial: true });
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
 test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
   const { page } = b;
   // A long name and e-mail widen the users table well past the screen: it must scroll in its box,

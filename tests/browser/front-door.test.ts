@@ -3,11 +3,13 @@
  * what it must do that a browser test cannot see plainly (streaming, headers passed untouched, files
  * outside the build refused).
  */
+import { jest } from '@jest/globals';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, get, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { startFrontDoor, type FrontDoor } from '../../local/front-door';
+import { hangUp } from '../helpers/hang-up';
 
 let root: string;
 let upstream: Server;
@@ -21,6 +23,17 @@ beforeAll(async () => {
   writeFileSync(join(root, 'index.html'), '<!doctype html><title>console</title>');
   writeFileSync(join(root, 'assets', 'app-1234.js'), 'console.log("app");'.repeat(100));
   upstream = createServer((req, res) => {
+    if (req.url === '/v1/slow') {
+      // An answer that starts after 50 ms and streams for a while: room for a client to hang up.
+      req.resume();
+      const timer = setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const ticker = setInterval(() => res.write('data: tick\n\n'), 10);
+        res.on('close', () => clearInterval(ticker));
+      }, 50);
+      res.on('close', () => clearTimeout(timer));
+      return;
+    }
     if (req.url === '/v1/stream') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.write('data: first\n\n');
@@ -107,13 +120,37 @@ test('page paths are answered with index.html, files by their own rules, and not
   expect((await fetch(`${door.url}/models`, { method: 'POST' })).status).toBe(403);
 });
 
-test('an API that is down is reported in the API’s error shape', async () => {
+test('an API that is down is reported in the API’s error shape, and in the terminal', async () => {
   const orphan = await startFrontDoor({ port: 0, apiUrl: 'http://127.0.0.1:9', root });
+  const logged = jest.spyOn(console, 'error').mockImplementation(() => undefined);
   try {
     const res = await fetch(`${orphan.url}/api/auth/validate`);
     expect(res.status).toBe(502);
     expect(await res.json()).toMatchObject({ success: false, error: 'The API is not reachable' });
+    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/^front door: the API is not reachable: connect ECONNREFUSED/));
   } finally {
+    logged.mockRestore();
     await orphan.close();
   }
+});
+
+describe('a client that hangs up at any moment', () => {
+  const body = '{"model":"x","stream":true}';
+  test.each([
+    ['at once', { until: 0 }],
+    ['while the API is still working on it', { until: 30 }],
+    ['halfway through its body', { until: 10, halfBody: true }],
+    ['after the first bytes of a stream', { until: 'first-bytes' as const }],
+  ])('%s: the front door says nothing of an unreachable API and answers the next request', async (_when, o) => {
+    const logged = jest.spyOn(console, 'error');
+    try {
+      await hangUp(door.url, { path: '/v1/slow', body, ...o });
+      // Long enough for the front door to see the hang-up and end the upstream request.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(logged).not.toHaveBeenCalled();
+    } finally {
+      logged.mockRestore();
+    }
+    expect((await fetch(`${door.url}/api/things/1`, { method: 'POST', body: '{}' })).status).toBe(201);
+  });
 });

@@ -67,6 +67,14 @@ describe('hosted OpenAI-compatible API', () => {
     expect(body.usage.total_tokens).toBe(body.usage.prompt_tokens + body.usage.completion_tokens);
   });
 
+  it('answers a message that starts with "echo:" with the rest of it, verbatim (Markdown and all)', async () => {
+    const markdown = '# Title\n\n- one\n- two\n\n```js\nconst x = 1;\n```\n<script>alert(1)</script>';
+    const res = await chat({ model: LLAMA, messages: [{ role: 'user', content: `echo: ${markdown}` }] });
+    const body = (await res.json()) as any;
+    expect(body.choices[0].message.content).toBe(markdown);
+    expect(body.usage.completion_tokens).toBe(Math.ceil(markdown.length / 4));
+  });
+
   it('refuses a chat without an Authorization header with a 401 problem document', async () => {
     const res = await chat({ model: LLAMA, messages: [{ role: 'user', content: 'x' }] }, {});
     expect(res.status).toBe(401);

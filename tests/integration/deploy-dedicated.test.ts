@@ -12,6 +12,7 @@ import { handler as deployDedicated } from '../../functions/deploy/dedicated';
 import { handler as status } from '../../functions/resources/status';
 import { handler as control } from '../../functions/resources/control';
 import { handler as list } from '../../functions/resources/list';
+import { usd } from '../../lib/pricing/money';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 
@@ -94,6 +95,22 @@ describe('POST /api/deploy/dedicated: dry run', () => {
     expect((await listed()).map((r) => r.name)).not.toContain(name);
   });
 
+  test('the plan reads each amount one way: its guardrail sentences give the hourly price as its estimate shows it', async () => {
+    // $1.515 an hour: rounded on its binary value it would read $1.51 in one place and $1.52 in the other.
+    const res = await deploy({ endpointName: uniqueName('round'), instanceType: 'ml.g5.2xlarge', modelPackageArn: PACKAGE, monthlyBudgetUsd: 50 });
+    const { estimatedCost, guardrails } = res.body.plan;
+    expect(usd(estimatedCost.hourly_usd)).toBe('$1.52');
+    expect(guardrails.effects).toEqual([expect.stringContaining('The budget of $50.00 a month buys 33 hours at $1.52 an hour')]);
+    const bare = await deploy({ endpointName: uniqueName('round'), instanceType: 'ml.g5.2xlarge', modelPackageArn: PACKAGE });
+    expect(bare.body.plan.guardrails.effects).toEqual(['No guardrail: the endpoint bills $1.52 an hour until it is deleted, used or not']);
+  });
+
+  test('the plan says how long the endpoint reads Creating: the time the platform takes (here the emulator’s)', async () => {
+    const name = uniqueName('steps');
+    const res = await deploy({ endpointName: name, instanceType: 'ml.g5.xlarge', modelPackageArn: PACKAGE });
+    expect(res.body.plan.steps.at(-1)).toBe(`Create the endpoint "${name}": its status reads Creating for a moment, then InService`);
+  });
+
   test('an image with model data and two instances is planned at twice the hourly price', async () => {
     const res = await deploy({
       endpointName: uniqueName('img'),
@@ -138,7 +155,8 @@ describe('the dedicated lifecycle', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       success: true,
-      message: expect.stringContaining('Creating'),
+      // What the person will see, in the platform's time (the test runtime's emulator changes state at once).
+      message: `Endpoint creation started for "${name}": its status reads Creating for a moment, then InService, ready for chat`,
       endpointName: name,
       endpoint: expect.stringContaining(name),
       status: 'Creating',
@@ -188,7 +206,9 @@ describe('the dedicated lifecycle', () => {
     expect(out.status).toBe(200);
     expect(out.body).toEqual({
       success: true,
-      message: expect.stringContaining('Restart'),
+      message: expect.stringMatching(
+        /^Restart of endpoint "restart-[0-9a-f]+" initiated: its status reads Updating for a moment, then InService again$/,
+      ),
       action: 'restart',
       status: 'updating',
       resourceId: res.body.id,

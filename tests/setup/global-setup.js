@@ -57,5 +57,11 @@ export default async function globalSetup(globalConfig) {
     });
   });
   child.stdout.resume();
-  Object.assign(process.env, env, { BCRYPT_COST: '4', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' });
+  // TEST_RUNTIME_PID: tests that look at what the runtime's processes listen on (tests/e2e/local-stack.e2e.test.ts).
+  Object.assign(process.env, env, {
+    TEST_RUNTIME_PID: String(child.pid),
+    BCRYPT_COST: '4',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'SILENT',
+    POWERTOOLS_METRICS_DISABLED: 'true',
+  });
 }

@@ -40,7 +40,13 @@ async function main() {
   stops.push(() => emulator.close());
 
   const env: Record<string, string> = {
-    ...emulatedServiceEnv({ dynamoEndpoint: dynamo.endpoint, emulatorUrl: emulator.url, tag: 'test', hostedApiKey: 'test-hosted-key' }),
+    ...emulatedServiceEnv({
+      dynamoEndpoint: dynamo.endpoint,
+      emulatorUrl: emulator.url,
+      tag: 'test',
+      hostedApiKey: 'test-hosted-key',
+      lifecycleDelayMs: 0,
+    }),
     JWT_SECRET: randomBytes(48).toString('hex'),
     UPSTREAM_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'SILENT',

@@ -8,6 +8,7 @@ import { jest } from '@jest/globals';
 import { pipeline } from 'node:stream/promises';
 import { Readable, type Writable } from 'node:stream';
 import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
+import { hangUp } from '../helpers/hang-up';
 
 type Runtime = {
   streamifyResponse: (fn: (event: unknown, stream: Writable, context: unknown) => Promise<void>) => unknown;
@@ -68,4 +69,57 @@ test('a client that hangs up mid-body destroys the handler’s stream', async ()
   await reader.read();
   controller.abort();
   expect(await seen).toBe('The client closed the connection');
+});
+
+describe('a client that hangs up at any moment leaves the function URL answering the next one', () => {
+  let started!: () => void;
+  let url: string;
+  const closed: string[] = [];
+  beforeAll(async () => {
+    url = await serve(async (event, stream) => {
+      if (event.rawPath === '/ok') {
+        const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+        return pipeline(Readable.from(['fine']), out);
+      }
+      started();
+      // Like the gateway reading a key: the handler awaits something before it writes a byte.
+      await new Promise((r) => stream.once('close', r));
+      closed.push(stream.destroyed ? 'destroyed' : 'open');
+      const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: { 'content-type': 'text/event-stream' } });
+      await pipeline(Readable.from(['data: late\n\n']), out).catch(() => undefined);
+    });
+  });
+  const stillAnswers = async () => expect(await (await fetch(`${url}/ok`, { method: 'POST', body: '{}' })).text()).toBe('fine');
+
+  const body = '{"model":"x","stream":true,"messages":[{"role":"user","content":"hi"}]}';
+  const path = '/v1/chat/completions';
+
+  test('while the handler awaits, before it has written anything', async () => {
+    const running = new Promise<void>((r) => (started = r));
+    await hangUp(url, { path, body, until: running });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(closed.at(-1)).toBe('destroyed');
+    await stillAnswers();
+  });
+
+  test('halfway through sending its body', async () => {
+    await hangUp(url, { path, body, halfBody: true, until: 20 });
+    await stillAnswers();
+  });
+
+  test('after the first bytes of the answer', async () => {
+    const streaming = await serve(async (_event, stream) => {
+      const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+      async function* slow() {
+        for (let i = 0; i < 50; i++) {
+          yield `chunk ${i}\n`;
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      }
+      await pipeline(Readable.from(slow()), out).catch(() => undefined);
+    });
+    await hangUp(streaming, { path, body, until: 'first-bytes' });
+    await new Promise((r) => setTimeout(r, 100));
+    await stillAnswers();
+  });
 });

@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 import { errorText } from '../api/client';
 
 /** A spinner with words, announced politely to screen readers. */
@@ -158,11 +158,22 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
   );
 }
 
-/** A table that scrolls inside its own box on narrow screens rather than the page. */
+/**
+ * A table in a box of its own. On a narrow screen (a phone) each row becomes a card, every cell under
+ * its column's name (styles.css, `.table-box.reflow`), so no column is cut off; a table still wider
+ * than its box scrolls inside it, with shadows on the edges where there is more.
+ */
 export function TableBox({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+  const table = useRef<HTMLTableElement>(null);
+  // Each cell carries its column's name for the narrow layout; rows come and go with every render.
+  useLayoutEffect(() => {
+    for (const row of Array.from(table.current?.tBodies[0]?.rows ?? [])) {
+      Array.from(row.cells).forEach((cell, i) => cell.setAttribute('data-label', columns[i] ?? ''));
+    }
+  });
   return (
-    <div className="table-box" role="region" aria-label={label} tabIndex={0}>
-      <table>
+    <div className="table-box reflow" role="region" aria-label={label} tabIndex={0}>
+      <table ref={table}>
         <thead>
           <tr>
             {columns.map((c) => (

@@ -2,8 +2,9 @@ import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
+import { Markdown } from '../components/Markdown';
 import { ErrorText, Field, PageTitle, Spinner } from '../components/ui';
-import { dateTime, int, ms, usd } from '../format';
+import { count, dateTime, int, ms, usd } from '../format';
 
 type Message = Schemas['ConversationMessage'];
 type Resource = Schemas['Resource'];
@@ -164,7 +165,7 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
   );
   const [resourceId, setResourceId] = useState('');
   const chosen = resourceId || defaultResource?.id || '';
-  const prices = usePrices(messages, chosen);
+  const facts = useResourceFacts(messages, chosen);
 
   const send = useAction(async (text: string) => {
     const threadId = thread && thread.id !== null ? thread.id : undefined;
@@ -190,8 +191,8 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
         </p>
         {usage.data ? (
           <p className="usage-line" aria-label="Conversation usage">
-            This conversation: {usd(usage.data.mtd.cost_usd)} this month · {int(usage.data.mtd.tokens_total)} tokens · {int(usage.data.mtd.requests)}{' '}
-            requests
+            This conversation: {usd(usage.data.mtd.cost_usd)} this month · {count(usage.data.mtd.tokens_total, 'token')} ·{' '}
+            {count(usage.data.mtd.requests, 'request')}
           </p>
         ) : null}
         <ErrorText error={usage.error} />
@@ -210,7 +211,11 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
       </div>
       <ol className="messages" aria-label={thread ? (thread.id === null ? 'Legacy messages' : 'Thread messages') : 'New thread'} aria-live="polite">
         {(thread?.messages ?? []).map((m, i) => (
-          <MessageItem key={`${m.timestamp}-${i}-${m.role}`} message={m} price={prices(thread?.messages[i - 1])} />
+          <MessageItem
+            key={`${m.timestamp}-${i}-${m.role}`}
+            message={m}
+            {...facts(thread?.messages[i - 1], conversation.deployed_resource.resource_name)}
+          />
         ))}
       </ol>
       {thread?.id === null ? (
@@ -222,9 +227,20 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
   );
 }
 
-/** Each reply is priced at the prices of the resource that answered it (its status, cached). */
-function usePrices(messages: Message[], extraResource: string): (userMessage: Message | undefined) => Price {
-  const [cache, setCache] = useState<Record<string, Price | 'loading'>>({});
+interface ResourceFacts {
+  price: Price;
+  name?: string;
+}
+
+/**
+ * The resource that answered each reply (the one its user message named): its name, the reply's author,
+ * and its prices, at which the reply is priced (its status, read once and cached).
+ */
+function useResourceFacts(
+  messages: Message[],
+  extraResource: string,
+): (userMessage: Message | undefined, fallbackName: string) => { price: Price; author: string } {
+  const [cache, setCache] = useState<Record<string, ResourceFacts | 'loading'>>({});
   const ids = useMemo(() => {
     const set = new Set<string>(extraResource ? [extraResource] : []);
     for (const m of messages) if (m.role === 'user' && m.metadata.resource_id) set.add(m.metadata.resource_id);
@@ -243,32 +259,34 @@ function usePrices(messages: Message[], extraResource: string): (userMessage: Me
               : costs
                 ? 'hourly'
                 : undefined;
-          setCache((c) => ({ ...c, [id]: price }));
+          setCache((c) => ({ ...c, [id]: { price, name: data?.resource.name } }));
         },
-        () => setCache((c) => ({ ...c, [id]: undefined })),
+        () => setCache((c) => ({ ...c, [id]: { price: undefined } })),
       );
     }
   }, [ids, cache]);
-  return (userMessage) => {
+  return (userMessage, fallbackName) => {
     const id = userMessage?.metadata.resource_id;
-    const p = id ? cache[id] : undefined;
-    return p === 'loading' ? undefined : p;
+    const known = id ? cache[id] : undefined;
+    const facts = known === 'loading' ? undefined : known;
+    // A resource deleted since has no status to read: the conversation's own resource is the best guess.
+    return { price: facts?.price, author: facts?.name ?? fallbackName };
   };
 }
 
-function MessageItem({ message: m, price }: { message: Message; price: Price }) {
+function MessageItem({ message: m, price, author }: { message: Message; price: Price; author: string }) {
   const cost = m.role === 'assistant' ? replyCost(price, m.tokens_in, m.tokens_out) : undefined;
   return (
     <li className={`message ${m.role}${m.status === 'failed' ? ' failed' : ''}`}>
       <p className="who">
-        {m.role === 'user' ? (m.metadata.username ?? 'You') : (m.model_id ?? 'Assistant')} <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
+        {m.role === 'user' ? (m.metadata.username ?? 'You') : author} <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
       </p>
-      <div className="content">{m.content}</div>
+      {m.role === 'assistant' ? <Markdown text={m.content} /> : <div className="content">{m.content}</div>}
       {m.status === 'failed' ? <p className="error">The model did not answer this message.</p> : null}
       {m.role === 'assistant' && m.tokens_total !== undefined ? (
         <p className="figures" aria-label="Reply figures">
           <span>
-            {int(m.tokens_in)} in + {int(m.tokens_out)} out = {int(m.tokens_total)} tokens
+            {int(m.tokens_in)} in + {int(m.tokens_out)} out = {count(m.tokens_total, 'token')}
           </span>
           <span>{ms(m.latency_ms)}</span>
           <span>{price === 'hourly' ? 'billed hourly (dedicated)' : cost !== undefined ? `cost ${usd(cost)}` : 'cost —'}</span>

@@ -132,6 +132,15 @@ function Flow(props: { flow: ReturnType<typeof useDeployFlow>; form: ReactNode; 
   );
 }
 
+/** Sentences from the API and the console joined as prose: each ends with a full stop, empty ones are left out. */
+export function sentences(...parts: string[]): string {
+  return parts
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .map((p) => (/[.!?]$/.test(p) ? p : `${p}.`))
+    .join(' ');
+}
+
 function TokenCost({ cost }: { cost: Schemas['TokenEstimate'] }) {
   return (
     <div className="cost" aria-label="Estimated cost">
@@ -145,8 +154,11 @@ function TokenCost({ cost }: { cost: Schemas['TokenEstimate'] }) {
         it is not used.
       </p>
       <p className="hint">
-        {cost.note} {cost.is_estimate ? '(an estimate: this model has no price of its own in the price table)' : ''} Price source: {cost.price_source}
-        .
+        {sentences(
+          cost.note,
+          cost.is_estimate ? 'An estimate: this model has no price of its own in the price table' : '',
+          `Price source: ${cost.price_source}`,
+        )}
       </p>
     </div>
   );
@@ -167,7 +179,7 @@ function PlanView({ plan: p }: { plan: AnyPlan }) {
             {int(cost.instance_count)} × {cost.instance_type} at {usd(cost.hourly_usd_per_instance)} an hour each, billed until the endpoint is
             deleted.
           </p>
-          <p className="hint">{cost.note}</p>
+          <p className="hint">{sentences(cost.note)}</p>
         </div>
         <section aria-label="Guardrails">
           <h3>Guardrails</h3>
