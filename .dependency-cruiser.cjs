@@ -6,11 +6,26 @@
  *   tables/     the ground floor: the one table, its keys, its items, its errors -> core/
  *   core/       config, logging, tracing, shared vocabulary -> nothing of ours
  *
+ * Inside lib/, an order of its own (docs/architecture.md, Layers):
+ *
+ *   lib/http, lib/gateway        the edge: the Middy stack and the /v1 entry points, which speak HTTP
+ *   lib/<domain>/                chat, deploy, resources, keys, teams, usage, … (the spec's operations)
+ *   lib/calls/                   the one metered model call
+ *   lib/budgets, lib/pricing, lib/platforms, lib/auth   the foundations
+ *   lib/errors.ts                the domain's errors: imports nothing of lib/
+ *
+ * Imports point down (or sideways within a tier); tests/unit/layering.test.ts also refuses a loop
+ * between lib/ folders, which a module-level cycle check does not see.
+ *
  * local/ (the dev runtime), scripts/ (build steps, admin tools), bench/ and tests/ sit beside the
  * stack and may import from it; nothing that ships in a Lambda imports them. No cycles anywhere.
  */
 const SHIPPED = '^(core|tables|lib|functions)/';
 const BESIDE = '^(local|scripts|bench|tests|console)/';
+const EDGE = '^lib/(http|gateway)/';
+const FOUNDATIONS = '^lib/(budgets|pricing|platforms|auth)/';
+/** Everything of lib/ above the foundations: the edge, the domains and the metered call. */
+const ABOVE_FOUNDATIONS = '^lib/(?!(budgets|pricing|platforms|auth)/)[^/]+/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -29,6 +44,41 @@ module.exports = {
       comment: 'tables/ speaks data, not HTTP or the domain: it imports only core/ (and the SDK).',
       from: { path: '^tables/' },
       to: { path: '^(lib|functions|generated)/' },
+    },
+    {
+      name: 'domain-below-http',
+      severity: 'error',
+      comment: 'Domain code says what went wrong (lib/errors.ts) and returns data; only the edge (lib/http, lib/gateway) speaks HTTP.',
+      from: { path: '^lib/', pathNot: EDGE },
+      to: { path: '^lib/http/' },
+    },
+    {
+      name: 'edge-above-everything',
+      severity: 'error',
+      comment: 'The /v1 entry points are called by handlers only; nothing in lib/ builds on them but the stack beside them.',
+      from: { path: '^lib/', pathNot: EDGE },
+      to: { path: '^lib/gateway/' },
+    },
+    {
+      name: 'metered-call-below-domains',
+      severity: 'error',
+      comment: 'lib/calls is what every entry point shares; it knows no entry point (declare what differs, pass it in).',
+      from: { path: '^lib/calls/' },
+      to: { path: '^lib/', pathNot: ['^lib/calls/', FOUNDATIONS, '^lib/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'foundations-at-the-bottom',
+      severity: 'error',
+      comment: 'Budgets, prices, platforms and credentials know nothing of the calls, domains and routes built on them.',
+      from: { path: FOUNDATIONS },
+      to: { path: ABOVE_FOUNDATIONS },
+    },
+    {
+      name: 'domain-errors-are-the-floor',
+      severity: 'error',
+      comment: 'lib/errors.ts is what every layer of lib/ throws: it imports nothing of lib/.',
+      from: { path: '^lib/errors\\.ts$' },
+      to: { path: '^lib/' },
     },
     {
       name: 'lib-below-functions',

@@ -85,7 +85,7 @@ export function loadConfig(env: Env = process.env) {
     },
 
     auth: {
-      /** Spec 2.2: exp is exactly iat + 24 h. Not configurable on purpose. */
+      /** README, Security: exp is exactly iat + 24 h. Not configurable on purpose. */
       tokenLifetimeSeconds: 86_400,
       bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
       minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
@@ -164,7 +164,7 @@ export type Config = ReturnType<typeof loadConfig>;
 
 export const config: Config = loadConfig();
 
-/** Spec 2.2 and 8: the HMAC signing secret has at least 256 bits. */
+/** README, Security: the HMAC signing secret has at least 256 bits. */
 export const MIN_SECRET_BYTES = 32;
 
 export type SigningSecretSource = { kind: 'value'; key: Uint8Array } | { kind: 'ssm'; parameterName: string };

@@ -3,19 +3,19 @@
  * depending on another layer. Only types and constant lists live here, no behaviour.
  */
 
-/** The three kinds of model platform (spec, "Neutral platform words"). */
+/** The three kinds of model platform (docs/openapi.yaml Platform). */
 export type PlatformName = 'managed' | 'dedicated' | 'hosted';
 export const PLATFORMS: readonly PlatformName[] = ['managed', 'dedicated', 'hosted'];
 
 /**
- * SageMaker's EndpointStatus values. The first six are also the spec's section 3 resource states;
+ * SageMaker's EndpointStatus values. The first six are also the resource states (docs/architecture.md, Resource lifecycle);
  * the platform's transitional ones (SystemUpdating, RollingBack, UpdateRollbackFailed) are mapped onto
  * those before they are stored (lib/resources/lifecycle.ts).
  */
 export type EndpointStatus =
   'Creating' | 'InService' | 'Updating' | 'Deleting' | 'Failed' | 'OutOfService' | 'SystemUpdating' | 'RollingBack' | 'UpdateRollbackFailed';
 
-/** The three roles (spec section 1). */
+/** The three roles (README). */
 export const ROLES = ['super_admin', 'admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -3,7 +3,7 @@ import type { PlatformName } from '../core/vocabulary';
 import { TABLE, db } from './client';
 
 /**
- * Cached model catalogues (spec 2.6 list entries), one item per platform and variant.
+ * Cached model catalogues (docs/openapi.yaml ManagedModelEntry, DedicatedModelEntry, HostedModelEntry), one item per platform and variant.
  *
  *   PK CATALOG#<platform>   SK <variant>   entries, complete, count, fetched_at, ttl
  *

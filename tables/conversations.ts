@@ -3,7 +3,7 @@ import type { TransactItems } from './transactions';
 import { TABLE, db, getItems, queryIndexPage } from './client';
 
 /**
- * Conversations and their threads (spec 2.7, 4.5).
+ * Conversations and their threads (docs/openapi.yaml Conversation).
  *
  *   PK CONV#<id>       SK META               the conversation (GSI1: USERCONV#<userId> / <created_at>#<id>)
  *   PK CONV#<convId>   SK THREAD#<threadId>  a thread of the conversation

@@ -5,7 +5,7 @@ import { DataError } from './errors';
 import type { TransactItems } from './transactions';
 
 /**
- * Chat turns (spec 2.4): one item per turn, holding both of its messages.
+ * Chat turns (docs/openapi.yaml ChatMessage): one item per turn, holding both of its messages.
  *
  *   PK THREAD#<threadId>   SK MSG#<ts>#<turnId>   a thread turn
  *   PK LEGACY#<convId>     SK MSG#<ts>#<turnId>   a legacy (thread-less) turn

@@ -5,7 +5,7 @@ import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
- * Tracked (deployed) resources, spec 2.3.
+ * Tracked (deployed) resources, docs/openapi.yaml Resource.
  *
  *   PK RES#<id>                        SK META     the resource
  *                                                  GSI1 RESOURCES / <created_at>#<id>        (all, newest first)
@@ -117,7 +117,7 @@ const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${
 const ALL_PARTITION = 'RESOURCES';
 const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
-/** Spec 2.3's fields, in its order: what every response shows of a resource. */
+/** docs/openapi.yaml Resource's fields, in its order: what every response shows of a resource. */
 const SPEC_FIELDS = [
   'id',
   'name',
@@ -176,7 +176,7 @@ export function trackedFromItem(item: Record<string, unknown>): TrackedResource 
 
 export type PublicResource = Pick<Resource, (typeof SPEC_FIELDS)[number]>;
 
-/** The spec 2.3 fields only (not the chat target, the creator or any bookkeeping). */
+/** The docs/openapi.yaml Resource fields only (not the chat target, the creator or any bookkeeping). */
 export function publicResource(resource: Resource): PublicResource {
   return Object.fromEntries(SPEC_FIELDS.map((f) => [f, resource[f] ?? null])) as unknown as PublicResource;
 }

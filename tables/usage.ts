@@ -5,7 +5,7 @@ import { getConversation, type Conversation } from './conversations';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
- * Usage counters (spec 2.5, 4.6).
+ * Usage counters (docs/openapi.yaml UsageFigures).
  *
  *   PK USAGE#<scope>                      SK H#<yyyy-mm-ddThh>   hour item: only its non-empty 5-minute slots
  *   PK USAGE#<scope>                      SK H#<yyyy-mm>         month item: the totals of the hours folded into it
@@ -205,7 +205,7 @@ export function addDelta(a: UsageDelta | undefined, b: UsageDelta): UsageDelta {
 
 const modelTotalsKey = (platform: PlatformName, modelId: string) => ({ PK: `USAGE#MODEL#${platform}#${modelId}`, SK: 'TOTAL' });
 
-/** Adds to the all-time totals of a model (spec 2.6 usage); the aggregator's, once per model per batch. */
+/** Adds to the all-time totals of a model (docs/openapi.yaml ModelInfo usage); the aggregator's, once per model per batch. */
 export function modelTotalsWrite(platform: PlatformName, modelId: string, delta: UsageDelta, at: Date): TransactItems[number] {
   return {
     Update: {

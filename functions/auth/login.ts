@@ -3,7 +3,7 @@ import { BadRequest } from '../../lib/errors';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { LoginBody } from '../../generated/checks/auth';
 
-/** POST /api/auth/login (spec 4.1) */
+/** POST /api/auth/login (docs/openapi.yaml login) */
 export const handler = publicEndpoint({ body: LoginBody, errorShape: 'message' }, async ({ body }) => {
   if (!body.username?.trim() || !body.password) throw new BadRequest('Username and password are required');
   const { token, user } = await login(body.username.trim(), body.password);

@@ -2,7 +2,7 @@ import { endpoint } from '../../lib/http/endpoint';
 import { createConversation } from '../../lib/conversations/service';
 import { CreateConversationBody } from '../../generated/checks/conversations';
 
-/** POST /api/conversations (spec 4.7): the caller's new conversation. */
+/** POST /api/conversations (docs/openapi.yaml createConversation): the caller's new conversation. */
 export const handler = endpoint({ auth: 'user', body: CreateConversationBody }, async ({ body, user }) => {
   const { conversation_id, conversation } = await createConversation(user, body);
   return { success: true, conversation_id, conversation };

@@ -3,7 +3,7 @@ import { Cursor, Limit, Pagination, Usd, Uuid } from '../../lib/http/schemas';
 
 const Text = (max: number) => Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description: `1 to ${max} characters, not only spaces` });
 
-/** Spec 2.7: the resource a conversation is about, as the client describes it. */
+/** docs/openapi.yaml Conversation: the resource a conversation is about, as the client describes it. */
 export const DeployedResource = Type.Object(
   {
     resource_name: Text(256),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { WithDefault } from '../../lib/http/schemas';
 
-/** GET /api/models/dedicated (spec 4.2, 8): search, max (default 20, at most 50), source. */
+/** GET /api/models/dedicated (docs/openapi.yaml listDedicatedModels; docs/openapi.yaml's limits): search, max (default 20, at most 50), source. */
 export const DedicatedModelsQuery = Type.Object(
   {
     search: Type.Optional(

@@ -1,7 +1,7 @@
 import { syncModels } from '../../lib/catalogue/sync';
 import { auditedEndpoint } from '../../lib/http/endpoint';
 
-/** POST /api/admin/sync-models (spec 4.8, admin): refresh every platform's cached catalogue and report the changes. */
+/** POST /api/admin/sync-models (docs/openapi.yaml syncModels; admin): refresh every platform's cached catalogue and report the changes. */
 export const handler = auditedEndpoint({ auth: 'admin', audit: { action: 'models.sync', target: () => 'catalogues' } }, async () => ({
   success: true,
   ...(await syncModels()),

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid } from '../../lib/http/schemas';
+import { SPEC_STATUSES } from '../../lib/resources/lifecycle';
 
 export const ResourcePath = Type.Object({ resourceId: Uuid }, { additionalProperties: false });
 
@@ -20,17 +21,11 @@ export const ListResourcesQuery = Type.Object(
     type: Type.Optional(
       Type.Union([Type.Literal('managed'), Type.Literal('dedicated'), Type.Literal('hosted')], { description: 'managed, dedicated or hosted' }),
     ),
+    // The resource states, from the one list of them.
     status: Type.Optional(
       Type.Union(
-        [
-          Type.Literal('InService'),
-          Type.Literal('Creating'),
-          Type.Literal('Updating'),
-          Type.Literal('Deleting'),
-          Type.Literal('Failed'),
-          Type.Literal('OutOfService'),
-        ],
-        { description: 'InService, Creating, Updating, Deleting, Failed or OutOfService' },
+        SPEC_STATUSES.map((s) => Type.Literal(s)),
+        { description: `${SPEC_STATUSES.slice(0, -1).join(', ')} or ${SPEC_STATUSES.at(-1)}` },
       ),
     ),
   },

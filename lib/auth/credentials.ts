@@ -1,7 +1,7 @@
 import { config } from '../../core/config';
 
 /**
- * The admin credential views (spec 4.1). Secrets are masked to at most their last four characters,
+ * The admin credential views (docs/openapi.yaml). Secrets are masked to at most their last four characters,
  * and the example calls never contain a secret: they read it from the caller's environment, so they
  * can be copied as they are and run against the configured region and endpoints.
  */

@@ -9,7 +9,7 @@ import { issueToken } from './tokens';
 const INVALID = 'Invalid username or password';
 
 /**
- * Spec 5.3: look the user up by e-mail or username, verify the bcrypt hash, issue the token.
+ * README, Security: look the user up by e-mail or username, verify the bcrypt hash, issue the token.
  *
  * Unknown users, wrong passwords and deactivated accounts all cost one bcrypt compare and get the
  * same answer, so neither timing nor text tells whether an account exists. Repeated failures for one

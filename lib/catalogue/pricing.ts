@@ -1,5 +1,5 @@
 /**
- * The human-readable price lines of a model-info response (spec 2.6 `pricing`), from the service's
+ * The human-readable price lines of a model-info response (docs/openapi.yaml ModelInfo `pricing`), from the service's
  * own price table (lib/pricing): stored entries, then the shipped defaults, then a flagged estimate.
  */
 import { getTokenPrice } from '../pricing/service';

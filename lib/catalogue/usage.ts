@@ -1,4 +1,4 @@
-/** The model-info `usage` object (spec 2.6), from the counters every chat turn updates. */
+/** The model-info `usage` object (docs/openapi.yaml ModelInfo), from the counters every chat turn updates. */
 import type { PlatformName } from '../platforms/types';
 import { getModelUsageTotals } from '../../tables/usage';
 

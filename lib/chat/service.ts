@@ -6,7 +6,7 @@ import { readableConversation } from '../conversations/access';
 import { chatTurn } from './turn';
 import { toApiMessage } from '../conversations/view';
 
-/** POST /api/chat/thread (spec 4.5): the stored user message and the assistant reply. */
+/** POST /api/chat/thread (docs/openapi.yaml chatThreadPost): the stored user message and the assistant reply. */
 export async function threadChat(user: User, input: { message: string; conversationId: string; resourceId: string; threadId?: string }) {
   const turn = await chatTurn({ user, ...input, mode: 'thread' });
   return {
@@ -16,7 +16,7 @@ export async function threadChat(user: User, input: { message: string; conversat
   };
 }
 
-/** POST /api/chat (spec 4.5, legacy): one exchange without thread context, counted like any turn. */
+/** POST /api/chat (docs/openapi.yaml chatLegacyPost; legacy): one exchange without thread context, counted like any turn. */
 export async function legacyChat(user: User, input: { message: string; conversationId: string; resourceId: string }) {
   const turn = await chatTurn({ user, ...input, mode: 'legacy' });
   const reply = turn.assistantMessage;

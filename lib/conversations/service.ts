@@ -16,7 +16,7 @@ export interface NewConversation {
   deployed_resource: DeployedResourceRef;
 }
 
-/** POST /api/conversations (spec 4.7, 2.7). */
+/** POST /api/conversations (docs/openapi.yaml createConversation; docs/openapi.yaml Conversation). */
 export async function createConversation(user: User, input: NewConversation, now = new Date()) {
   const at = now.toISOString();
   const conversation = await insertConversation({

@@ -1,6 +1,6 @@
 import type { StoredMessage } from '../../tables/messages';
 
-/** A chat message as the API shows it (spec 2.4). */
+/** A chat message as the API shows it (docs/openapi.yaml ChatMessage). */
 export interface ApiMessage {
   role: 'user' | 'assistant';
   content: string;

@@ -170,7 +170,7 @@ function plan(checked: Checked) {
 }
 
 /**
- * POST /api/deploy/dedicated (spec 4.3). A real deploy:
+ * POST /api/deploy/dedicated (docs/openapi.yaml deployDedicated). A real deploy:
  *   1. takes the name: the resource is written (Creating, deploy_state reserved) with its name guard
  *      in one transaction, so of concurrent deploys of one name exactly one gets further (409 for the rest);
  *   2. asks the platform to create model, endpoint configuration and endpoint (it returns at Creating);

@@ -7,7 +7,7 @@ import { tokenEstimate } from './estimate';
 import { checkEndpointName, nameFromModelId } from './names';
 import { registerResource } from './register';
 
-/** Spec 4.3 and 7: a failed check is a 502 whose message carries the upstream status. */
+/** docs/openapi.yaml deployHosted: a failed check is a 502 whose message carries the upstream status. */
 function checkFailed(err: unknown): never {
   if (!(err instanceof UpstreamError)) throw err;
   const status = err.upstreamStatus;
@@ -17,7 +17,7 @@ function checkFailed(err: unknown): never {
 }
 
 /**
- * POST /api/deploy/hosted (spec 4.3): a connectivity check against the hosted API, nothing else is
+ * POST /api/deploy/hosted (docs/openapi.yaml deployHosted): a connectivity check against the hosted API, nothing else is
  * created there. A real call (dryRun false, the default) also registers a tracked resource.
  */
 /** POST /api/deploy/hosted's input, as validated by its schema (functions/deploy/schemas.ts). */

@@ -8,7 +8,7 @@ import { checkEndpointName } from './names';
 import { registerResource } from './register';
 
 /**
- * POST /api/deploy/managed (spec 4.3). Nothing is provisioned: the model is served on demand by the
+ * POST /api/deploy/managed (docs/openapi.yaml deployManaged). Nothing is provisioned: the model is served on demand by the
  * platform. A real call registers a tracked resource (status InService) that chat and status use.
  */
 /** POST /api/deploy/managed's input, as validated by its schema (functions/deploy/schemas.ts). */

@@ -1,5 +1,6 @@
 import { Kind, Type, TypeRegistry, type Static, type TLiteral, type TObject, type TSchema, type TUnion } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { IDLE_TIMEOUT_MAX_MINUTES } from '../resources/guardrails';
 
 /**
  * Shared schema pieces. Ids are the UUIDs the service issues (crypto.randomUUID: version 4, lower
@@ -33,8 +34,8 @@ export const Region = Type.String({ pattern: '^[a-z]{2}(-[a-z]+)+-[0-9]$', maxLe
 /** A dedicated endpoint's guardrails (deploy and PATCH /api/resources/{resourceId}). */
 export const IdleTimeoutMinutes = Type.Integer({
   minimum: 1,
-  maximum: 10_080,
-  description: 'stop the endpoint after this many minutes without invocations: 1 to 10080 (a week)',
+  maximum: IDLE_TIMEOUT_MAX_MINUTES,
+  description: `stop the endpoint after this many minutes without invocations: 1 to ${IDLE_TIMEOUT_MAX_MINUTES} (a week)`,
 });
 // DynamoDB holds numbers up to 38 digits; a billion dollars a month is far beyond any real budget.
 // The smallest budget is the smallest amount the table holds exactly (MIN_USD, see Usd below).

@@ -8,7 +8,7 @@ import type { User } from '../../tables/users';
  * so the middlewares never import the stack that composes them.
  */
 
-/** Who may call an endpoint: anyone, or a caller with at least this role (spec 5.5). */
+/** Who may call an endpoint: anyone, or a caller with at least this role (README, Security). */
 export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
 
 export interface ApiEvent extends APIGatewayProxyEventV2 {

@@ -190,7 +190,7 @@ export function textOf(content: string | ContentPart[]): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Catalogue shapes (spec 2.6)
+// Catalogue shapes (docs/openapi.yaml ManagedModelEntry, DedicatedModelEntry, HostedModelEntry, ModelInfo)
 // ---------------------------------------------------------------------------------------------
 
 export interface ManagedModelEntry {
@@ -223,7 +223,7 @@ export interface HostedModelEntry {
   task: string;
 }
 
-/** Model detail (spec 2.6 modelInfo), the same shape for managed and hosted. */
+/** Model detail (docs/openapi.yaml ModelInfo), the same shape for managed and hosted. */
 export interface ModelInfo extends PlatformModelInfo {
   /** The price lines, from the service's own price table (lib/catalogue/pricing.ts). */
   pricing: { inputTokens: string; outputTokens: string };

@@ -7,7 +7,7 @@ import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 import { traitsOf } from '../platforms/registry';
 
-/** Spec 2.3 costs object, and what dedicated endpoints have cost this month. */
+/** docs/openapi.yaml Resource costs object, and what dedicated endpoints have cost this month. */
 export interface Costs {
   hourly_cost: number;
   daily_cost: number;
@@ -74,7 +74,7 @@ const ZERO_METRICS: EndpointMetrics = {
 };
 
 /**
- * Spec 2.3 metrics. Dedicated: CloudWatch over the last 15 minutes. If CloudWatch cannot be read the
+ * docs/openapi.yaml Resource metrics. Dedicated: CloudWatch over the last 15 minutes. If CloudWatch cannot be read the
  * status still answers (the polling workflow depends on it) with zeros and a warning.
  */
 export async function metricsOf(r: TrackedResource): Promise<{ metrics: Partial<EndpointMetrics>; warning?: string }> {

@@ -12,6 +12,7 @@ import { isBillable, monthToDate } from './billing';
  * its model and configuration are kept, and start creates it again.
  */
 
+/** The longest idle timeout: a week (the request schemas take it from here). */
 export const IDLE_TIMEOUT_MAX_MINUTES = 10_080;
 
 const plus = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString();

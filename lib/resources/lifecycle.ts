@@ -2,7 +2,7 @@ import type { EndpointStatus, PlatformName } from '../platforms/types';
 import { traitsOf } from '../platforms/registry';
 
 /**
- * The resource state machine (spec section 3), as pure functions so it can be read and tested in one
+ * The resource state machine (docs/architecture.md, Resource lifecycle), as pure functions so it can be read and tested in one
  * place. docs/architecture.md "Resource lifecycle" describes the same rules for people.
  *
  * Control actions per platform and status:
@@ -19,7 +19,7 @@ import { traitsOf } from '../platforms/registry';
  *                                                            which replaces the instances
  *                              Failed, OutOfService       -> 409: nothing is running to restart; use start
  *                     start    InService                  -> Updating, the same operation as restart
- *                                                            (spec section 3's row)
+ *                                                            (docs/architecture.md, Resource lifecycle)
  *                              Failed, OutOfService       -> Updating: the same UpdateEndpoint, which
  *                                                            redeploys the configuration and brings a
  *                                                            failed endpoint back into service
@@ -37,7 +37,7 @@ import { traitsOf } from '../platforms/registry';
  *   with the month's cost at the budget -> OutOfService (stopped): DeleteEndpoint only.
  */
 
-/** The status values of spec section 3. */
+/** The resource states (docs/architecture.md, Resource lifecycle). */
 export type SpecStatus = 'InService' | 'Creating' | 'Updating' | 'Deleting' | 'Failed' | 'OutOfService';
 export const SPEC_STATUSES: readonly SpecStatus[] = ['InService', 'Creating', 'Updating', 'Deleting', 'Failed', 'OutOfService'];
 
@@ -61,7 +61,7 @@ export function specStatus(status: EndpointStatus): SpecStatus {
   }
 }
 
-/** Spec 2.3: healthy when InService; unknown otherwise (while updating nothing is known for sure). */
+/** docs/openapi.yaml Resource: healthy when InService; unknown otherwise (while updating nothing is known for sure). */
 export function healthOf(status: EndpointStatus): 'healthy' | 'unknown' {
   return status === 'InService' ? 'healthy' : 'unknown';
 }

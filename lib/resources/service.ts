@@ -35,7 +35,7 @@ function goneError(result: Extract<SyncResult, { kind: 'gone' }>, removedFromTra
   );
 }
 
-/** GET /api/resources/{resourceId}/status (spec 4.4, 2.3), with the guardrails of a dedicated resource. */
+/** GET /api/resources/{resourceId}/status (docs/openapi.yaml resourceStatus; docs/openapi.yaml Resource), with the guardrails of a dedicated resource. */
 export async function resourceStatus(id: string, now = new Date()) {
   let resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
@@ -126,7 +126,7 @@ const MESSAGES = {
 };
 
 /**
- * POST /api/resources/{resourceId}/control (spec 4.4, section 3; rules in ./lifecycle.ts).
+ * POST /api/resources/{resourceId}/control (docs/openapi.yaml resourceControl; docs/architecture.md, Resource lifecycle; rules in ./lifecycle.ts).
  *
  * Dedicated: the endpoint is described first (404 if it is gone, and the stored status brought up to
  * date), then the resource is claimed with a conditional write from that status to Updating,
@@ -147,7 +147,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
       success: true,
       message: `Resource "${resource.name}" removed from tracking; nothing was deleted on the ${resource.type} platform`,
       action,
-      // Spec 4.4: the control status word is updating or deleting; the removal is already complete.
+      // docs/openapi.yaml: the control status word is updating or deleting; the removal is already complete.
       status: 'deleting',
       resourceId: id,
     };

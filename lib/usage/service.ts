@@ -22,7 +22,7 @@ export async function unsettledCalls(userId: string | Promise<MeteredCall[]>, ke
 }
 
 /**
- * GET /api/usage/current (spec 4.6): month-to-date and last-24-hours figures of a conversation, of
+ * GET /api/usage/current (docs/openapi.yaml currentUsage): month-to-date and last-24-hours figures of a conversation, of
  * the caller, of one of the caller's API keys (admins: any key), or (admins) of the whole service: one read (tables/usage.ts), whose cost does not grow
  * with the history.
  */

@@ -97,7 +97,118 @@ describe('each rule refuses the import it names', () => {
     });
     expect(found.some((v) => v.startsWith('no-cycles:'))).toBe(true);
   });
+
+  test('domain code importing lib/http (choosing a status) is refused; the edge may', async () => {
+    const found = await check({
+      'lib/http/errors.ts': 'export class HttpError extends Error {}\n',
+      'lib/deploy/managed.ts': "import { HttpError } from '../http/errors';\nexport const e = new HttpError();\n",
+      'lib/gateway/models.ts': "import { HttpError } from '../http/errors';\nexport const f = new HttpError();\n",
+    });
+    expect(found).toEqual(['domain-below-http: lib/deploy/managed.ts -> lib/http/errors.ts']);
+  });
+
+  test('a domain building on a /v1 entry point is refused', async () => {
+    const found = await check({
+      'lib/gateway/completions.ts': 'export const completion = 1;\n',
+      'lib/chat/turn.ts': "import { completion } from '../gateway/completions';\nexport const t = completion;\n",
+    });
+    expect(found).toContain('edge-above-everything: lib/chat/turn.ts -> lib/gateway/completions.ts');
+  });
+
+  test('the metered call importing an entry point or a domain is refused', async () => {
+    const found = await check({
+      'lib/chat/context.ts': 'export const context = 1;\n',
+      'lib/platforms/types.ts': 'export const types = 1;\n',
+      'lib/calls/metered.ts':
+        "import { context } from '../chat/context';\nimport { types } from '../platforms/types';\nexport const m = [context, types];\n",
+    });
+    expect(found).toEqual(['metered-call-below-domains: lib/calls/metered.ts -> lib/chat/context.ts']);
+  });
+
+  test('a foundation importing what is built on it is refused', async () => {
+    const found = await check({
+      'lib/calls/metered.ts': 'export const m = 1;\n',
+      'lib/budgets/reservations.ts': "import { m } from '../calls/metered';\nexport const r = m;\n",
+    });
+    expect(found).toContain('foundations-at-the-bottom: lib/budgets/reservations.ts -> lib/calls/metered.ts');
+  });
+
+  test('lib/errors.ts importing anything of lib/ is refused', async () => {
+    const found = await check({
+      'lib/platforms/types.ts': 'export const types = 1;\n',
+      'lib/errors.ts': "import { types } from './platforms/types';\nexport const e = types;\n",
+    });
+    expect(found).toContain('domain-errors-are-the-floor: lib/errors.ts -> lib/platforms/types.ts');
+  });
 });
+
+/** lib/'s folders as a graph: folder -> the folders its modules import. */
+async function libFolders(): Promise<Map<string, Set<string>>> {
+  const previous = process.cwd();
+  process.chdir(ROOT);
+  try {
+    const { output } = await cruise(['lib'], { ...options, tsConfig: { fileName: join(ROOT, 'tsconfig.json') } });
+    const folder = (path: string) => /^lib\/([^/]+)\//.exec(path)?.[1];
+    const graph = new Map<string, Set<string>>();
+    for (const m of (output as ICruiseResult).modules) {
+      const from = folder(m.source);
+      if (!from) continue;
+      for (const d of m.dependencies) {
+        const to = folder(d.resolved);
+        if (to && to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
+      }
+    }
+    return graph;
+  } finally {
+    process.chdir(previous);
+  }
+}
+
+/** The loops of a graph: each set of nodes that reach each other (Tarjan's strongly connected components of more than one node). */
+function loops(graph: Map<string, Set<string>>): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop() as string;
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) found.push(component.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+test('no two folders of lib/ import each other, directly or through others', async () => {
+  const graph = await libFolders();
+  expect(graph.size).toBeGreaterThan(10);
+  expect(loops(graph)).toEqual([]);
+  // The check finds a loop when there is one.
+  expect(
+    loops(
+      new Map([
+        ['chat', new Set(['conversations'])],
+        ['conversations', new Set(['chat'])],
+      ]),
+    ),
+  ).toEqual([['chat', 'conversations']]);
+}, 60_000);
 
 describe('keys, raw items and the DynamoDB SDK stay in tables/ (ESLint)', () => {
   let lint: (file: string, code: string) => Promise<string[]>;

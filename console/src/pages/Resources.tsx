@@ -7,7 +7,7 @@ import { dateTime } from '../format';
 
 type Resource = Schemas['Resource'];
 export const TRANSITIONAL = new Set(['Creating', 'Updating', 'Deleting']);
-/** While something is changing, its status is read this often; otherwise the list every 30 s (spec 6). */
+/** While something is changing, its status is read this often; otherwise the list every 30 s (docs/architecture.md). */
 export const FAST_POLL_MS = 3000;
 export const SLOW_POLL_MS = 30_000;
 

@@ -6,7 +6,7 @@ import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../../errors';
 import type { ApiEvent, AuthLevel } from '../types';
 
-/** Spec 5.5: the admin check is "role equals admin or super_admin". */
+/** README, Security: the admin check is "role equals admin or super_admin". */
 const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {
   user: ['user', 'admin', 'super_admin'],
   admin: ['admin', 'super_admin'],

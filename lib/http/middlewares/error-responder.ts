@@ -6,7 +6,7 @@ import { HttpError, toHttpError, type ErrorRoute } from '../errors';
 import type { ApiEvent } from '../types';
 
 /**
- * Spec section 7. `standard`: success, error, details?. `message`: the login and validate variant,
+ * docs/openapi.yaml's error responses. `standard`: success, error, details?. `message`: the login and validate variant,
  * with the text in `message`. `thread`: chat thread errors, which add threadId '' and messages [].
  * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse.
  */

@@ -229,7 +229,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     return this.modelInfo(entry, typeof ownedBy === 'string' ? ownedBy : undefined);
   }
 
-  /** Model detail (spec 2.6) of a catalogue entry; the API itself has no detail beyond the id. */
+  /** Model detail (docs/openapi.yaml ModelInfo) of a catalogue entry; the API itself has no detail beyond the id. */
   modelInfo(entry: HostedModelEntry, ownedBy?: string): PlatformModelInfo {
     const embedding = entry.task === 'embedding';
     return {
