@@ -73,6 +73,16 @@ test('an unknown model is the SDK’s NotFoundError with code model_not_found', 
   expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
 });
 
+test('a route the gateway does not serve is the SDK’s NotFoundError with code unknown_url and a message naming the route', async () => {
+  const err = await client.embeddings.create({ model: managedName, input: 'Hello' }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+  const notFound = err as InstanceType<typeof OpenAI.NotFoundError>;
+  expect(notFound.code).toBe('unknown_url');
+  expect(notFound.type).toBe('invalid_request_error');
+  expect(notFound.param).toBeNull();
+  expect(notFound.error).toMatchObject({ message: expect.stringMatching(/^Unknown request URL: POST \/v1\/embeddings\. /) });
+});
+
 test('a bad request is the SDK’s BadRequestError naming the parameter', async () => {
   const err = await client.chat.completions
     .create({ model: managedName, messages: [{ role: 'user', content: 'Hi' }], temperature: 7 })
