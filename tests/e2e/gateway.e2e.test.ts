@@ -83,6 +83,14 @@ test('a route the gateway does not serve is the SDK’s NotFoundError with code 
   expect(notFound.error).toMatchObject({ message: expect.stringMatching(/^Unknown request URL: POST \/v1\/embeddings\. /) });
 });
 
+test('a parameter the gateway does not support yet is the SDK’s BadRequestError with code unsupported_parameter', async () => {
+  const err = await client.chat.completions
+    .create({ model: managedName, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })
+    .catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+  expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'response_format' });
+});
+
 test('a bad request is the SDK’s BadRequestError naming the parameter', async () => {
   const err = await client.chat.completions
     .create({ model: managedName, messages: [{ role: 'user', content: 'Hi' }], temperature: 7 })

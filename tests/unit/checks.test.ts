@@ -5,13 +5,14 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { BadRequest } from '../../lib/http/errors';
+import { CodedError, HttpError } from '../../lib/http/errors';
 import { validator, type Check } from '../../lib/http/validation';
 import { ROOT } from '../../scripts/generate';
 import { objectSchemasOf, schemasModules } from '../../scripts/generate/checks';
 import { UpsertPricingBody } from '../../generated/checks/pricing';
 import { ListConversationsQuery } from '../../generated/checks/conversations';
 import { ThreadChatBody } from '../../generated/checks/chat';
+import { ChatCompletionBody } from '../../generated/checks/gateway';
 import { MAX_MESSAGE_CHARS } from '../../lib/chat/limits';
 
 type Json = any;
@@ -170,11 +171,11 @@ describe.each(schemasModules(ROOT))('the checks of $source', ({ source, target }
   });
 });
 
-const refusal = (fn: () => unknown): BadRequest => {
+const refusal = (fn: () => unknown): HttpError => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof BadRequest) return err;
+    if (err instanceof HttpError && err.statusCode === 400) return err;
     throw err;
   }
   throw new Error('accepted');
@@ -244,5 +245,27 @@ describe('query strings are converted strictly', () => {
 
   test('an unknown parameter is named', () => {
     expect(refusal(() => list.parse({ sort: 'asc' })).message).toBe("Unknown field 'sort'");
+  });
+});
+
+describe('OpenAI request fields the gateway does not offer yet', () => {
+  const completion = validator(ChatCompletionBody, 'body');
+  const base = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
+
+  test.each([
+    ['tools', [{ type: 'function', function: { name: 'f' } }]],
+    ['logprobs', true],
+    ['response_format', { type: 'json_object' }],
+  ])("%s is refused as not supported yet, with OpenAI's code unsupported_parameter and param naming it", (field, value) => {
+    const err = refusal(() => completion.parse({ ...base, [field]: value }));
+    expect(err).toBeInstanceOf(CodedError);
+    expect(err.message).toBe(`Unsupported parameter: '${field}' is not supported by this gateway yet`);
+    expect(err).toMatchObject({ statusCode: 400, code: 'unsupported_parameter', param: field });
+  });
+
+  test('a misspelt field stays an unknown field', () => {
+    const err = refusal(() => completion.parse({ ...base, temprature: 0.5 }));
+    expect(err).not.toBeInstanceOf(CodedError);
+    expect(err.message).toBe("Unknown field 'temprature'");
   });
 });
