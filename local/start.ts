@@ -120,6 +120,8 @@ async function main() {
       lifecycleDelayMs: Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000),
       responseDelayMs: Number(process.env.EMULATOR_RESPONSE_DELAY_MS ?? 50),
       hostedApiKey: 'local-hosted-key',
+      // The emulated platforms are kept beside the table: a restart changes nothing on either.
+      stateFile: join(DATA, 'emulator-state.json'),
     });
     children.push({ stop: () => emulator.close() });
 
