@@ -164,20 +164,25 @@ function resources(type: string): [string, Json][] {
 }
 
 describe('the prod CloudFormation template (npx serverless package --stage prod)', () => {
-  (cfnLint ? test : test.skip)('passes cfn-lint, tracing off and on, with no finding but the framework’s redundant DependsOn (W3005)', async () => {
-    expect(packagingFailure).toBeUndefined();
-    expect(traced.failure).toBeUndefined();
-    // cfn-lint exits non-zero when it finds anything, W3005 included: its JSON report is what counts.
-    const report = await new Promise<string>((done, fail) =>
-      execFile('cfn-lint', ['--format', 'json', ...templateFiles], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
-        stdout ? done(stdout) : fail(err ?? new Error('cfn-lint printed nothing')),
-      ),
-    );
-    const findings = (JSON.parse(report) as { Rule: { Id: string }; Location: { Path: unknown[] }; Message: string }[])
-      .filter((f) => !ALLOWED_CFN_LINT_RULES.has(f.Rule.Id))
-      .map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
-    expect(findings).toEqual([]);
-  });
+  // cfn-lint reads two templates of some 13,000 lines each: half a minute idle, more under load.
+  (cfnLint ? test : test.skip)(
+    'passes cfn-lint, tracing off and on, with no finding but the framework’s redundant DependsOn (W3005)',
+    async () => {
+      expect(packagingFailure).toBeUndefined();
+      expect(traced.failure).toBeUndefined();
+      // cfn-lint exits non-zero when it finds anything, W3005 included: its JSON report is what counts.
+      const report = await new Promise<string>((done, fail) =>
+        execFile('cfn-lint', ['--format', 'json', ...templateFiles], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+          stdout ? done(stdout) : fail(err ?? new Error('cfn-lint printed nothing')),
+        ),
+      );
+      const findings = (JSON.parse(report) as { Rule: { Id: string }; Location: { Path: unknown[] }; Message: string }[])
+        .filter((f) => !ALLOWED_CFN_LINT_RULES.has(f.Rule.Id))
+        .map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
+      expect(findings).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
 
   test('is generated offline without AWS credentials', () => {
     expect(packagingFailure).toBeUndefined();
