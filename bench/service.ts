@@ -72,6 +72,7 @@ async function load() {
     deployManaged: deployManaged.handler,
     conversationMessages: conversationMessages.handler,
     threadPostNew: threadPost.handler,
+    threadPostShort: threadPost.handler,
   } as unknown as Record<string, AnyHandler>;
   return { runtime, client, invoke, users, fixtures, tokens, tablesUsers, messages, usage, conversations, transactions, handlers, meter };
 }
@@ -89,7 +90,8 @@ export type HandlerName =
   | 'login'
   | 'deployManaged'
   | 'conversationMessages'
-  | 'threadPostNew';
+  | 'threadPostNew'
+  | 'threadPostShort';
 
 let loaded: Promise<Service> | undefined;
 export function service(): Promise<Service> {
@@ -140,6 +142,8 @@ export interface World {
   resourceId: string;
   conversationId: string;
   threadId: string;
+  /** A thread of short messages: its turns' texts stay under the 1 KB a write unit holds. */
+  shortThreadId: string;
   password: string;
 }
 
@@ -147,12 +151,12 @@ export interface World {
 export function requests(world: World) {
   let turn = 0;
   /** A chat turn continuing `threadId`, or starting a new thread without one. */
-  const threadTurn = (threadId?: string): CallOptions => ({
+  const threadTurn = (threadId?: string, message = `Benchmark turn ${++turn}: what is the capital of France?`): CallOptions => ({
     method: 'POST',
     path: '/api/chat/thread',
     token: world.token,
     body: {
-      message: `Benchmark turn ${++turn}: what is the capital of France?`,
+      message,
       conversationId: world.conversationId,
       resourceId: world.resourceId,
       ...(threadId ? { threadId } : {}),
@@ -170,6 +174,7 @@ export function requests(world: World) {
     }),
     threadPost: (): CallOptions => threadTurn(world.threadId),
     threadPostNew: (): CallOptions => threadTurn(),
+    threadPostShort: (): CallOptions => threadTurn(world.shortThreadId, `Hi ${++turn}`),
     conversationMessages: (): CallOptions => ({
       method: 'GET',
       path: `/api/conversations/${world.conversationId}/messages`,
@@ -238,10 +243,24 @@ export function sharedWorld(): Promise<World> {
     const { user: admin, token: adminToken } = await svc.users.makeUser('admin');
     const resource = await svc.fixtures.managedResource();
     const conversationId = await svc.fixtures.newConversation(token, resource, 'Benchmark conversation');
-    const w: World = { user, token, admin, adminToken, resourceId: resource.id, conversationId, threadId: '', password: svc.users.PASSWORD };
+    const w: World = {
+      user,
+      token,
+      admin,
+      adminToken,
+      resourceId: resource.id,
+      conversationId,
+      threadId: '',
+      shortThreadId: '',
+      password: svc.users.PASSWORD,
+    };
     w.threadId = await startThread(svc, token, conversationId, resource.id, 'Hello there');
+    w.shortThreadId = await startThread(svc, token, conversationId, resource.id, 'Hi');
     const req = requests(w);
-    for (let i = 0; i < 11; i++) expectOk('history turn', await invoke(svc, 'threadPost', req.threadPost()));
+    for (let i = 0; i < 11; i++) {
+      expectOk('history turn', await invoke(svc, 'threadPost', req.threadPost()));
+      expectOk('history turn', await invoke(svc, 'threadPostShort', req.threadPostShort()));
+    }
     const list = expectOk('managed model list', await invoke(svc, 'listManaged', req.listManaged()));
     if (!Array.isArray(list.body.models) || list.body.models.length === 0) throw new Error('managed model list is empty');
     return w;

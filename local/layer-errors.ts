@@ -55,7 +55,9 @@ export function layerErrorBody(path: string, status: number, reason?: string): R
   const details = status < 500 && reason && reason.toLowerCase() !== text.toLowerCase() ? reason.slice(0, 300) : undefined;
   if (isGateway(path)) {
     const message = details ? `${text}: ${details}` : text;
-    return { error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', code: null, param: null } };
+    // OpenAI's code for an unknown URL, which the service's own 404 route answers too (lib/http/unknown-route.ts).
+    const code = status === 404 ? 'unknown_url' : null;
+    return { error: { message, type: status >= 500 ? 'api_error' : 'invalid_request_error', code, param: null } };
   }
   return details ? { success: false, error: text, details } : { success: false, error: text };
 }

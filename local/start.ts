@@ -145,6 +145,8 @@ async function main() {
       lifecycleDelayMs,
       responseDelayMs: Number(process.env.EMULATOR_RESPONSE_DELAY_MS ?? 50),
       hostedApiKey: 'local-hosted-key',
+      // The emulated platforms are kept beside the table: a restart changes nothing on either.
+      stateFile: join(DATA, 'emulator-state.json'),
     });
     children.push({ stop: () => emulator.close() });
 

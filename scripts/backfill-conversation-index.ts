@@ -2,9 +2,10 @@
  * `npm run backfill -- [--stage prod [--region eu-west-1]]`: the one-off step that lets conversation
  * listings show turns stored before the stream aggregator existed.
  *
- * Conversation listings read the conversation index (tables/messages.ts), whose entries the stream
- * aggregator writes for every new turn. Turns stored in the layout before (one item per message, in
- * GSI1 CONVMSG#<convId>) have none: this writes them, conversation by conversation (users from the
+ * Conversation listings read the conversation index (tables/messages.ts), whose entries every turn
+ * writes in its own transaction (and the stream aggregator for turns an older version stored). Turns
+ * stored in the layout before (one item per message, in GSI1 CONVMSG#<convId>) have none: this
+ * writes them, conversation by conversation (users from the
  * USERS index, their conversations from USERCONV#<userId>, each conversation's old messages from
  * CONVMSG#<convId>; no Scan). Idempotent: an entry only ever holds the same content, so running it
  * twice, or while the service runs, changes nothing. Run it once right after deploying (or before and

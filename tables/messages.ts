@@ -1,4 +1,4 @@
-import { BatchWriteCommand, PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { PlatformName } from '../core/vocabulary';
 import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, type ItemKey } from './client';
 import { DataError } from './errors';
@@ -9,7 +9,7 @@ import type { TransactItems } from './transactions';
  *
  *   PK THREAD#<threadId>   SK MSG#<ts>#<turnId>   a thread turn
  *   PK LEGACY#<convId>     SK MSG#<ts>#<turnId>   a legacy (thread-less) turn
- *   PK CONVIDX#<convId>    SK <ts>#<turnId>       conversation index entry (written by the stream aggregator)
+ *   PK CONVIDX#<convId>    SK <ts>#<turnId>       conversation index entry (written with its turn)
  *
  * `ts` is the turn's start (when the user message arrived) and `turnId` a fresh UUID, so turns of a
  * thread have a total order (by time, then id) and no two turns can ever write the same key.
@@ -19,13 +19,17 @@ import type { TransactItems } from './transactions';
  *   r   resource id                  a   the reply (absent: the model call failed; the user text is kept)
  *   dt  ms from the turn's start to the reply     m  model that answered    um  model counted (when not m)
  *   p   platform    ti/to  tokens in/out    ms  model latency    usd  cost (0 on dedicated endpoints)
+ *   x   1: the turn's index entry was written with it (absent on turns written before that)
  * The spec's message fields (metadata, tokens_total, model_response_time, ...) are derived from these
  * when a page is read.
  *
  * The conversation-wide listing is served from the index entries (`t` thread id, absent for legacy;
- * `n` messages in the turn; `o` 1 for a turn in the layout before this one), each about 150 bytes:
- * one write unit per turn, written off the request path, where a global secondary index over the turn
- * items would copy every turn whole (as many write units as the turn has kilobytes) on the request path.
+ * `n` messages in the turn; `o` 1 for a turn in the layout before this one), each about 150 bytes. The
+ * entry is written in the turn's own transaction (2 write units), so a turn is listed on its caller's
+ * very next request and never depends on the stream aggregator. A global secondary index over the
+ * turn items would copy every turn whole (as many write units as it has kilobytes) and could not be
+ * read strongly consistent. Turns written before entries went into the turn's transaction (no `x`)
+ * are indexed by the stream aggregator, as they were then.
  *
  * The layout before this one stored one item per message (SK MSG#<ts>#<turnId>#<0 user / 1 assistant>,
  * long attribute names, in GSI1 CONVMSG#<convId>). Such items sort among the turn items of their
@@ -139,14 +143,26 @@ export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'
 /** The sort key of a turn or counted call: it orders its partition by time and carries the start the usage is timed from. */
 export const callSortKey = turnSortKey;
 
-/** The turn's put for its transaction: a new key by construction; the condition makes a retry idempotent. */
-export function turnPut(turn: NewTurn): TransactItems[number] {
-  return { Put: { TableName: TABLE, Item: turnItem(turn), ConditionExpression: 'attribute_not_exists(PK)' } };
+/**
+ * The turn's puts for its transaction: the turn item first (a new key by construction; the condition
+ * makes a retry idempotent), then its conversation index entry, so the conversation-wide listing shows
+ * the turn as soon as the transaction has committed.
+ */
+export function turnPuts(turn: NewTurn): TransactItems {
+  return [
+    { Put: { TableName: TABLE, Item: { ...turnItem(turn), x: 1 }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { TableName: TABLE, Item: indexEntryItem(indexedTurnOf(turn)) } },
+  ];
 }
 
-/** The lone write of a turn whose model call failed: the user's text is kept, marked failed. */
-export async function putFailedTurn(turn: NewTurn): Promise<void> {
-  await db.send(new PutCommand({ TableName: TABLE, Item: turnItem({ ...turn, reply: undefined }), ConditionExpression: 'attribute_not_exists(PK)' }));
+function indexedTurnOf(turn: NewTurn): IndexedTurn {
+  return {
+    conversationId: turn.conversationId,
+    threadId: turn.threadId,
+    startedAt: turn.startedAt,
+    turnId: turn.turnId,
+    messages: turn.reply ? 2 : 1,
+  };
 }
 
 /** The messages of a turn item (one if its model call failed, else two), user first. */
@@ -403,7 +419,7 @@ export function listLegacyMessages(conversationId: string, limit: number, cursor
 
 // ------------------------------------------------------------------------------------- conversation index
 
-/** What the conversation index needs of a turn (the stream aggregator decodes it from the turn item). */
+/** What the conversation index needs of a turn. */
 export interface IndexedTurn {
   conversationId: string;
   threadId: string | null;
@@ -412,8 +428,12 @@ export interface IndexedTurn {
   messages: 1 | 2;
 }
 
-/** The conversation index entry of a turn item, from its key and attributes; undefined for anything else. */
-export function indexedTurnOfItem(item: Record<string, unknown>): IndexedTurn | undefined {
+/**
+ * The conversation index entry of a turn item, from its key and attributes; undefined for anything
+ * else. `written`: the entry was written in the turn's own transaction (every turn since entries went
+ * there), so the stream aggregator has nothing to add.
+ */
+export function indexedTurnOfItem(item: Record<string, unknown>): (IndexedTurn & { written: boolean }) | undefined {
   if (item.entity !== 'turn' || typeof item.c !== 'string') return undefined;
   const pk = String(item.PK);
   const [, startedAt, turnId] = /^MSG#(.+)#([^#]+)$/.exec(String(item.SK)) ?? [];
@@ -424,6 +444,7 @@ export function indexedTurnOfItem(item: Record<string, unknown>): IndexedTurn | 
     startedAt,
     turnId,
     messages: item.a === undefined ? 1 : 2,
+    written: item.x !== undefined,
   };
 }
 
@@ -440,8 +461,10 @@ function indexEntryItem(turn: IndexedTurn, oldLayout = false): Record<string, un
 }
 
 /**
- * Writes conversation index entries: puts of keys that only ever hold the same content, so a retried
- * or repeated batch changes nothing. In BatchWriteItem calls of 25, unprocessed items retried.
+ * Writes conversation index entries for turns stored without one (the stream aggregator, for turns
+ * written before entries went into the turn's transaction; the backfill, for the layout before):
+ * puts of keys that only ever hold the same content, so a retried or repeated batch changes nothing.
+ * In BatchWriteItem calls of 25, unprocessed items retried.
  */
 export async function putConversationIndexEntries(turns: IndexedTurn[], options: { oldLayout?: boolean } = {}): Promise<void> {
   const unique = new Map(turns.map((t) => [`${t.conversationId}#${t.startedAt}#${t.turnId}`, t]));
@@ -466,10 +489,11 @@ function itemKeysOfEntry(conversationId: string, entry: Record<string, unknown>)
 }
 
 /**
- * Every message of a conversation, threads and legacy, oldest first: a Query of the conversation's
- * index entries (each says how many messages its turn holds, so exactly the entries the page needs are
- * picked), then one BatchGet of their items, eventually consistent (the index is written after the
- * turn, by the stream aggregator), with anything not found asked again strongly consistent.
+ * Every message of a conversation, threads and legacy, oldest first: a strongly consistent Query of
+ * the conversation's index entries (each says how many messages its turn holds, so exactly the entries
+ * the page needs are picked; a turn's entry is written in its own transaction, so a caller's answered
+ * turn is in the next listing), then one BatchGet of their items, eventually consistent (turn items
+ * never change once written), with anything not found asked again strongly consistent.
  */
 export async function listConversationMessages(conversationId: string, limit: number, cursor?: string): Promise<MessagePage> {
   const partition = indexPartition(conversationId);
@@ -481,6 +505,7 @@ export async function listConversationMessages(conversationId: string, limit: nu
       KeyConditionExpression: inside ? 'PK = :p AND SK >= :from' : 'PK = :p',
       ExpressionAttributeValues: inside ? { ':p': partition, ':from': start?.SK } : { ':p': partition },
       ScanIndexForward: true,
+      ConsistentRead: true,
       // Every entry is at least one message: `limit` entries always fill the page (they are small).
       Limit: limit + (inside ? 1 : 0),
       ExclusiveStartKey: start && !inside ? { PK: partition, SK: start.SK } : undefined,

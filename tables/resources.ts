@@ -49,12 +49,14 @@ export interface Resource {
 /**
  * A control operation in flight. `requesting`: the status was claimed and the platform call has not
  * returned yet, so a status read must not overwrite the claim with what the platform still reports.
- * `requested`: the platform accepted it; from then on the platform's word wins.
+ * `requested`: the platform accepted it; from then on the platform's word wins. `queued`: accepted
+ * here and not yet asked of the platform, because the platform cannot take it yet (a start while the
+ * automatic stop's DeleteEndpoint still runs); the first sync that finds the way clear carries it out.
  */
 export interface PendingOperation {
   /** `stop`: a guardrail deleting the platform endpoint (model and configuration kept). */
   action: 'start' | 'restart' | 'delete' | 'stop';
-  phase: 'requesting' | 'requested';
+  phase: 'requesting' | 'requested' | 'queued';
   at: string;
   /** The status the claim replaced, restored if the platform refuses the operation. */
   from: ResourceStatus;
@@ -90,7 +92,10 @@ export interface TrackedResource extends Resource {
   billable_since: string | null;
   /** Set while a guardrail holds the endpoint OutOfService (platform endpoint deleted). */
   stopped: GuardrailStop | null;
-  /** The configuration a stopped endpoint is recreated from. */
+  /**
+   * The endpoint's configuration, as last seen on the platform (and kept by a guardrail's stop): what
+   * start creates a stopped or vanished endpoint again from.
+   */
   endpoint_config_name: string | null;
   /** When the endpoint was last created, started or restarted: an idle clock starts no earlier. */
   active_since: string | null;
@@ -365,6 +370,8 @@ interface PatchCondition {
    * billing must not close a segment another write has already closed, or it would count it twice.
    */
   billableSince?: string | null;
+  /** Only when the pending operation is in this phase. */
+  operationPhase?: PendingOperation['phase'];
 }
 
 const isConditionFailure = (err: unknown) => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
@@ -401,6 +408,12 @@ async function patchResource(id: string, patch: ResourcePatch, condition: PatchC
     values[':stale'] = condition.noOperationRequestingSince;
     conditions.push('(attribute_not_exists(#op) OR #op.phase <> :requesting OR #op.#at < :stale)');
     names['#at'] = 'at';
+  }
+  if (condition.operationPhase) {
+    names['#op'] = 'operation';
+    names['#phase'] = 'phase';
+    values[':phase'] = condition.operationPhase;
+    conditions.push('#op.#phase = :phase');
   }
   if (condition.billableSince !== undefined) {
     names['#bs'] = 'billable_since';
@@ -470,12 +483,28 @@ export function claimOperation(
   );
 }
 
-/** What a confirmed operation changes beside its phase: a start clears the stop and restarts the idle clock. */
-export type ConfirmEffects = Partial<Pick<TrackedResource, 'stopped' | 'active_since' | 'idle_check_after'>>;
+/**
+ * What a confirmed operation changes beside its phase: a start clears the stop (or the mark of an
+ * endpoint that vanished) and restarts the idle clock.
+ */
+export type ConfirmEffects = Partial<Pick<TrackedResource, 'stopped' | 'vanished_at' | 'failure_reason' | 'active_since' | 'idle_check_after'>>;
 
 /** The platform accepted the claimed operation: from now on its word wins over the claim. */
 export async function confirmOperationRequested(id: string, operation: Omit<PendingOperation, 'phase'>, effects: ConfirmEffects = {}): Promise<void> {
   await patchResource(id, { operation: { ...operation, phase: 'requested' }, ...effects });
+}
+
+/** The claimed operation is accepted but waits for the platform (a start behind a stop's deletion). */
+export async function queueClaimedOperation(id: string, operation: Omit<PendingOperation, 'phase'>): Promise<void> {
+  await patchResource(id, { operation: { ...operation, phase: 'queued' } }, { operationPhase: 'requesting' });
+}
+
+/**
+ * Takes a queued operation to carry it out: queued becomes requesting (at `at`), so of concurrent
+ * syncs exactly one asks the platform. undefined when another took it first (or it is gone).
+ */
+export function takeQueuedOperation(id: string, operation: PendingOperation, at: string): Promise<TrackedResource | undefined> {
+  return patchResource(id, { operation: { ...operation, phase: 'requesting', at }, last_updated: at }, { operationPhase: 'queued' });
 }
 
 /**
@@ -521,6 +550,7 @@ export type ObservedState = Partial<
     | 'deploy_state'
     | 'endpoint_arn'
     | 'variant_names'
+    | 'endpoint_config_name'
     | keyof BillingFields
   >
 >;

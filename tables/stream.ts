@@ -13,8 +13,9 @@ import { usageHourOfKey, type UsageScope } from './usage';
  */
 export type TableChange =
   /**
-   * A turn item was created: answered turns (and counted calls) carry their usage; turns of a thread
-   * or of a conversation's legacy chat are indexed in their conversation.
+   * A turn item was created: answered turns (and counted calls) carry their usage; `index` is the
+   * conversation index entry still owed by a turn written before entries went into the turn's own
+   * transaction.
    */
   | { kind: 'turn'; eventId: string; index?: IndexedTurn; usage?: TurnUsage }
   /** A metered call was answered (tables/calls.ts): its settlement is due. */
@@ -41,7 +42,7 @@ function decode(record: DynamoDBRecord): TableChange {
     const usage = counted ? usageOfTurnItem(item) : undefined;
     if (counted && !usage) return { kind: 'undecodable', eventId, reason: 'a counted turn item whose usage cannot be read' };
     if (!counted && !index) return { kind: 'undecodable', eventId, reason: 'a turn item neither counted nor in a conversation' };
-    return { kind: 'turn', eventId, index, usage };
+    return { kind: 'turn', eventId, index: index?.written ? undefined : index, usage };
   }
   if (item.entity === 'call') {
     const call = pendingCallOfItem(item);

@@ -4,7 +4,7 @@ import { getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
 import { retrySettles, settleItem, type SpendSettle } from './budgets';
 import { isDataError } from './errors';
-import { recentThreadMessages, turnPut, type NewTurn, type StoredMessage, type TurnReply } from './messages';
+import { recentThreadMessages, turnPuts, type NewTurn, type StoredMessage, type TurnReply } from './messages';
 import { resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 import { usageWrites, type UsageScope } from './usage';
@@ -59,10 +59,11 @@ export interface TurnRecord {
 
 /**
  * The items of an answered turn's transaction, every one of them the caller's own: the turn item
- * first (its conditional put makes the transaction idempotent), the hour items of the caller and of
- * the conversation, and the thread item when the turn starts one. Nothing every user shares is
- * here: the service-wide and per-model totals and the resource's counters are folded from the
- * table's stream (tables/aggregates.ts).
+ * first (its conditional put makes the transaction idempotent), its conversation index entry (the
+ * conversation-wide listing reads it: listed on the caller's next request), the hour items of the
+ * caller and of the conversation, and the thread item when the turn starts one. Nothing every user
+ * shares is here: the service-wide and per-model totals and the resource's counters are folded from
+ * the table's stream (tables/aggregates.ts).
  *
  * Exported for the write paths built on this one (the gateway adds its caller's key items and passes
  * the whole to commitTurn).
@@ -70,9 +71,9 @@ export interface TurnRecord {
 export function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactItems {
   const { turn } = record;
   const reply = turn.reply;
-  if (!reply) throw new Error('turnTransaction: a turn without a reply is recorded with putFailedTurn');
+  if (!reply) throw new Error('turnTransaction: a turn without a reply is recorded with recordFailedTurn');
   const items: TransactItems = [
-    turnPut(turn),
+    ...turnPuts(turn),
     ...counterWrites(
       scopes ?? [
         { kind: 'user', id: record.userId },
@@ -139,6 +140,15 @@ export async function commitCharged(counted: TransactItems, settles: SpendSettle
       current = next;
     }
   }
+}
+
+/**
+ * Records a turn whose model call failed: the turn item without a reply (the user's text, marked
+ * failed, nothing counted) and its conversation index entry, in one transaction, retried like an
+ * answered turn's so that the user's text is not lost to a brief outage.
+ */
+export async function recordFailedTurn(turn: NewTurn): Promise<void> {
+  await commitTurn(turnPuts({ ...turn, reply: undefined }));
 }
 
 /**

@@ -3,7 +3,9 @@ import { Type } from '@sinclair/typebox';
 /**
  * POST /v1/chat/completions: OpenAI's request, the part of it this gateway serves. Fields a client
  * sends for features it does not have (n > 1, logprobs, tools) are refused by name rather than
- * silently ignored; a few that change nothing here (user, seed, penalties at 0) are accepted.
+ * silently ignored; a few that change nothing here (user, seed, penalties at 0) are accepted. OpenAI's
+ * fields for the features it lacks are declared as accepting nothing, so they are refused as not
+ * supported (OpenAI's `unsupported_parameter`) while a misspelt field is an unknown one.
  */
 const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String({ maxLength: 200_000 }) }, { additionalProperties: false });
 const Content = Type.Union([Type.String({ maxLength: 200_000 }), Type.Array(TextPart, { minItems: 1, maxItems: 100 })], {
@@ -22,7 +24,36 @@ const Message = Type.Object(
 );
 
 const StopWord = Type.String({ minLength: 1, maxLength: 200 });
-const Zero = Type.Number({ minimum: 0, maximum: 0, description: 'only 0 (no penalty) is supported' });
+const Zero = Type.Number({ minimum: 0, maximum: 0, description: 'only 0 (no penalty) is supported by this gateway yet' });
+
+/** OpenAI's request fields for features this gateway does not offer yet (Chat Completions API reference). */
+const UNSUPPORTED = [
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'functions',
+  'function_call',
+  'response_format',
+  'logprobs',
+  'top_logprobs',
+  'logit_bias',
+  'audio',
+  'modalities',
+  'prediction',
+  'reasoning_effort',
+  'verbosity',
+  'web_search_options',
+  'service_tier',
+  'store',
+  'metadata',
+  'prompt_cache_key',
+  'safety_identifier',
+] as const;
+const NotSupported = Type.Optional(Type.Never({ description: 'not supported by this gateway yet' }));
+const unsupported = Object.fromEntries(UNSUPPORTED.map((field) => [field, NotSupported])) as Record<
+  (typeof UNSUPPORTED)[number],
+  typeof NotSupported
+>;
 
 export const ChatCompletionBody = Type.Object(
   {
@@ -37,11 +68,12 @@ export const ChatCompletionBody = Type.Object(
     stream_options: Type.Optional(
       Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false }), Type.Null()]),
     ),
-    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported' })),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'only 1 is supported by this gateway yet' })),
     user: Type.Optional(Type.String({ maxLength: 256 })),
     seed: Type.Optional(Type.Integer()),
     presence_penalty: Type.Optional(Zero),
     frequency_penalty: Type.Optional(Zero),
+    ...unsupported,
   },
   { additionalProperties: false },
 );

@@ -3,8 +3,8 @@ import { aggregateStreamEvent } from '../../lib/usage/aggregator';
 
 /**
  * The table's stream consumer: folds each batch of new turns and usage hours into the shared
- * aggregates (service-wide usage, model totals, resource chat counters, conversation listings, month
- * totals). Its event source mapping is in functions/usage/functions.yml.
+ * aggregates (service-wide usage, model totals, resource chat counters, month totals) and indexes
+ * the turns an older version stored without their conversation index entry. Its event source mapping is in functions/usage/functions.yml.
  */
 export const handler = async (event: DynamoDBStreamEvent) => {
   await aggregateStreamEvent(event);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { logger } from '../../core/observability';
-import { messagesOfTurn, putFailedTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
+import { messagesOfTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
-import { readTurnContext, recordTurn } from '../../tables/turns';
+import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
 import { answer, countCall, prepareCall, settlementOf, usageModelOf } from '../calls/metered';
 import { writableConversation } from '../conversations/access';
@@ -140,7 +140,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
 async function keepFailedTurn(turn: NewTurn, cause: unknown): Promise<void> {
   logger.warn({ message: 'model call failed; keeping the user message as failed', reason: (cause as Error)?.message, turnId: turn.turnId });
   try {
-    await putFailedTurn(turn);
+    await recordFailedTurn(turn);
   } catch (err) {
     // The model failure is what the caller hears about; losing this write is logged loudly.
     logger.error({ message: 'could not keep the failed user message', error: err as Error, turnId: turn.turnId });

@@ -1,6 +1,8 @@
 import { BadRequest, UpstreamError } from '../errors';
 import { hosted } from '../platforms/hosted/api';
 import { getTokenPrice } from '../pricing/service';
+import { isDataError } from '../../tables/errors';
+import { getNameHolder, getTrackedResource, type TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import { newResource } from './common';
 import { tokenEstimate } from './estimate';
@@ -29,6 +31,11 @@ export interface HostedDeployRequest {
   dryRun: boolean;
 }
 
+/**
+ * POST /api/deploy/hosted (spec 4.3): a connectivity check against the hosted API, nothing else is
+ * created there. A real call (dryRun false, the default) also registers a tracked resource, once: the
+ * same model registered again under the same name gets the existing registration (`repeated: true`).
+ */
 export async function deployHosted(input: HostedDeployRequest, user: User, now = new Date()) {
   if (!hosted.configured) throw new BadRequest('The hosted API key is not configured: set HOSTED_API_KEY');
   const name = input.endpointName ?? nameFromModelId(input.modelId);
@@ -80,7 +87,23 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
     user,
     now,
   );
-  await registerResource(resource);
+  try {
+    await registerResource(resource);
+  } catch (err) {
+    const existing = isDataError(err, 'NameTaken') ? await sameRegistration(name, input.modelId) : undefined;
+    if (!existing) throw err;
+    return {
+      success: true,
+      provider: 'hosted',
+      modelId: input.modelId,
+      endpoint: existing.endpoint_url,
+      message: `Connectivity check passed; ${input.modelId} was already registered as "${existing.name}" (resource ${existing.id}): nothing new was registered`,
+      id: existing.id,
+      endpointName: existing.name,
+      status: 'InService' as const,
+      repeated: true as const,
+    };
+  }
   return {
     success: true,
     provider: 'hosted',
@@ -91,4 +114,16 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
     endpointName: name,
     status: resource.status,
   };
+}
+
+/**
+ * The hosted resource already registered under this name for this very model: registering a hosted
+ * model is idempotent (the request has no name a client must choose, and nothing is created on the
+ * platform), so the same registration again answers with the first one. A name held for another model
+ * stays a 409.
+ */
+async function sameRegistration(name: string, modelId: string): Promise<TrackedResource | undefined> {
+  const holderId = await getNameHolder('hosted', name);
+  const holder = holderId ? await getTrackedResource(holderId) : undefined;
+  return holder?.type === 'hosted' && holder.model_id === modelId ? holder : undefined;
 }

@@ -11,7 +11,7 @@ import { config } from '../../core/config';
 import { EmptyObject } from '../../generated/checks/http';
 import { validator, type Check, type Checked } from './validation';
 import type { ErrorRoute } from './errors';
-import { errorResponder, type ErrorShape } from './middlewares/error-responder';
+import { errorResponder, type ErrorShapeOf } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
 import { REPLY, STREAMED, type ApiEvent, type ApiRequest, type AuthLevel, type Reply, type Streamed } from './types';
@@ -27,8 +27,11 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   body?: Check<B>;
   query?: Check<Q>;
   path?: Check<P>;
-  /** Which section 7 body errors take: `message` for login and validate, `thread` for chat threads. */
-  errorShape?: ErrorShape;
+  /**
+   * Which error body shape (docs/openapi.yaml's error responses) errors take: `message` for login and validate, `thread` for chat threads,
+   * `openai` on /v1; or a function of the request (the 404 route answers each prefix in its shape).
+   */
+  errorShape?: ErrorShapeOf;
   /** The endpoint's contract for any platform failure (the spec's chat and dedicated deploy: 500). */
   platformFailures?: ErrorRoute['platformFailures'];
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */

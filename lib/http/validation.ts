@@ -52,9 +52,24 @@ export function validator<T extends TSchema>(check: Check<T>, location: Location
     parse(value) {
       const candidate = location === 'body' ? value : convertStrings(check.types, value);
       if (check.validate(candidate)) return candidate as Checked<T>;
-      throw new BadRequest(describe(check, location, candidate), DETAILS[location]);
+      throw refusal(check, location, candidate);
     },
   };
+}
+
+/**
+ * A field the schema declares as accepting nothing (Type.Never: a feature of the protocol the service
+ * does not offer yet) is refused as unsupported, with OpenAI's code for it (`unsupported_parameter`,
+ * `param` naming it), so a client can tell it from a misspelt field, which is an unknown one.
+ */
+function refusal(check: Check<TSchema>, location: Location, value: unknown): BadRequest {
+  const last = check.validate.errors?.at(-1);
+  if (last?.keyword === 'not') {
+    const field = fieldOf(last.instancePath);
+    const why = hintOf(check, last.schemaPath) ?? 'not supported';
+    return new BadRequest(`Unsupported parameter: '${field}' is ${why}`, { code: 'unsupported_parameter', param: field });
+  }
+  return new BadRequest(describe(check, location, value), DETAILS[location]);
 }
 
 const fieldOf = (instancePath: string, property?: unknown) =>
@@ -66,6 +81,9 @@ const fieldOf = (instancePath: string, property?: unknown) =>
     ...(typeof property === 'string' ? [property] : []),
   ].join('.');
 
+/** The description of the schema a failing keyword belongs to (its schema path without the keyword). */
+const hintOf = (check: Check<TSchema>, schemaPath: string): string | undefined => check.hints[schemaPath.slice(0, schemaPath.lastIndexOf('/'))];
+
 function describe(check: Check<TSchema>, location: Location, value: unknown): string {
   // With allErrors off the validator stops at the first failure; a failed anyOf (a union of
   // literals, an amount that is 0 or in a range, a choice of required fields) reports its branches
@@ -73,14 +91,13 @@ function describe(check: Check<TSchema>, location: Location, value: unknown): st
   const errors = check.validate.errors ?? [];
   const error = errors.at(-1);
   if (!error) return `Invalid ${location}`;
-  const hintOf = (schemaPath: string) => check.hints[schemaPath.slice(0, schemaPath.lastIndexOf('/'))];
   const branches = errors.filter((e) => e !== error && e.instancePath === error.instancePath && e.schemaPath.startsWith(`${error.schemaPath}/`));
   switch (error.keyword) {
     case 'required':
       return `Missing required field '${fieldOf(error.instancePath, error.params.missingProperty)}'`;
     case 'additionalProperties': {
       // Inside one branch of a discriminated union, say what that branch takes.
-      const hint = error.schemaPath.includes('/oneOf/') ? hintOf(error.schemaPath) : undefined;
+      const hint = error.schemaPath.includes('/oneOf/') ? hintOf(check, error.schemaPath) : undefined;
       return `Unknown field '${fieldOf(error.instancePath, error.params.additionalProperty)}'${hint ? ` (${hint})` : ''}`;
     }
     case 'discriminator': {
@@ -89,7 +106,7 @@ function describe(check: Check<TSchema>, location: Location, value: unknown): st
       const field = fieldOf(error.instancePath, tag);
       const present = valueAt(value, error.instancePath) as Record<string, unknown> | undefined;
       if (error.params.error === 'tag' && present?.[tag] === undefined) return `Missing required field '${field}'`;
-      const hint = check.hints[error.schemaPath.slice(0, error.schemaPath.lastIndexOf('/'))];
+      const hint = hintOf(check, error.schemaPath);
       return `Invalid field '${field}': must be one of the allowed values${hint ? ` (${hint})` : ''}`;
     }
     case 'anyOf':
@@ -99,7 +116,7 @@ function describe(check: Check<TSchema>, location: Location, value: unknown): st
   }
   const field = fieldOf(error.instancePath);
   if (!field) return location === 'body' ? 'Request body must be a JSON object' : `Invalid ${location}`;
-  const hint = hintOf(error.schemaPath);
+  const hint = hintOf(check, error.schemaPath);
   // A union that is not only literals (an amount: 0, or a range) is worded by its description alone.
   if (error.keyword === 'anyOf' && hint && !branches.every((e) => e.keyword === 'const')) return `Invalid field '${field}': must be ${hint}`;
   const message = wording(error);

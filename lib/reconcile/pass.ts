@@ -95,17 +95,20 @@ async function listPlatform(pacer: Pacer): Promise<{ byName: Map<string, Endpoin
 /** Whether what the listing says differs from what is stored, so the endpoint must be described. */
 function needsDescribe(r: TrackedResource, listed: EndpointSummary | undefined): boolean {
   if (!listed) {
-    // A stopped endpoint is meant to be gone (unless its stop still has bookkeeping to finish), and a
-    // vanished one is known to be.
-    if (r.stopped) return Boolean(r.operation);
-    return !r.vanished_at;
+    // A stopped endpoint is meant to be gone and a vanished one is known to be, unless an operation
+    // has bookkeeping to finish (a stop's, a start queued behind the stop's deletion, a dead claim).
+    if (r.stopped || r.vanished_at) return Boolean(r.operation);
+    return true;
   }
   if (r.stopped) return listed.status !== 'Deleting';
   return (
     specStatus(listed.status) !== r.status ||
     listed.lastModifiedAt !== r.platform_modified_at ||
     r.deploy_state === 'reserved' ||
-    isBillable(r.status) !== Boolean(r.billable_since)
+    isBillable(r.status) !== Boolean(r.billable_since) ||
+    // Tracked before the configuration was kept: described once to learn it (start needs it if the
+    // endpoint is ever deleted behind the service's back).
+    !r.endpoint_config_name
   );
 }
 

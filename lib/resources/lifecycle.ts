@@ -28,8 +28,11 @@ import { traitsOf } from '../platforms/registry';
  *                                                            leaves tracking at the first status read
  *                                                            after the endpoint is gone (then 404)
  *
- *   dedicated, stopped by a guardrail (OutOfService, platform endpoint deleted, model and configuration kept):
- *                     start    -> Creating: CreateEndpoint from the kept configuration (then InService)
+ *   dedicated, stopped by a guardrail (OutOfService, platform endpoint deleted, model and configuration
+ *   kept), or deleted behind the service's back (OutOfService, marked vanished, configuration kept):
+ *                     start    -> Creating: CreateEndpoint from the kept configuration (then InService);
+ *                                 while the stop's DeleteEndpoint still runs, accepted at once and carried
+ *                                 out when the deletion has finished (Creating meanwhile)
  *                     delete   -> removed from tracking at once, the kept configuration and model deleted
  *                     restart  -> 409: nothing is running to restart; use start
  *
@@ -73,7 +76,7 @@ export type ControlDecision =
   | { kind: 'untrack' }
   | {
       kind: 'platform';
-      /** recreate: CreateEndpoint from the configuration a guardrail's stop kept. */
+      /** recreate: CreateEndpoint from the kept configuration (after a guardrail's stop, or a vanished endpoint). */
       operation: 'restart' | 'delete' | 'recreate';
       next: 'Updating' | 'Deleting' | 'Creating';
       word: 'updating' | 'deleting' | 'creating';
@@ -83,15 +86,15 @@ const refuse = (statusCode: 400 | 409, message: string): ControlDecision => ({ k
 
 /**
  * What a control request does. Called first without a status (the checks that need no platform
- * call: action matrix and confirmation), then with the endpoint's current status and whether a
- * guardrail has stopped it.
+ * call: action matrix and confirmation), then with the endpoint's current status and whether its
+ * platform endpoint is absent with its configuration kept (stopped by a guardrail, or vanished).
  */
 export function decideControl(
   type: PlatformName,
   action: ControlAction,
   confirm: boolean,
   status?: EndpointStatus,
-  stopped = false,
+  absent = false,
 ): ControlDecision {
   if (traitsOf(type).lifecycle !== 'endpoint') {
     if (action !== 'delete') {
@@ -120,7 +123,7 @@ export function decideControl(
     return refuse(409, `Resource is currently ${current}; wait until that operation completes (poll the status endpoint) and try again`);
   }
   if (action === 'delete') return { kind: 'platform', operation: 'delete', next: 'Deleting', word: 'deleting' };
-  if (stopped && action === 'start') return { kind: 'platform', operation: 'recreate', next: 'Creating', word: 'creating' };
+  if (absent && action === 'start') return { kind: 'platform', operation: 'recreate', next: 'Creating', word: 'creating' };
   if (action === 'restart' && current !== 'InService') {
     return refuse(409, `Resource is currently ${current}: restart needs an InService endpoint; use start to redeploy it`);
   }

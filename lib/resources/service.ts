@@ -8,6 +8,7 @@ import {
   listResources as listStored,
   claimOperation,
   confirmOperationRequested,
+  queueClaimedOperation,
   publicResource,
   releaseClaim,
   removeResource,
@@ -18,24 +19,20 @@ import { billingAfter, isBillable, monthToDate } from './billing';
 import { costsOf, instancePriceOf, metricsOf } from './costs';
 import { budgetReached, guardrailView } from './guardrails';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
-import { staleClaimBefore, syncDedicated, type SyncResult } from './sync';
+import { staleClaimBefore, syncDedicated } from './sync';
 import { traitsOf } from '../platforms/registry';
 import { stateChangeTime } from './timing';
 
 const notTracked = () => new NotFound('Resource not found');
 
-function goneError(result: Extract<SyncResult, { kind: 'gone' }>, removedFromTracking = false): NotFound {
-  const name = result.resource.endpoint_name;
-  if (result.reason === 'deleted') return new NotFound(`Resource not found: endpoint "${name}" has been deleted`);
-  return new NotFound(
-    `Endpoint "${name}" no longer exists on the dedicated platform (it may have been deleted externally)`,
-    removedFromTracking
-      ? 'The resource has been removed from tracking'
-      : 'The resource is kept, marked OutOfService, until it is deleted with action delete and confirm: true',
-  );
-}
+/** A dedicated resource whose delete, asked for here, has completed: it has left tracking. */
+const deletedError = (r: TrackedResource) => new NotFound(`Resource not found: endpoint "${r.endpoint_name}" has been deleted`);
 
-/** GET /api/resources/{resourceId}/status (docs/openapi.yaml resourceStatus; docs/openapi.yaml Resource), with the guardrails of a dedicated resource. */
+/**
+ * GET /api/resources/{resourceId}/status (docs/openapi.yaml resourceStatus), with the guardrails of a dedicated resource.
+ * A dedicated endpoint deleted behind the service's back is still tracked: it reads OutOfService with
+ * the reason, and start creates it again (or delete removes it).
+ */
 export async function resourceStatus(id: string, now = new Date()) {
   let resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
@@ -43,7 +40,7 @@ export async function resourceStatus(id: string, now = new Date()) {
   const hasEndpoint = traitsOf(resource.type).lifecycle === 'endpoint';
   if (hasEndpoint) {
     const synced = await syncDedicated(resource, now);
-    if (synced.kind === 'gone') throw goneError(synced);
+    if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
     resource = synced.resource;
   }
   const [{ metrics, warning }, costs, price] = await Promise.all([
@@ -58,9 +55,12 @@ export async function resourceStatus(id: string, now = new Date()) {
     costs,
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
-    ...(warning ? { warnings: [warning] } : {}),
+    ...(warning || resource.vanished_at ? { warnings: [...(warning ? [warning] : []), ...(resource.vanished_at ? [VANISHED_HINT] : [])] } : {}),
   };
 }
+
+const VANISHED_HINT =
+  'The endpoint was deleted outside this service: action start creates it again from its kept configuration; delete (confirm: true) removes the resource';
 
 /** GET /api/resources: the stored view (the status endpoint refreshes one resource from its platform). */
 export async function listResources(filter: { type?: PlatformName; status?: SpecStatus; limit: number; cursor?: string }) {
@@ -83,9 +83,6 @@ export async function updateGuardrails(id: string, input: GuardrailUpdate, now =
   if (!resource) throw notTracked();
   if (traitsOf(resource.type).lifecycle !== 'endpoint') {
     throw new BadRequest(`Guardrails apply to dedicated resources only: ${resource.type} resources bill per token and cost nothing while idle`);
-  }
-  if (resource.vanished_at) {
-    throw goneError({ kind: 'gone', reason: 'vanished', resource, changes: [] });
   }
   if (resource.status === 'Deleting') throw new Conflict('Resource is currently Deleting; its guardrails can no longer change');
   const updated = await setGuardrails(
@@ -121,6 +118,8 @@ const MESSAGES = {
   start: (name: string) => `Start of endpoint "${name}" initiated: its status reads Updating for ${stateChangeTime()}, then InService again`,
   recreate: (name: string) =>
     `Start of endpoint "${name}" initiated: it is created again from its kept configuration, its status reading Creating for ${stateChangeTime()}, then InService`,
+  queued: (name: string) =>
+    `Start of endpoint "${name}" accepted: it reads Creating, and is created again from its kept configuration as soon as the automatic stop's deletion has finished (${stateChangeTime()}), then InService`,
   delete: (name: string) =>
     `Deletion of endpoint "${name}" initiated: its status reads Deleting for ${stateChangeTime()}; then it is gone and no longer tracked (its status answers 404)`,
 };
@@ -154,29 +153,24 @@ export async function controlResource(id: string, action: ControlAction, confirm
   }
 
   const synced = await syncDedicated(resource, now);
-  if (synced.kind === 'gone') {
-    if (synced.reason === 'vanished' && action === 'delete') {
-      await removeResource(synced.resource);
-      throw goneError(synced, true);
-    }
-    throw goneError(synced);
-  }
+  if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
   const current = synced.resource;
-  const decision = decideControl('dedicated', action, confirm, current.status, Boolean(current.stopped));
+  // Stopped by a guardrail, or deleted behind the service's back: no endpoint, its configuration kept.
+  const absent = Boolean(current.stopped || current.vanished_at);
+  const decision = decideControl('dedicated', action, confirm, current.status, absent);
   if (decision.kind === 'refuse') throw refusal(decision);
   if (decision.kind !== 'platform') throw new Error('unreachable');
 
-  if (current.stopped) {
-    // The guardrail's DeleteEndpoint is still running: nothing can be created under that name yet.
-    if (synced.description) {
+  if (decision.operation === 'recreate') {
+    if (!current.endpoint_config_name) {
       throw new Conflict(
-        `Resource is OutOfService and its endpoint is still being deleted after the automatic stop; try again when the deletion has finished (a few minutes)`,
+        `Endpoint "${current.endpoint_name}" cannot be created again: its configuration is not known to this service; delete the resource (confirm: true) and deploy it again`,
       );
     }
-    if (decision.operation === 'recreate' && budgetReached(current, await instancePriceOf(current), now)) {
-      const spent = monthToDate(current, await instancePriceOf(current), now).usd;
+    const price = await instancePriceOf(current);
+    if (budgetReached(current, price, now)) {
       throw new Conflict(
-        `The monthly budget of ${money(current.monthly_budget_usd ?? 0)} is spent (${money(spent)} this month): raise or clear monthlyBudgetUsd with PATCH /api/resources/${id} before starting`,
+        `The monthly budget of ${money(current.monthly_budget_usd ?? 0)} is spent (${money(monthToDate(current, price, now).usd)} this month): raise or clear monthlyBudgetUsd with PATCH /api/resources/${id} before starting`,
       );
     }
   }
@@ -199,7 +193,15 @@ export async function controlResource(id: string, action: ControlAction, confirm
     throw new Conflict(`Resource is currently ${latest.status}; wait until that operation completes (poll the status endpoint) and try again`);
   }
 
-  if (current.stopped && decision.operation === 'delete') return deleteStopped(current);
+  if (absent && decision.operation === 'delete') return deleteStopped(current);
+
+  if (decision.operation === 'recreate' && synced.kind === 'present' && synced.description) {
+    // The automatic stop's DeleteEndpoint still runs, and nothing can be created under that name until
+    // it has finished: the start is accepted now (Creating, billed from now as any start) and carried
+    // out by the first status read or reconciler pass that finds the endpoint gone (./sync.ts).
+    await queueClaimedOperation(id, { action: op, at, from: current.status });
+    return { success: true, message: MESSAGES.queued(current.endpoint_name), action, status: decision.word, resourceId: id };
+  }
 
   try {
     if (decision.operation === 'delete') await dedicatedEndpoints.delete(current.endpoint_name);
@@ -207,12 +209,22 @@ export async function controlResource(id: string, action: ControlAction, confirm
     else await dedicatedEndpoints.restart(current.endpoint_name);
   } catch (err) {
     await rollBackClaim(current, decision.next);
+    if (decision.operation === 'recreate') recreateRefused(current, err);
     await explainRefusal(current, err);
   }
   // The platform has accepted: from here on its word wins. If this write fails the claim simply
   // expires (CLAIM_STALE_MS); the operation is under way either way, so the answer stays a success.
-  // A start or restart is activity: the idle clock starts again from now.
-  const effects = decision.operation === 'delete' ? {} : { stopped: null, active_since: at, idle_check_after: null };
+  // A start or restart is activity: the idle clock starts again from now; a start also clears a
+  // guardrail's stop or the mark of an endpoint deleted behind the service's back.
+  const effects =
+    decision.operation === 'delete'
+      ? {}
+      : {
+          stopped: null,
+          active_since: at,
+          idle_check_after: null,
+          ...(current.vanished_at ? { vanished_at: null, failure_reason: null } : {}),
+        };
   await confirmOperationRequested(id, { action: op, at, from: current.status }, effects).catch((err: Error) =>
     logger.warn({ message: 'control bookkeeping write failed', resourceId: id, error: err.message }),
   );
@@ -221,15 +233,16 @@ export async function controlResource(id: string, action: ControlAction, confirm
 }
 
 /**
- * Delete of a resource a guardrail stopped: its endpoint is already gone, so the kept configuration
- * and model are deleted and the resource leaves tracking at once.
+ * Delete of a resource whose endpoint is already gone (a guardrail stopped it, or it was deleted
+ * behind the service's back): the kept configuration and model are deleted and the resource leaves
+ * tracking at once.
  */
 async function deleteStopped(r: TrackedResource) {
   if (r.endpoint_config_name) await dedicatedEndpoints.deleteRetained(r.endpoint_config_name);
   await removeResource(r);
   return {
     success: true,
-    message: `Resource "${r.name}" removed from tracking: its endpoint was already stopped; its kept configuration and model were deleted`,
+    message: `Resource "${r.name}" removed from tracking: its endpoint was already ${r.stopped ? 'stopped' : 'gone from the platform'}; its kept configuration and model were deleted`,
     action: 'delete' as const,
     status: 'deleting',
     resourceId: r.id,
@@ -240,12 +253,34 @@ async function rollBackClaim(before: TrackedResource, claimedStatus: SpecStatus)
   await releaseClaim({ ...before, health: healthOf(before.status) }, claimedStatus, new Date().toISOString());
 }
 
+/**
+ * CreateEndpoint from the kept configuration was refused because that configuration is gone too, or
+ * because an endpoint of that name exists again: 409 saying what to do. Anything else falls through.
+ */
+function recreateRefused(r: TrackedResource, err: unknown): void {
+  // The platform's own words are the UpstreamError's details.
+  const message = `${(err as Error)?.message ?? ''} ${(err as { details?: string })?.details ?? ''}`;
+  if (/Could not find endpoint configuration/i.test(message)) {
+    throw new Conflict(
+      `Endpoint "${r.endpoint_name}" cannot be created again: its configuration no longer exists on the dedicated platform either; delete the resource (confirm: true) and deploy it again`,
+    );
+  }
+  if (/already existing endpoint/i.test(message)) {
+    throw new Conflict(`An endpoint named "${r.endpoint_name}" exists on the dedicated platform again; read the status, which takes it over`);
+  }
+}
+
 /** The platform refused: gone (404), busy after all (409), or a platform failure (502). */
 async function explainRefusal(before: TrackedResource, err: unknown): Promise<never> {
   const fresh = await getTrackedResource(before.id);
   if (fresh) {
     const synced = await syncDedicated(fresh).catch(() => undefined);
-    if (synced?.kind === 'gone') throw goneError(synced);
+    if (synced?.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
+    if (synced?.kind === 'gone') {
+      throw new Conflict(
+        `Endpoint "${before.endpoint_name}" no longer exists on the dedicated platform (deleted outside this service): the resource is OutOfService; start creates it again from its kept configuration`,
+      );
+    }
     if (synced && ['Creating', 'Updating', 'Deleting'].includes(synced.resource.status)) {
       throw new Conflict(
         `Resource is currently ${synced.resource.status}; wait until that operation completes (poll the status endpoint) and try again`,

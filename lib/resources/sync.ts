@@ -2,10 +2,13 @@ import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { recordSystemAction, type SystemActor } from '../audit/system';
 import {
+  confirmOperationRequested,
   getTrackedResource,
   markVanished,
   recordObservedState,
+  releaseClaim,
   removeResource,
+  takeQueuedOperation,
   type ObservedState,
   type TrackedResource,
 } from '../../tables/resources';
@@ -41,7 +44,11 @@ export type ChangeKind =
   /** Instance type or count changed outside the service. */
   | 'capacity_changed_outside'
   /** A stopped endpoint exists again: someone recreated it outside the service. */
-  | 'recreated_outside';
+  | 'recreated_outside'
+  /** A start accepted while the stop's deletion still ran was carried out once it had finished. */
+  | 'started'
+  /** ... and the platform refused it: the endpoint stays OutOfService. */
+  | 'start_failed';
 
 export interface Change {
   kind: ChangeKind;
@@ -89,9 +96,13 @@ async function endpointGone(r: TrackedResource, now: Date): Promise<SyncResult> 
   const removing = r.operation?.action === 'delete' || r.operation?.action === 'stop';
   if (claimInFlight(r, now) && !removing) return present(r);
 
-  // Stopped by a guardrail: the endpoint is meant to be gone; model and configuration are kept.
-  if (r.stopped) {
-    if (!r.operation || claimInFlight(r, now)) return present(r);
+  // Stopped by a guardrail, or deleted behind the service's back and marked so: the endpoint is gone,
+  // its configuration kept (start creates it again). A vanished one stays `gone` to its callers.
+  if (r.stopped || r.vanished_at) {
+    const kept = (resource: TrackedResource, changes: Change[] = []): SyncResult =>
+      r.stopped ? present(resource, undefined, changes) : { kind: 'gone', reason: 'vanished', resource, changes };
+    if (r.operation?.phase === 'queued' && r.operation.action === 'start') return kept(...(await startQueued(r, now)));
+    if (!r.operation || claimInFlight(r, now)) return kept(r);
     // The stop has finished; or a start claimed the resource and its Lambda died before the platform
     // created anything: then it is OutOfService (and not billed) as before the claim.
     const billing = billingFor(r, 'OutOfService', r.instance_count, now);
@@ -100,7 +111,7 @@ async function endpointGone(r: TrackedResource, now: Date): Promise<SyncResult> 
       { operation: null, status: 'OutOfService', health: 'unknown', ...billing?.next },
       { expectedStatus: r.status, staleBefore: staleClaimBefore(now), at: now.toISOString(), expectedBillableSince: billing?.expectedSince },
     );
-    return present(settled ?? (await getTrackedResource(r.id)) ?? r);
+    return kept(settled ?? (await getTrackedResource(r.id)) ?? r);
   }
 
   const deleting = r.status === 'Deleting' || r.operation?.action === 'delete' || r.deploy_state === 'reserved';
@@ -123,6 +134,31 @@ async function endpointGone(r: TrackedResource, now: Date): Promise<SyncResult> 
     return { kind: 'gone', reason: 'vanished', resource: marked ?? r, changes };
   }
   return { kind: 'gone', reason: 'vanished', resource: r, changes: [] };
+}
+
+/**
+ * A start accepted while the automatic stop's DeleteEndpoint still ran (lib/resources/service.ts),
+ * carried out by the first sync that finds the endpoint gone: CreateEndpoint from the kept
+ * configuration. The queued claim is taken with a conditional write, so of concurrent syncs exactly
+ * one asks the platform. If the platform refuses, the resource is OutOfService and stopped again, not
+ * billed, and the refusal is recorded.
+ */
+async function startQueued(r: TrackedResource, now: Date): Promise<[TrackedResource, Change[]]> {
+  const operation = r.operation as NonNullable<TrackedResource['operation']>;
+  const at = now.toISOString();
+  const taken = await takeQueuedOperation(r.id, operation, at);
+  if (!taken) return [(await getTrackedResource(r.id)) ?? r, []];
+  try {
+    await dedicated.recreate(r.endpoint_name, r.endpoint_config_name ?? '', r.id);
+  } catch (err) {
+    const closed = billingAfter(taken, { billable: false, instanceCount: taken.instance_count }, now);
+    await releaseClaim({ ...taken, ...closed, status: 'OutOfService', health: 'unknown' }, taken.status, at);
+    const reason = `The start accepted during the automatic stop could not create the endpoint again: ${(err as Error).message}; start again to retry`;
+    return [(await getTrackedResource(r.id)) ?? r, [{ kind: 'start_failed', reason, notable: true }]];
+  }
+  await confirmOperationRequested(r.id, { action: 'start', at, from: operation.from }, { stopped: null, active_since: at, idle_check_after: null });
+  const started: Change = { kind: 'started', reason: "The automatic stop's deletion finished: the endpoint is created again", notable: false };
+  return [(await getTrackedResource(r.id)) ?? taken, [started]];
 }
 
 /** The changes worth telling between what was stored and what the platform shows. */
@@ -176,6 +212,8 @@ async function endpointPresent(r: TrackedResource, description: EndpointDescript
   if (description.instanceType && description.instanceType !== r.instance_type) patch.instance_type = description.instanceType;
   if (description.instanceCount && description.instanceCount !== r.instance_count) patch.instance_count = description.instanceCount;
   if (description.lastModifiedAt !== r.platform_modified_at) patch.platform_modified_at = description.lastModifiedAt;
+  // Kept so that an endpoint deleted behind the service's back can be created again from it.
+  if (description.configName && description.configName !== r.endpoint_config_name) patch.endpoint_config_name = description.configName;
   if (r.vanished_at) patch.vanished_at = null;
   if (r.stopped) patch.stopped = null;
   // A deploy whose Lambda died between CreateEndpoint and its bookkeeping write: the endpoint exists.
@@ -212,6 +250,8 @@ const ACTIONS: Record<ChangeKind, string> = {
   status_changed_outside: 'resource.changed_outside',
   capacity_changed_outside: 'resource.changed_outside',
   recreated_outside: 'resource.changed_outside',
+  started: 'resource.operation_started',
+  start_failed: 'resource.start_failed',
 };
 
 /** Audit entries and metrics for the changes a sync stored. */

@@ -19,7 +19,9 @@ const SETTLE_CONCURRENCY = 16;
  * A turn's own transaction writes only the caller's items (tables/turns.ts). From the table's stream,
  * in batches, this adds the answered turns to the shared aggregates (the service-wide usage, the model
  * totals, the resources' chat counters and last_chat_at: tables/aggregates.ts, exactly once per
- * record), indexes every turn in its conversation's listing, and, when a scope gets a new hour item,
+ * record), indexes in its conversation's listing a turn written without its index entry (by a version
+ * before entries went into the turn's own transaction: nothing the service writes now needs it, so
+ * nobody's messages wait on this function), and, when a scope gets a new hour item,
  * folds that scope's day-old hours into its month item (tables/usage.ts). Everything it writes is
  * idempotent, so a batch Lambda retries after a failure changes nothing twice.
  *

@@ -1,6 +1,7 @@
 /**
  * `npm run emulator`: the cloud emulator as a standalone process for local runs of the service.
  * Defaults are slower than the tests' so the UI shows Creating/Updating states a person can see.
+ * EMULATOR_STATE_FILE keeps its platform state across restarts (as `npm start` does in .data/).
  */
 import { startEmulator } from './server';
 
@@ -22,6 +23,7 @@ const emulator = await startEmulator({
   responseDelayMs: intFromEnv('EMULATOR_RESPONSE_DELAY_MS', 50),
   region: process.env.EMULATOR_REGION?.trim() || undefined,
   hostedApiKey: process.env.HOSTED_API_KEY?.trim() || undefined,
+  stateFile: process.env.EMULATOR_STATE_FILE?.trim() || undefined,
 });
 
 console.log(`Cloud emulator listening on ${emulator.url}`);

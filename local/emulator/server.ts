@@ -13,6 +13,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { bedrock } from './bedrock';
 import { cloudwatch } from './cloudwatch';
 import { hosted } from './hosted';
+import { persistState } from './persistence';
 import { pricing } from './pricing';
 import { runtime } from './runtime';
 import { createUnmanagedEndpoint, sagemaker, settleEndpoint } from './sagemaker';
@@ -292,6 +293,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const state = createState();
   const reset = () => Object.assign(state, createState());
+  const store = options.stateFile ? persistState(state, options.stateFile) : undefined;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = Date.now();
@@ -346,11 +348,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    handle(req, res).catch((err: unknown) => {
-      console.error('[emulator] request failed:', err);
-      if (!res.headersSent) void send(res, renderError(undefined, new EmulatorError(500, 'InternalFailure', 'Emulator failure')));
-      else res.destroy();
-    });
+    handle(req, res)
+      .catch((err: unknown) => {
+        console.error('[emulator] request failed:', err);
+        if (!res.headersSent) void send(res, renderError(undefined, new EmulatorError(500, 'InternalFailure', 'Emulator failure')));
+        else res.destroy();
+      })
+      // Any request may have changed the platform (a read settles a transition that is due).
+      .finally(() => store?.changed());
   };
   const http1 = createHttp1Server(onRequest);
   // The compat API gives HTTP/2 requests the HTTP/1 request/response surface the handler uses.
@@ -390,6 +395,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     options: opts,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        store?.flush();
         server.close((err) => (err ? reject(err) : resolve()));
         for (const socket of sockets) socket.destroy();
       }),

@@ -16,6 +16,11 @@ export interface EmulatorOptions {
   hostedApiKey?: string;
   /** SSM parameters (SecureStrings) that GetParameter answers: name → value. */
   parameters?: Record<string, string>;
+  /**
+   * Where the platform state is kept across restarts (`npm start`: .data/emulator-state.json;
+   * persistence.ts). Without it the state lives in memory only, as in the tests.
+   */
+  stateFile?: string;
 }
 
 export interface ResolvedOptions {

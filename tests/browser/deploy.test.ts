@@ -1,3 +1,4 @@
+import { DeleteEndpointCommand, DescribeEndpointCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
 
 // One login for the file: every test here is the same admin's session.
@@ -210,5 +211,50 @@ test('no page scrolls sideways on a 375-pixel-wide screen', async () => {
     }
   } finally {
     await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
+test('a dedicated endpoint deleted behind the service’s back reads OutOfService with the reason, is started again from the page, and can be deleted from it', async () => {
+  const { page } = b;
+  const name = unique('console-vanish');
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  const models = await api<{ models: { modelPackageArn: string }[] }>('GET', '/api/models/dedicated?source=account&max=1', { token });
+  const deployed = await api<{ id: string }>('POST', '/api/deploy/dedicated', {
+    token,
+    body: { endpointName: name, instanceType: 'ml.g5.xlarge', modelPackageArn: models.models[0]?.modelPackageArn, dryRun: false },
+  });
+  const sagemaker = new SageMakerClient({
+    region: 'us-east-1',
+    endpoint: process.env.EMULATOR_URL,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
+  });
+  const deleteBehindTheBack = async () => {
+    await sagemaker.send(new DeleteEndpointCommand({ EndpointName: name }));
+    await expect(sagemaker.send(new DescribeEndpointCommand({ EndpointName: name }))).rejects.toThrow(/Could not find endpoint/);
+  };
+  try {
+    await page.goto(`${CONSOLE()}/resources/${deployed.id}`);
+    await page.locator('.status-line').getByText('InService').waitFor({ timeout: 30_000 });
+    await deleteBehindTheBack();
+
+    await page.reload();
+    await page.locator('.status-line').getByText('OutOfService').waitFor();
+    await page.getByText('The endpoint no longer exists on the platform (deleted outside this service)').waitFor();
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.getByText('The start was accepted').waitFor();
+    await page.locator('.status-line').getByText('InService').waitFor({ timeout: 30_000 });
+
+    await deleteBehindTheBack();
+    await page.reload();
+    await page.locator('.status-line').getByText('OutOfService').waitFor();
+    await page.getByRole('button', { name: 'Delete…' }).click();
+    await page
+      .getByRole('dialog', { name: `Delete ${name}?` })
+      .getByRole('button', { name: 'Delete' })
+      .click();
+    await page.getByRole('heading', { name: 'Resource deleted' }).waitFor({ timeout: 30_000 });
+  } finally {
+    sagemaker.destroy();
   }
 });

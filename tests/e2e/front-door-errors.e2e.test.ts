@@ -52,6 +52,23 @@ describe('errors the local HTTP layer answers have the service’s shape', () =>
     expect(JSON.parse(answer.body)).toEqual({ success: false, error: 'Request headers too large' });
   });
 
+  test.each([
+    ['through the front door', () => process.env.E2E_FRONT_DOOR_URL as string],
+    ['from serverless-offline', () => process.env.E2E_BASE_URL as string],
+  ])('an unknown route under /v1 is a 404 in OpenAI’s shape with code unknown_url, %s', async (_via, base) => {
+    const res = await fetch(`${base()}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({
+      error: {
+        message:
+          'Unknown request URL: POST /v1/embeddings. Please check the URL for typos; this gateway serves GET /v1/models and POST /v1/chat/completions',
+        type: 'invalid_request_error',
+        code: 'unknown_url',
+        param: null,
+      },
+    });
+  });
+
   test('the service’s own errors pass untouched', async () => {
     const res = await get('/api/auth/validate');
     expect(res.status).toBe(401);

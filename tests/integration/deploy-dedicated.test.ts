@@ -5,6 +5,7 @@ import {
   CreateEndpointConfigCommand,
   CreateModelCommand,
   DeleteEndpointCommand,
+  DeleteEndpointConfigCommand,
   DescribeEndpointCommand,
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
@@ -286,29 +287,61 @@ describe("an endpoint deleted behind the service's back", () => {
     return { id: res.body.id as string, name };
   }
 
-  test('control is 404 saying it no longer exists on the platform', async () => {
-    const { id, name } = await vanished();
-    for (const action of ['restart', 'start']) {
-      const out = await controlOf(id, { action });
-      expect(out.status).toBe(404);
-      expect(out.body.error).toBe(`Endpoint "${name}" no longer exists on the dedicated platform (it may have been deleted externally)`);
-    }
-  });
-
-  test('status is 404 and the list keeps it marked OutOfService', async () => {
+  test('status reads OutOfService with the reason and what to do, and the list keeps it marked OutOfService', async () => {
     const { id } = await vanished();
-    expect((await statusOf(id)).status).toBe(404);
-    expect((await statusOf(id)).status).toBe(404);
-    const entry = (await listed()).find((r) => r.id === id);
-    expect(entry).toMatchObject({ status: 'OutOfService', health: 'unknown' });
+    const st = await statusOf(id);
+    expect(st.status).toBe(200);
+    expect(st.body.resource).toMatchObject({ status: 'OutOfService', health: 'unknown' });
+    expect(st.body.failure_reason).toBe('The endpoint no longer exists on the platform (deleted outside this service)');
+    expect(st.body.warnings).toContain(
+      'The endpoint was deleted outside this service: action start creates it again from its kept configuration; delete (confirm: true) removes the resource',
+    );
+    expect(st.body.costs.hourly_cost).toBe(0);
+    expect((await listed()).find((r) => r.id === id)).toMatchObject({ status: 'OutOfService', health: 'unknown' });
   });
 
-  test('delete with confirm answers 404 and removes it from tracking; its name can be deployed again', async () => {
+  test('start creates it again from its kept configuration: creating, then InService, the mark cleared', async () => {
+    const { id, name } = await vanished();
+    const start = await controlOf(id, { action: 'start' });
+    expect(start.status).toBe(200);
+    expect(start.body).toMatchObject({ success: true, action: 'start', status: 'creating' });
+    const endpoint = (await emulatorState()).endpoints.find((e) => e.name === name);
+    expect(endpoint).toBeDefined();
+    const st = await statusOf(id);
+    expect(st.body.resource).toMatchObject({ status: 'InService', health: 'healthy' });
+    expect(st.body.failure_reason).toBeUndefined();
+    expect(st.body.warnings).toBeUndefined();
+  });
+
+  test('restart is 409: nothing is running to restart, use start', async () => {
+    const { id } = await vanished();
+    const out = await controlOf(id, { action: 'restart' });
+    expect(out.status).toBe(409);
+    expect(out.body.error).toBe('Resource is currently OutOfService: restart needs an InService endpoint; use start to redeploy it');
+  });
+
+  test('start when its configuration was deleted outside too is 409 saying to delete it and deploy again, and changes nothing', async () => {
+    const { id, name } = await vanished();
+    const config = (await emulatorState()).endpointConfigs.find((c) => c.startsWith(`${name}-`)) as string;
+    await sagemaker.send(new DeleteEndpointConfigCommand({ EndpointConfigName: config }));
+    const out = await controlOf(id, { action: 'start' });
+    expect(out.status).toBe(409);
+    expect(out.body.error).toBe(
+      `Endpoint "${name}" cannot be created again: its configuration no longer exists on the dedicated platform either; delete the resource (confirm: true) and deploy it again`,
+    );
+    expect((await statusOf(id)).body.resource.status).toBe('OutOfService');
+  });
+
+  test('delete with confirm removes it from tracking with its kept configuration and model; its name can be deployed again', async () => {
     const { id, name } = await vanished();
     const out = await controlOf(id, { action: 'delete', confirm: true });
-    expect(out.status).toBe(404);
-    expect(out.body.details).toBe('The resource has been removed from tracking');
+    expect(out.status).toBe(200);
+    expect(out.body).toMatchObject({ success: true, action: 'delete', status: 'deleting' });
     expect((await listed()).map((r) => r.id)).not.toContain(id);
+    const state = await emulatorState();
+    expect(state.endpointConfigs.filter((c) => c.startsWith(`${name}-`))).toEqual([]);
+    expect(state.models.filter((m) => m.startsWith(`${name}-`))).toEqual([]);
+    expect((await statusOf(id)).status).toBe(404);
     expect((await realDeploy(name)).status).toBe(200);
   });
 

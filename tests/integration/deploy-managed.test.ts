@@ -218,13 +218,36 @@ describe('POST /api/deploy/hosted', () => {
     expect(res.body.id).toBeUndefined();
   });
 
-  test('without a name the model id gives one, and a second registration of it is 409', async () => {
+  test('without a name the model id gives one, and registering the same model again answers 200 with the existing registration', async () => {
     const modelId = 'nvidia/nemotron-4-340b-instruct';
     const first = await hosted({ modelId });
-    // another test file may hold this default name in its own table: each file has its own table
     expect(first.status).toBe(200);
     expect(first.body.endpointName).toBe('nvidia-nemotron-4-340b-instruct');
-    expect((await hosted({ modelId })).status).toBe(409);
+    expect(first.body.repeated).toBeUndefined();
+
+    const again = await hosted({ modelId });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      success: true,
+      provider: 'hosted',
+      modelId,
+      id: first.body.id,
+      endpointName: first.body.endpointName,
+      endpoint: first.body.endpoint,
+      status: 'InService',
+      repeated: true,
+      message: expect.stringContaining('already registered'),
+    });
+    const listed = await listAll({ type: 'hosted', limit: '100' });
+    expect(listed.body.resources.filter((r: { name: string }) => r.name === first.body.endpointName)).toHaveLength(1);
+  });
+
+  test('a name already registered for another hosted model is 409', async () => {
+    const name = `taken-${tag()}`;
+    expect((await hosted({ modelId: LLAMA, endpointName: name })).status).toBe(200);
+    const other = await hosted({ modelId: 'google/gemma-2-9b-it', endpointName: name });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toContain(`An endpoint named "${name}" already exists`);
   });
 
   test('a model the hosted API does not list is 400', async () => {

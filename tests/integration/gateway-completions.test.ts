@@ -139,6 +139,23 @@ describe('POST /v1/chat/completions', () => {
     expect((await complete(key, { model: managed.endpoint_name, messages: [{ role: 'system', content: 'only' }] })).status).toBe(400);
   });
 
+  test('an OpenAI field the gateway does not support yet is 400 unsupported_parameter naming it, and a misspelt field an unknown one', async () => {
+    const { key } = await newKey();
+    const tools = await complete(key, hello(managed.endpoint_name, { tools: [{ type: 'function', function: { name: 'lookup' } }] }));
+    expect(tools.status).toBe(400);
+    expect(tools.body).toEqual({
+      error: {
+        message: "Unsupported parameter: 'tools' is not supported by this gateway yet",
+        type: 'invalid_request_error',
+        code: 'unsupported_parameter',
+        param: 'tools',
+      },
+    });
+    const typo = await complete(key, hello(managed.endpoint_name, { tols: [] }));
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ message: expect.stringMatching(/^Unknown field 'tols'/), code: null, param: 'tols' });
+  });
+
   test('a platform failure is 502 in OpenAI’s shape, counts nothing and spends nothing', async () => {
     const { owner, key, id } = await newKey({ monthly_budget_usd: 1 });
     const res = await withModelFault(managed, () => complete(key, hello(managed.endpoint_name)));

@@ -1,6 +1,11 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { DeleteEndpointCommand, SageMakerClient, UpdateEndpointWeightsAndCapacitiesCommand } from '@aws-sdk/client-sagemaker';
+import {
+  DeleteEndpointCommand,
+  DescribeEndpointCommand,
+  SageMakerClient,
+  UpdateEndpointWeightsAndCapacitiesCommand,
+} from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { call, type Handler } from '../helpers/invoke';
@@ -248,7 +253,10 @@ describe('the reconciler keeps tracked resources true to the platform', () => {
     const report = await reconcile();
     expect(report.changes).toBeGreaterThanOrEqual(1);
     expect((await stored(id)).status).toBe('OutOfService');
-    expect((await statusOf(id)).status).toBe(404);
+    const st = await statusOf(id);
+    expect(st.status).toBe(200);
+    expect(st.body.resource).toMatchObject({ status: 'OutOfService', health: 'unknown' });
+    expect(st.body.costs.hourly_cost).toBe(0);
     const [entry] = (await auditOf(id)).filter((e) => e.action === 'resource.vanished');
     expect(entry.reason).toBe('The endpoint no longer exists on the platform (deleted outside this service)');
   });
@@ -353,20 +361,74 @@ describe('idle timeout', () => {
     expect(tags).toMatchObject({ 'managed-by': 'model-ops', 'model-ops:resource-id': id });
   });
 
-  test('restart of a stopped endpoint is 409 (use start); start while its deletion still runs is 409', async () => {
+  test('restart of a stopped endpoint is 409 (use start)', async () => {
     const { id, createdAt } = await inService({ idleTimeoutMinutes: 5 });
-    emulator.options.lifecycleDelayMs = PAUSED;
-    try {
-      await reconcile({ now: later(createdAt, 6 * 60_000) });
-      const start = await controlOf(id, { action: 'start' });
-      expect(start.status).toBe(409);
-      expect(start.body.error).toContain('still being deleted after the automatic stop');
-    } finally {
-      emulator.options.lifecycleDelayMs = 0;
-    }
+    await reconcile({ now: later(createdAt, 6 * 60_000) });
     const restart = await controlOf(id, { action: 'restart' });
     expect(restart.status).toBe(409);
     expect(restart.body.error).toBe('Resource is currently OutOfService: restart needs an InService endpoint; use start to redeploy it');
+  });
+
+  /** An endpoint an idle stop took OutOfService, its DeleteEndpoint still running on the platform. */
+  async function stoppedStillDeleting() {
+    const { id, name, createdAt } = await inService({ idleTimeoutMinutes: 5 });
+    emulator.options.lifecycleDelayMs = PAUSED;
+    await reconcile({ now: later(createdAt, 6 * 60_000) });
+    expect(emulator.state.endpoints.get(name)?.status).toBe('Deleting');
+    const st = await statusOf(id);
+    expect(st.body.resource.status).toBe('OutOfService');
+    return { id, name };
+  }
+
+  test('start while the automatic stop’s deletion still runs is accepted: Creating at once, created again by the status read that finds the deletion finished, then InService', async () => {
+    let stopped: { id: string; name: string } | undefined;
+    try {
+      stopped = await stoppedStillDeleting();
+      const start = await controlOf(stopped.id, { action: 'start' });
+      expect(start.status).toBe(200);
+      expect(start.body).toMatchObject({ success: true, action: 'start', status: 'creating' });
+      expect(start.body.message).toContain("as soon as the automatic stop's deletion has finished");
+      // Nothing is asked of the platform yet, and the resource says it is on its way back.
+      expect(emulator.state.endpoints.get(stopped.name)?.status).toBe('Deleting');
+      const waiting = await statusOf(stopped.id);
+      expect(waiting.body.resource.status).toBe('Creating');
+      expect(waiting.body.guardrails.billing).toBe(true);
+      expect((await controlOf(stopped.id, { action: 'start' })).status).toBe(409);
+    } finally {
+      emulator.options.lifecycleDelayMs = 0;
+    }
+    const { id, name } = stopped;
+    // The deletion finishes at this look; the same read creates the endpoint again from the kept configuration.
+    const recreating = await statusOf(id);
+    expect(recreating.body.resource.status).toBe('Creating');
+    expect(emulator.state.endpoints.has(name)).toBe(true);
+    const st = await statusOf(id);
+    expect(st.body.resource).toMatchObject({ status: 'InService', health: 'healthy' });
+    expect(st.body.guardrails.stopped).toBeNull();
+    expect(st.body.costs.hourly_cost).toBe(HOURLY);
+  });
+
+  test('start while the automatic stop’s deletion still runs is carried out by the reconciler once the deletion has finished', async () => {
+    let stopped: { id: string; name: string } | undefined;
+    try {
+      stopped = await stoppedStillDeleting();
+      expect((await controlOf(stopped.id, { action: 'start' })).body.status).toBe('creating');
+      // A pass while the deletion runs changes nothing.
+      await reconcile();
+      expect(emulator.state.endpoints.get(stopped.name)?.status).toBe('Deleting');
+    } finally {
+      emulator.options.lifecycleDelayMs = 0;
+    }
+    const { id, name } = stopped;
+    // Let the deletion finish on the platform, seen by nobody but the reconciler.
+    await expect(sagemaker.send(new DescribeEndpointCommand({ EndpointName: name }))).rejects.toThrow(/Could not find endpoint/);
+    await reconcile();
+    expect(emulator.state.endpoints.has(name)).toBe(true);
+    await reconcile();
+    expect(await stored(id)).toMatchObject({ status: 'InService', health: 'healthy' });
+    const started = (await auditOf(id)).filter((e) => e.action === 'resource.operation_started');
+    expect(started).toHaveLength(1);
+    expect(started[0].actor.username).toBe('reconciler');
   });
 
   test('delete of a stopped endpoint removes the resource and its kept configuration and model', async () => {

@@ -6,15 +6,18 @@
  */
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { handler as aggregate } from '../../functions/usage/aggregate';
 import { handler as postThread } from '../../functions/chat/thread-post';
+import { handler as conversationMessages } from '../../functions/conversations/messages';
+import { aggregateStreamEvent } from '../../lib/usage/aggregator';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import { TABLE, db } from '../../tables/client';
 import { resourceKey, removeResource, type Resource } from '../../tables/resources';
 import { pendingCallsOf, putPendingCall } from '../../tables/calls';
+import { turnItem } from '../../tables/messages';
 import { getModelUsageTotals, readUsage } from '../../tables/usage';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -247,4 +250,31 @@ test('a gateway call is one pending write, counted for its scopes once settled f
   await deliver(records);
   expect((await all()).mtd.requests).toBe(before.mtd.requests + 1);
   expect(await resourceItem(resource.id)).toMatchObject({ chat_count: 1, chat_latency_ms_total: 7 });
+});
+
+test('a turn stored with its conversation index entry gets none from the aggregator; one stored without, as the version before wrote turns, is indexed', async () => {
+  await deliver(await newRecords());
+  const owner = await makeUser('user');
+  const resource = await managedResource();
+  const { conversationId } = await turns(owner, resource, 1);
+  const startedAt = new Date().toISOString();
+  const older = turnItem({
+    source: 'legacy',
+    conversationId,
+    threadId: null,
+    turnId: randomUUID(),
+    startedAt,
+    username: owner.user.username,
+    resourceId: resource.id,
+    userText: 'written by the version before',
+  });
+  await db.send(new PutCommand({ TableName: TABLE, Item: older }));
+
+  const records = await newRecords();
+  expect(records.filter(isTurn)).toHaveLength(2);
+  const result = await aggregateStreamEvent({ Records: records });
+  expect(result.indexed).toBe(1);
+  const listed = await call(conversationMessages as Handler, { token: owner.token, pathParameters: { id: conversationId } });
+  expect((listed.body.messages as { content: string }[]).map((m) => m.content).at(-1)).toBe('written by the version before');
+  expect(listed.body.messages).toHaveLength(3);
 });

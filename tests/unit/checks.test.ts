@@ -12,6 +12,7 @@ import { objectSchemasOf, schemasModules } from '../../scripts/generate/checks';
 import { UpsertPricingBody } from '../../generated/checks/pricing';
 import { ListConversationsQuery } from '../../generated/checks/conversations';
 import { ThreadChatBody } from '../../generated/checks/chat';
+import { ChatCompletionBody } from '../../generated/checks/gateway';
 import { MAX_MESSAGE_CHARS } from '../../lib/chat/limits';
 import { toHttpError } from '../../lib/http/errors';
 
@@ -245,5 +246,26 @@ describe('query strings are converted strictly', () => {
 
   test('an unknown parameter is named', () => {
     expect(refusal(() => list.parse({ sort: 'asc' })).message).toBe("Unknown field 'sort'");
+  });
+});
+
+describe('OpenAI request fields the gateway does not offer yet', () => {
+  const completion = validator(ChatCompletionBody, 'body');
+  const base = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
+
+  test.each([
+    ['tools', [{ type: 'function', function: { name: 'f' } }]],
+    ['logprobs', true],
+    ['response_format', { type: 'json_object' }],
+  ])("%s is refused as not supported yet, with OpenAI's code unsupported_parameter and param naming it", (field, value) => {
+    const err = refusal(() => completion.parse({ ...base, [field]: value }));
+    expect(err.message).toBe(`Unsupported parameter: '${field}' is not supported by this gateway yet`);
+    expect(toHttpError(err)).toMatchObject({ statusCode: 400, code: 'unsupported_parameter', param: field });
+  });
+
+  test('a misspelt field stays an unknown field', () => {
+    const err = refusal(() => completion.parse({ ...base, temprature: 0.5 }));
+    expect(err.code).toBeUndefined();
+    expect(err.message).toBe("Unknown field 'temprature'");
   });
 });

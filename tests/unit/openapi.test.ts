@@ -316,10 +316,12 @@ describe('the document and serverless.yml', () => {
     expect({ missingFromDocument, missingFromServerless }).toEqual({ missingFromDocument: [], missingFromServerless: [] });
   });
 
-  test('describe the $default route (unknown routes answer 404) as x-unmatched-route', () => {
+  test('describe the $default route (unknown routes answer 404, in OpenAI’s shape under /v1) as x-unmatched-route', () => {
     expect(defaultRoute).toBe(true);
     const { node } = resolve(doc, doc['x-unmatched-route'], '');
-    expect(node.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(node.content['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/Error' }, { $ref: '#/components/schemas/OpenAiErrorBody' }],
+    });
   });
 
   test('name each operation after its function', () => {

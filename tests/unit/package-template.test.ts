@@ -8,7 +8,7 @@
  * checkout can disturb the other. Packaging bundles every function (esbuild, minified, source
  * maps): about a minute on an idle machine, much longer on a loaded one (PACKAGE_TEST_TIMEOUT_MS).
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -81,6 +81,8 @@ function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEn
 }
 
 let template: Json;
+/** The packaged template files (default, traced), for cfn-lint. */
+const templateFiles: string[] = [];
 let packagingFailure: string | undefined;
 let packagingOutput = '';
 let traced: { template?: Json; failure?: string; bundle?: string } = {};
@@ -123,6 +125,7 @@ async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{
   const { code, output } = await run('npx', ['serverless', 'package', '--stage', 'prod', '--package', out], service, env);
   const file = join(out, 'cloudformation-template-update-stack.json');
   if (code !== 0 || !existsSync(file)) return { failure: `npx serverless package --stage prod exited with ${code}:\n${output}`, out };
+  templateFiles.push(file);
   return { template: JSON.parse(readFileSync(file, 'utf8')), out, output };
 }
 
@@ -149,11 +152,39 @@ beforeAll(async () => {
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
+/**
+ * cfn-lint (AWS's CloudFormation linter, a Python tool: `pip install cfn-lint`) where it is installed,
+ * as on the team's machines. The one finding allowed is W3005, a DependsOn that a Ref or GetAtt
+ * already implies: the framework writes those on every function and route, and they are harmless.
+ */
+const cfnLint = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
+const ALLOWED_CFN_LINT_RULES = new Set(['W3005']);
+
 function resources(type: string): [string, Json][] {
   return Object.entries<Json>(template.Resources).filter(([, r]) => r.Type === type);
 }
 
 describe('the prod CloudFormation template (npx serverless package --stage prod)', () => {
+  // cfn-lint reads two templates of some 13,000 lines each: half a minute idle, more under load.
+  (cfnLint ? test : test.skip)(
+    'passes cfn-lint, tracing off and on, with no finding but the framework’s redundant DependsOn (W3005)',
+    async () => {
+      expect(packagingFailure).toBeUndefined();
+      expect(traced.failure).toBeUndefined();
+      // cfn-lint exits non-zero when it finds anything, W3005 included: its JSON report is what counts.
+      const report = await new Promise<string>((done, fail) =>
+        execFile('cfn-lint', ['--format', 'json', ...templateFiles], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
+          stdout ? done(stdout) : fail(err ?? new Error('cfn-lint printed nothing')),
+        ),
+      );
+      const findings = (JSON.parse(report) as { Rule: { Id: string }; Location: { Path: unknown[] }; Message: string }[])
+        .filter((f) => !ALLOWED_CFN_LINT_RULES.has(f.Rule.Id))
+        .map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
+      expect(findings).toEqual([]);
+    },
+    TIMEOUT_MS,
+  );
+
   test('is generated offline without AWS credentials', () => {
     expect(packagingFailure).toBeUndefined();
     expect(template.Resources).toBeDefined();
@@ -211,6 +242,8 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     expect(table.Properties.PointInTimeRecoverySpecification).toEqual({ PointInTimeRecoveryEnabled: true });
     expect(table.Properties.DeletionProtectionEnabled).toBe(true);
     expect(table.DeletionPolicy).toBe('Retain');
+    // A replacement (a changed key schema or table name) would otherwise delete the old table.
+    expect(table.UpdateReplacePolicy).toBe('Retain');
   });
 
   test('runs every function on nodejs22.x on arm64; functions share a role only when they are granted exactly the same statements', () => {

@@ -12,6 +12,9 @@ import type { ApiEvent } from '../types';
  */
 export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai';
 
+/** The shape an endpoint's errors take: one for all its requests, or chosen per request (the 404 route's by path). */
+export type ErrorShapeOf = ErrorShape | ((event: ApiEvent) => ErrorShape);
+
 /** OpenAI's error types by status (the official clients map statuses to their exception classes). */
 function openAiType(status: number): string {
   if (status === 401) return 'authentication_error';
@@ -41,9 +44,10 @@ export function errorBody(shape: ErrorShape, text: string, details?: string, err
  * toHttpError) carry client-safe text; any other error is an internal failure: its message and stack go to the log, and the client gets a
  * generic 500.
  */
-export function errorResponder(shape: ErrorShape, route: ErrorRoute = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
   return {
     onError: (request) => {
+      const shape = typeof shapeOf === 'function' ? shapeOf(request.event) : shapeOf;
       // Every request a platform failed, by platform, whichever adapter path it came through.
       if (request.error instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: request.error.platform });
       const err = toHttpError(request.error, { ...route, openAi: shape === 'openai' }) ?? request.error;

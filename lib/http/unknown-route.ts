@@ -1,0 +1,27 @@
+import { NotFound } from '../errors';
+import type { ErrorShape } from './middlewares/error-responder';
+import type { ApiEvent } from './types';
+
+/**
+ * What a request for a route that does not exist gets (API Gateway's $default route,
+ * functions/system/not-found.ts): a 404 in the error shape of the prefix it was sent to. Under /v1 that
+ * is OpenAI's, as OpenAI answers an unknown URL (status 404, type invalid_request_error, code
+ * unknown_url), so an OpenAI client raises its NotFoundError with a readable message; everywhere else
+ * the spec's.
+ */
+
+const GATEWAY_ROUTES = 'GET /v1/models and POST /v1/chat/completions';
+
+const isGateway = (path: string) => path === '/v1' || path.startsWith('/v1/');
+
+export function unknownRouteShape(event: ApiEvent): ErrorShape {
+  return isGateway(event.rawPath) ? 'openai' : 'standard';
+}
+
+export function unknownRoute(event: ApiEvent): NotFound {
+  const route = `${event.requestContext.http.method} ${event.rawPath}`;
+  if (isGateway(event.rawPath)) {
+    return new NotFound(`Unknown request URL: ${route}. Please check the URL for typos; this gateway serves ${GATEWAY_ROUTES}`, { code: 'unknown_url' });
+  }
+  return new NotFound('Route not found', route);
+}
