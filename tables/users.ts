@@ -47,7 +47,10 @@ export interface StoredUser extends User {
   password_hash: string;
 }
 
-const userKey = (id: string) => ({ PK: `USER#${id}`, SK: 'PROFILE' });
+/** The user's partition: the profile, and the user's side of their team memberships (tables/teams.ts). */
+export const userPartition = (id: string) => `USER#${id}`;
+export const USER_PROFILE_SK = 'PROFILE';
+const userKey = (id: string) => ({ PK: userPartition(id), SK: USER_PROFILE_SK });
 const usernameKey = (username: string) => ({ PK: `USERNAME#${username.toLowerCase()}`, SK: 'UNIQUE' });
 const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'UNIQUE' });
 const superAdminCounterKey = { PK: 'COUNTER', SK: 'ACTIVE_SUPER_ADMINS' };
@@ -68,7 +71,7 @@ const USER_FIELDS = [
   'monthly_budget_usd',
 ] as const;
 
-function fromItem(item: Record<string, unknown>): StoredUser {
+export function userFromItem(item: Record<string, unknown>): StoredUser {
   const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
   user.password_hash = item.password_hash as string;
   if (user.monthly_budget_usd !== null) user.monthly_budget_usd = Number(user.monthly_budget_usd);
@@ -154,7 +157,7 @@ export async function createUser(user: StoredUser): Promise<User> {
 
 export async function getUserById(id: string): Promise<StoredUser | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id) }));
-  return Item ? fromItem(Item) : undefined;
+  return Item ? userFromItem(Item) : undefined;
 }
 
 /** Login accepts a username or an e-mail; usernames cannot contain '@', so one lookup suffices. */
@@ -197,7 +200,7 @@ export async function getUserByLogin(login: string): Promise<StoredUser | undefi
 
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
   const { items, nextCursor } = await queryIndexPage(USERS_PARTITION, { forward: true, limit, cursor });
-  return { users: items.map((i) => publicUser(fromItem(i))), nextCursor };
+  return { users: items.map((i) => publicUser(userFromItem(i))), nextCursor };
 }
 
 export async function recordLogin(id: string, at: string): Promise<void> {
