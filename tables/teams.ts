@@ -336,14 +336,13 @@ export async function markTeamDeleting(team: Team, at: string): Promise<Team> {
         UpdateExpression: 'SET deleting_since = :at',
         ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(active_keys) OR active_keys <= :zero)',
         ExpressionAttributeValues: { ':at': at, ':zero': 0 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
   } catch (err) {
     if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
-    const item = (err as { Item?: Record<string, unknown> }).Item;
-    if (!item) throw new DataError('ItemNotFound', 'Team not found');
-    const keys = Number(item.active_keys ?? 0);
+    const now = await getTeam(team.id);
+    if (!now) throw new DataError('ItemNotFound', 'Team not found');
+    const keys = now.active_keys;
     throw new DataError(
       'RuleViolation',
       `The team still has ${keys} active API key${keys === 1 ? '' : 's'}`,
