@@ -27,7 +27,7 @@
  * failure goes back the same way as words (`#sso_error=...`), and issues no token.
  */
 import { createHash } from 'node:crypto';
-import { config } from '../../core/config';
+import { config, type OidcConfig } from '../../core/config';
 import { MetricUnit, logger, metrics } from '../../core/observability';
 import { getTeamByName, listMemberships, type Team } from '../../tables/teams';
 import { getUserById, getUserByLogin, getUserIdByIdentity, linkIdentity, recordLogin, type Role, type StoredUser } from '../../tables/users';
@@ -97,8 +97,8 @@ export async function completeSignOn(
 }
 
 /** The role the groups give, or undefined when no role groups are configured (roles are then managed by hand). */
-export function roleFromGroups(groups: string[]): Role | undefined {
-  const { adminGroups, superAdminGroups } = oidcConfig();
+export function roleFromGroups(groups: string[], oidc: Pick<OidcConfig, 'adminGroups' | 'superAdminGroups'> = oidcConfig()): Role | undefined {
+  const { adminGroups, superAdminGroups } = oidc;
   if (adminGroups.length === 0 && superAdminGroups.length === 0) return undefined;
   if (groups.some((g) => superAdminGroups.includes(g))) return 'super_admin';
   if (groups.some((g) => adminGroups.includes(g))) return 'admin';

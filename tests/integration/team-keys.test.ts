@@ -29,11 +29,20 @@ beforeAll(async () => {
 });
 
 async function team() {
-  const created = await call(createTeamFn as Handler, { method: 'POST', token: admin.token, body: { name: `keys-${process.pid}-${seq++}-${Date.now().toString(36)}` } });
+  const created = await call(createTeamFn as Handler, {
+    method: 'POST',
+    token: admin.token,
+    body: { name: `keys-${process.pid}-${seq++}-${Date.now().toString(36)}` },
+  });
   const owner = await makeUser('user');
   const member = await makeUser('user');
   const add = (user: Caller, role: string) =>
-    call(addMemberFn as Handler, { method: 'POST', token: admin.token, pathParameters: { teamId: created.body.team.id }, body: { user_id: user.user.id, role } });
+    call(addMemberFn as Handler, {
+      method: 'POST',
+      token: admin.token,
+      pathParameters: { teamId: created.body.team.id },
+      body: { user_id: user.user.id, role },
+    });
   await add(owner, 'owner');
   await add(member, 'member');
   return { id: created.body.team.id as string, owner, member };
@@ -77,7 +86,12 @@ describe('team keys', () => {
   test("the team's owner changes and revokes a member's team key; another member gets 404", async () => {
     const t = await team();
     const other = await makeUser('user');
-    await call(addMemberFn as Handler, { method: 'POST', token: t.owner.token, pathParameters: { teamId: t.id }, body: { user_id: other.user.id, role: 'member' } });
+    await call(addMemberFn as Handler, {
+      method: 'POST',
+      token: t.owner.token,
+      pathParameters: { teamId: t.id },
+      body: { user_id: other.user.id, role: 'member' },
+    });
     const key = (await createKey(t.member.token, { name: 'svc', team_id: t.id })).body;
     expect((await patchKey(other.token, key.id, { name: 'mine now' })).status).toBe(404);
     expect((await revokeKey(other.token, key.id)).status).toBe(404);
@@ -99,7 +113,11 @@ describe('team keys', () => {
     const t = await team();
     const teamKey = (await createKey(t.member.token, { name: 'svc', team_id: t.id })).body;
     const personal = (await createKey(t.member.token, { name: 'mine' })).body;
-    const res = await call(removeMemberFn as Handler, { method: 'DELETE', token: t.owner.token, pathParameters: { teamId: t.id, userId: t.member.user.id } });
+    const res = await call(removeMemberFn as Handler, {
+      method: 'DELETE',
+      token: t.owner.token,
+      pathParameters: { teamId: t.id, userId: t.member.user.id },
+    });
     expect(res.body.revoked_keys).toBe(1);
     expect((await models(teamKey.key)).body.error.message).toBe('This API key has been revoked');
     expect((await models(personal.key)).status).toBe(200);

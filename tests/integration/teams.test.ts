@@ -259,7 +259,10 @@ describe('spend of teams and members', () => {
   test("a team's and a member's spent_usd are this month's spend items (SPEND#TEAM, SPEND#MEMBER)", async () => {
     const { team, owner, member } = await teamWithPeople();
     const month = monthOf(new Date());
-    await transactWrite([chargeWrite({ kind: 'team', id: team.id }, month, 1.25, null), chargeWrite(memberBudgetOwner(team.id, member.user.id), month, 0.75, null)]);
+    await transactWrite([
+      chargeWrite({ kind: 'team', id: team.id }, month, 1.25, null),
+      chargeWrite(memberBudgetOwner(team.id, member.user.id), month, 0.75, null),
+    ]);
     expect((await getTeam(owner.token, team.id)).body.team.spent_usd).toBe(1.25);
     const roster = (await members(owner.token, team.id)).body.members;
     expect(roster.find((m: { user_id: string }) => m.user_id === member.user.id).spent_usd).toBe(0.75);
@@ -273,7 +276,8 @@ describe('spend of teams and members', () => {
     await transactWrite([chargeWrite(owner, month, 1.5, 10)]);
     await patchTeam(admin.token, team.id, { monthly_budget_usd: 2 });
     const now = new Date();
-    const ask = (amountUsd: number, id: string) => reserve({ owner, month, budgetUsd: 2, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+    const ask = (amountUsd: number, id: string) =>
+      reserve({ owner, month, budgetUsd: 2, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(1, 'too-much')).toBeUndefined();
     expect(await ask(0.4, 'fits')).toBeDefined();
   });
@@ -325,7 +329,9 @@ test('every team and member action is in the audit log with its actor, refusals 
     target?: string;
   }[];
   const mine = entries.filter((e) => e.target?.startsWith(team.id) || e.target === team.name);
-  const seen = mine.map((e) => `${e.action}:${e.actor.id === admin.user.id ? 'admin' : e.actor.id === owner.user.id ? 'owner' : 'member'}:${e.outcome}`);
+  const seen = mine.map(
+    (e) => `${e.action}:${e.actor.id === admin.user.id ? 'admin' : e.actor.id === owner.user.id ? 'owner' : 'member'}:${e.outcome}`,
+  );
   expect(seen).toEqual(
     expect.arrayContaining([
       'team.create:admin:success',
