@@ -51,13 +51,19 @@ export const TeamPath = Type.Object({ teamId: Uuid }, { additionalProperties: fa
 export const MemberPath = Type.Object({ teamId: Uuid, userId: Uuid }, { additionalProperties: false });
 export const ListMembersQuery = Type.Object(Pagination, { additionalProperties: false });
 
+/** Who joins: by id, or (what owners know) by username or e-mail; one of the two. */
 export const AddMemberBody = Type.Object(
   {
-    user_id: Uuid,
+    user_id: Type.Optional(Uuid),
+    username: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'a username or an e-mail address' })),
     role: TeamRole,
     monthly_budget_usd: Type.Optional(Usd(1_000_000_000, Budget)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // A schema-level rule TypeBox does not evaluate itself (tests/unit/checks.test.ts applies it).
+    anyOf: [{ required: ['user_id'] }, { required: ['username'] }],
+  },
 );
 
 export const UpdateMemberBody = Type.Object(

@@ -21,7 +21,7 @@ import {
   type TeamPatch,
   type TeamRole,
 } from '../../tables/teams';
-import { getUserById, type User } from '../../tables/users';
+import { getUserById, getUserByLogin, type User } from '../../tables/users';
 import { isDataError } from '../../tables/errors';
 import { BadRequest, Forbidden, NotFound } from '../http/errors';
 
@@ -43,7 +43,9 @@ export interface NewTeam {
 export type TeamChanges = Partial<{ name: string; monthly_budget_usd: number | null; rpm_limit: number | null; tpm_limit: number | null }>;
 
 export interface NewMember {
-  user_id: string;
+  /** The user by id, or by `username` (a username or an e-mail address): one of the two. */
+  user_id?: string;
+  username?: string;
   role: TeamRole;
   monthly_budget_usd?: number;
 }
@@ -204,9 +206,11 @@ export async function listMembers(user: User, teamId: string, query: { limit: nu
  * the same month finds the spend they already had.
  */
 export async function addMember(teamId: string, input: NewMember & { source?: MembershipSource }, now = new Date()): Promise<PublicMember> {
-  const target = await getUserById(input.user_id);
-  if (!target) throw new BadRequest("Invalid field 'user_id': no such user");
-  if (!target.is_active) throw new BadRequest("Invalid field 'user_id': the user is deactivated");
+  if (input.user_id && input.username) throw new BadRequest("Give 'user_id' or 'username', not both");
+  const field = input.user_id ? 'user_id' : 'username';
+  const target = input.user_id ? await getUserById(input.user_id) : await getUserByLogin(input.username as string);
+  if (!target) throw new BadRequest(`Invalid field '${field}': no such user`);
+  if (!target.is_active) throw new BadRequest(`Invalid field '${field}': the user is deactivated`);
   const at = now.toISOString();
   const member: Member = {
     team_id: teamId,

@@ -222,6 +222,19 @@ describe('members', () => {
     expect(twice.body.error).toBe('The user is already a member of this team');
   });
 
+  test('a member may be named by username or e-mail instead of id; both at once is a 400', async () => {
+    const { team, owner } = await teamWithPeople();
+    const [a, b] = [await makeUser('user'), await makeUser('user')];
+    expect((await addMember(owner.token, team.id, { username: a.user.username, role: 'member' })).body.member.user_id).toBe(a.user.id);
+    expect((await addMember(owner.token, team.id, { username: b.user.email, role: 'member' })).body.member.user_id).toBe(b.user.id);
+    const both = await addMember(owner.token, team.id, { user_id: a.user.id, username: a.user.username, role: 'member' });
+    expect(both.status).toBe(400);
+    expect((await addMember(owner.token, team.id, { role: 'member' })).status).toBe(400);
+    expect((await addMember(owner.token, team.id, { username: 'nobody-by-this-name', role: 'member' })).body.error).toBe(
+      "Invalid field 'username': no such user",
+    );
+  });
+
   test('adding an unknown or deactivated user is a 400 naming user_id', async () => {
     const { team, owner } = await teamWithPeople();
     const unknown = await addMember(owner.token, team.id, { user_id: '00000000-0000-4000-8000-000000000000', role: 'member' });

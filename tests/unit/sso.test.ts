@@ -4,7 +4,7 @@
  * otherwise valid and signed by a key of the set it is checked with), usernames from claims, the
  * role from groups, the flow cookie in the request.
  */
-import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, type JWK, type JWTPayload } from 'jose';
+import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { loadConfig } from '../../core/config';
 import { flowCookieOf, verifyIdToken } from '../../lib/auth/oidc';
 import { roleFromGroups, usernameFrom } from '../../lib/auth/sso';
