@@ -183,6 +183,8 @@ export async function startFrontDoor(options: {
       answer.pipe(res);
     });
     upstream.on('error', (err) => {
+      // The browser went away (a navigation cancelled its request): nothing to answer, nothing wrong.
+      if (res.destroyed) return;
       if (res.headersSent) return void res.destroy(err);
       sendJson(res, 502, layerErrorBody(pathOf(req), 502));
       console.error(`front door: the API is not reachable: ${err.message}`);
