@@ -13,6 +13,11 @@
  *   the web console (console/, built when its build is missing or stale) and the local front door on
  *   PORT: the console at /, /api and /v1 passed to serverless-offline, as CloudFront does once deployed
  *
+ * With `--oidc-provider` (npm start -- --oidc-provider), also a local OpenID provider
+ * (local/oidc-provider.ts) on OIDC_PROVIDER_PORT (PORT + 5), with single sign-on wired to it, for
+ * trying the "Log in with SSO" button; OIDC_* set in the environment point the service at any other
+ * provider instead.
+ *
  * Ctrl-C stops every child. A second `npm start` while one runs says so and exits.
  */
 import { randomBytes } from 'node:crypto';
@@ -48,6 +53,8 @@ const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
 // The streaming function's local function URL, behind the front door.
 const FUNCTION_URL_PORT = Number(process.env.FUNCTION_URL_PORT ?? PORT + 3);
 const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
+const LOCAL_OIDC_PROVIDER = process.argv.includes('--oidc-provider');
+const OIDC_PROVIDER_PORT = Number(process.env.OIDC_PROVIDER_PORT ?? PORT + 5);
 const TABLE = 'model-ops-local';
 
 function alive(pid: number): boolean {
@@ -82,6 +89,7 @@ async function main() {
     [EMULATOR_PORT, 'the platform emulator', 'EMULATOR_PORT'],
     [LAMBDA_PORT, "serverless-offline's Lambda endpoint", 'OFFLINE_LAMBDA_PORT'],
     [FUNCTION_URL_PORT, 'the streaming function URL behind the console', 'FUNCTION_URL_PORT'],
+    ...(LOCAL_OIDC_PROVIDER ? ([[OIDC_PROVIDER_PORT, 'the local OpenID provider', 'OIDC_PROVIDER_PORT']] as const) : []),
   ] as const;
   for (const [port, what, variable] of ports) {
     if (await portInUse(port)) fail(`Port ${port}, needed for ${what}, is already in use by another program. Free it or set ${variable}.`);
@@ -122,6 +130,8 @@ async function main() {
       hostedApiKey: 'local-hosted-key',
     });
     children.push({ stop: () => emulator.close() });
+    const sso = LOCAL_OIDC_PROVIDER ? await startLocalProvider() : undefined;
+    if (sso) children.push({ stop: sso.close });
 
     // Anything set in the environment (a real hosted key, other VPC ids, SERVICE_CLOUD_ENDPOINT, empty
     // for real AWS) wins over the emulated wiring.
@@ -141,6 +151,7 @@ async function main() {
       POWERTOOLS_DEV: 'true',
       // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
       RECONCILE_SCHEDULE_ENABLED: 'false',
+      ...sso?.env,
     };
     Object.assign(process.env, env);
 
@@ -206,11 +217,41 @@ async function main() {
     console.log(
       `    Log in: curl -s -X POST http://localhost:${PORT}/api/auth/login -H 'Content-Type: application/json' -d '{"username":"${seeded.username}","password":"…"}'`,
     );
+    if (sso) {
+      console.log(`    Single sign-on: "Log in with SSO" goes to the local OpenID provider ${sso.issuer}; log in there as`);
+      console.log('      name or name:group,group (any password): mo-super-admins and mo-admins give roles, team-<name> joins a team');
+    }
     console.log('    Ctrl-C stops everything.\n');
   } catch (err) {
     console.error(`\n  ✖ ${(err as Error).message}\n`);
     await shutdown(1);
   }
+}
+
+/**
+ * The local OpenID provider and the settings that point single sign-on at it (any OIDC_* already set
+ * in the environment wins). Its client secret is new on every start, like the provider itself.
+ */
+async function startLocalProvider() {
+  const { startOidcProvider } = await import('./oidc-provider');
+  const clientSecret = randomBytes(24).toString('base64url');
+  const redirectUrl = `http://localhost:${PORT}/api/auth/oidc/callback`;
+  const provider = await startOidcProvider({
+    port: OIDC_PROVIDER_PORT,
+    clients: [{ client_id: 'model-ops-local', client_secret: clientSecret, redirect_uris: [redirectUrl] }],
+  });
+  const wanted: Record<string, string> = {
+    OIDC_ISSUER: provider.issuer,
+    OIDC_CLIENT_ID: 'model-ops-local',
+    OIDC_CLIENT_SECRET: clientSecret,
+    OIDC_REDIRECT_URL: redirectUrl,
+    OIDC_SCOPES: 'openid email profile groups',
+    OIDC_ADMIN_GROUPS: 'mo-admins',
+    OIDC_SUPER_ADMIN_GROUPS: 'mo-super-admins',
+    OIDC_TEAM_GROUPS_PREFIX: 'team-',
+  };
+  const env = Object.fromEntries(Object.entries(wanted).map(([k, v]) => [k, process.env[k] || v]));
+  return { issuer: provider.issuer, close: provider.close, env };
 }
 
 void main();
