@@ -96,7 +96,7 @@ function loadOidc(env: Env) {
     if (stray) throw new ConfigError(`Configuration error: ${stray} is set but OIDC_ISSUER is not; set OIDC_ISSUER to turn single sign-on on`);
     return undefined;
   }
-  const issuer = secureUrl(env, 'OIDC_ISSUER');
+  secureUrl(env, 'OIDC_ISSUER');
   const redirect = secureUrl(env, 'OIDC_REDIRECT_URL');
   if (!redirect.pathname.endsWith(OIDC_CALLBACK_PATH)) {
     throw new ConfigError(`Configuration error: OIDC_REDIRECT_URL must end with ${OIDC_CALLBACK_PATH}, got "${redirect.href}"`);

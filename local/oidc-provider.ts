@@ -69,8 +69,8 @@ function readJson(req: IncomingMessage): Promise<unknown> {
     req.on('end', () => {
       try {
         resolve(JSON.parse(text || '{}'));
-      } catch (err) {
-        reject(err as Error);
+      } catch {
+        reject(new Error('The control body is not JSON'));
       }
     });
     req.on('error', reject);
@@ -138,7 +138,7 @@ export async function startOidcProvider(options: { port: number; clients: DevCli
     if (fault === 'wrong-audience') Object.assign(changed, { aud: 'another-client' });
     if (fault === 'wrong-nonce') Object.assign(changed, { nonce: 'not-the-nonce-sent' });
     const key = fault === 'foreign-key' ? foreign : privateKey;
-    tokens.id_token = await new SignJWT(changed).setProtectedHeader({ alg: 'RS256', kid: jwk.kid as string }).sign(key);
+    tokens.id_token = await new SignJWT(changed).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).sign(key);
     return JSON.stringify(tokens);
   };
 
@@ -169,7 +169,7 @@ export async function startOidcProvider(options: { port: number; clients: DevCli
       const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
       res.end = ((chunk?: unknown) => {
         if (!chunk || res.statusCode !== 200) return end(chunk);
-        void tamper(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk)).then((text) => {
+        void tamper(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).then((text) => {
           res.setHeader('content-length', Buffer.byteLength(text));
           end(text);
         });

@@ -251,7 +251,7 @@ async function startLocalProvider() {
     OIDC_TEAM_GROUPS_PREFIX: 'team-',
   };
   const env = Object.fromEntries(Object.entries(wanted).map(([k, v]) => [k, process.env[k] || v]));
-  return { issuer: provider.issuer, close: provider.close, env };
+  return { issuer: provider.issuer, close: () => provider.close(), env };
 }
 
 void main();

@@ -191,7 +191,8 @@ export async function linkIdentity(identity: SignOnIdentity, userId: string): Pr
   try {
     await db.send(new TransactWriteCommand({ TransactItems: [identityPut(identity, userId)] }));
   } catch (err) {
-    if (cancellationReasons(err)?.[0] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'This sign-on identity already belongs to a user');
+    if (cancellationReasons(err)?.[0] === 'ConditionalCheckFailed')
+      throw new DataError('NameTaken', 'This sign-on identity already belongs to a user');
     throw err;
   }
 }

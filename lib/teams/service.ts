@@ -18,7 +18,6 @@ import {
   type Member,
   type MembershipSource,
   type Team,
-  type TeamPatch,
   type TeamRole,
 } from '../../tables/teams';
 import { getUserById, getUserByLogin, type User } from '../../tables/users';
@@ -175,7 +174,7 @@ export async function getTeamView(user: User, teamId: string, now = new Date()) 
 export async function updateTeam(user: User, teamId: string, changes: TeamChanges, now = new Date()) {
   const { team: current, member } = await teamAccess(user, teamId);
   if (current.deleting_since) throw new NotFound('Team not found');
-  const team = await writeTeam(current, changes as TeamPatch, now.toISOString());
+  const team = await writeTeam(current, changes, now.toISOString());
   await propagateTeam(team);
   if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
   return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };

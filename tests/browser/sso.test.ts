@@ -74,7 +74,7 @@ test('a refused sign-in is explained on the login page and logs nobody in', asyn
   await page.getByRole('link', { name: 'Log in with SSO' }).click();
   await signInAtProvider(page, sub);
   await page.getByRole('button', { name: 'Log out' }).waitFor();
-  const id = (await page.evaluate("JSON.parse(sessionStorage.getItem('model-ops.user')).id")) as string;
+  const id = await page.evaluate<string>("JSON.parse(sessionStorage.getItem('model-ops.user')).id");
   await page.getByRole('button', { name: 'Log out' }).click();
   const admin = await apiToken(ADMIN().username, ADMIN().password);
   await api('PATCH', `/api/admin/users/${id}`, { token: admin, body: { is_active: false } });

@@ -3,11 +3,12 @@
  * environment is set first and the handlers imported after.
  */
 import { call, type Handler } from '../helpers/invoke';
+import type { makeUser as MakeUser } from '../helpers/users';
 
 const savedEnv = { ...process.env };
 let login: Handler;
 let authConfig: Handler;
-let makeUser: typeof import('../helpers/users').makeUser;
+let makeUser: typeof MakeUser;
 
 beforeAll(async () => {
   Object.assign(process.env, {

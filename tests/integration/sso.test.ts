@@ -10,6 +10,10 @@ import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { call, type Handler } from '../helpers/invoke';
 import { CookieJar, providerControl, signInAtProvider } from '../helpers/oidc';
+import type * as UsersTable from '../../tables/users';
+import type { verifyToken as VerifyToken } from '../../lib/auth/tokens';
+import type { makeUser as MakeUser } from '../helpers/users';
+import type { updateUser as UpdateUser } from '../../lib/users/service';
 
 jest.setTimeout(60_000);
 
@@ -19,10 +23,10 @@ const CALLBACK = process.env.TEST_OIDC_REDIRECT_URL as string;
 const CONSOLE = `${new URL(CALLBACK).origin}/login`;
 
 let h: Record<'login' | 'callback' | 'passwordLogin' | 'validate' | 'audit' | 'createTeam' | 'addMember' | 'createKey' | 'listTeams', Handler>;
-let tables: typeof import('../../tables/users');
-let verifyToken: typeof import('../../lib/auth/tokens').verifyToken;
-let makeUser: typeof import('../helpers/users').makeUser;
-let updateUser: typeof import('../../lib/users/service').updateUser;
+let tables: typeof UsersTable;
+let verifyToken: typeof VerifyToken;
+let makeUser: typeof MakeUser;
+let updateUser: typeof UpdateUser;
 let superAdmin: string;
 
 beforeAll(async () => {

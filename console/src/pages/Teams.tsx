@@ -233,7 +233,7 @@ function EditTeam({ team, onSaved }: { team: Team; onSaved: (team: Team) => void
   const save = useAction(async (e: FormEvent) => {
     e.preventDefault();
     const body = { monthly_budget_usd: amount(form.budget, true), rpm_limit: amount(form.rpm, true), tpm_limit: amount(form.tpm, true) };
-    const res = await unwrap(api.PATCH('/api/teams/{teamId}', { params: { path: { teamId: team.id } }, body: body as Schemas['UpdateTeamRequest'] }));
+    const res = await unwrap(api.PATCH('/api/teams/{teamId}', { params: { path: { teamId: team.id } }, body }));
     onSaved(res.team);
     return res;
   });
@@ -294,7 +294,7 @@ function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onC
             className="inline-form"
             onSubmit={(e) => {
               e.preventDefault();
-              void change.run({ monthly_budget_usd: amount(budget, true) as number | null });
+              void change.run({ monthly_budget_usd: amount(budget, true) });
             }}
           >
             <input
