@@ -28,7 +28,7 @@
  */
 import { createHash } from 'node:crypto';
 import { config, type OidcConfig } from '../../core/config';
-import { MetricUnit, logger, metrics } from '../../core/observability';
+import { MetricUnit, metrics } from '../../core/observability';
 import { getTeamByName, listMemberships, type Team } from '../../tables/teams';
 import { getUserById, getUserByLogin, getUserIdByIdentity, linkIdentity, recordLogin, type Role, type StoredUser } from '../../tables/users';
 import { isDataError } from '../../tables/errors';
@@ -36,42 +36,9 @@ import { recordUserAction } from '../audit/user-action';
 import { HttpError, NotFound } from '../http/errors';
 import { addMember, removeMember } from '../teams/service';
 import { provisionUser, updateUser } from '../users/service';
-import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, startFlow, type CallbackQuery, type Identity } from './oidc';
+import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from './oidc';
+import { describeFailure, failure, type Redirect } from './sso-start';
 import { issueToken } from './tokens';
-
-export interface Redirect {
-  location: string;
-  cookie: string;
-}
-
-/** Where the console shows a failed sign-in, in words. */
-const failure = (message: string): string => `${oidcConfig().consoleUrl}#sso_error=${encodeURIComponent(message)}`;
-
-function describeFailure(err: unknown, stage: string): string {
-  if (err instanceof SsoError || err instanceof HttpError) {
-    const reason = err instanceof SsoError ? err.reason : `http_${err.statusCode}`;
-    metrics.addMetric('SignOnFailures', MetricUnit.Count, 1);
-    logger.warn({ message: 'sign-on refused', stage, reason, detail: err.message });
-    return err.message;
-  }
-  metrics.addMetric('SignOnFailures', MetricUnit.Count, 1);
-  logger.error({ message: 'sign-on failed', stage, error: err as Error });
-  return 'The sign-in could not be completed; please try again';
-}
-
-/**
- * GET /api/auth/oidc/login: off without OIDC_ISSUER (404); otherwise always a redirect, to the
- * provider, or (when it cannot be reached) back to the console with the reason: the person pressed
- * a button in a browser, and a JSON page would strand them.
- */
-export async function beginSignOn(next?: string, now = Date.now()): Promise<Redirect> {
-  if (!config.auth.oidc) throw new NotFound('Single sign-on is not configured');
-  try {
-    return await startFlow(next, now);
-  } catch (err) {
-    return { location: failure(describeFailure(err, 'start')), cookie: cookieHeader('', 0) };
-  }
-}
 
 /**
  * GET /api/auth/oidc/callback: the provider's answer. Always a redirect to the console, with the
