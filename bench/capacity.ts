@@ -32,6 +32,9 @@ const ENDPOINTS: [HandlerName, string, number?][] = [
   ['conversationMessages', 'conversation-wide listing (first page of 100)'],
 ];
 
+/** Team memberships of the user whose read of themselves and their teams is priced. */
+const TEAMS_READ = 5;
+
 /** Stream batches the aggregator is priced on: a lone turn (a quiet second) and a busy one. */
 const AGGREGATOR_BATCHES = [1, 100];
 
@@ -240,6 +243,25 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
       approximate: [...new Set(per.flatMap((e) => e.approximate))],
       missing: per.reduce((a, e) => a + e.missing, 0),
     });
+  }
+
+  // The read the metered call path makes of its caller (issue 25): the profile and every team
+  // membership with the team's budget and limits, one Query of the user's partition.
+  {
+    const label = `caller and teams (profile + ${TEAMS_READ} memberships), one Query`;
+    process.stderr.write(`  ${label}…\n`);
+    const [{ createTeam, addMember }, { readUserWithMemberships }] = await Promise.all([import('../lib/teams/service'), import('../tables/teams')]);
+    for (let i = 0; i < TEAMS_READ; i++) {
+      const team = await createTeam({ name: `bench-${Date.now().toString(36)}-${i}`, monthly_budget_usd: 100, rpm_limit: 600, tpm_limit: 100_000 });
+      await addMember(team.id, { user_id: world.user.id, role: 'member', monthly_budget_usd: 10 });
+    }
+    const per: EndpointCapacity[] = [];
+    for (let k = 0; k < options.repeats; k++) {
+      const { result, capacity } = await metered(svc, label, () => readUserWithMemberships(world.user.id));
+      if (!result.user || result.memberships.length < TEAMS_READ) throw new Error(`${label}: ${result.memberships.length} memberships read`);
+      per.push(capacity);
+    }
+    results.push(per.at(-1) as EndpointCapacity);
   }
 
   for (const batch of AGGREGATOR_BATCHES) {

@@ -57,6 +57,107 @@ function url(env: Env, key: string, fallback?: string): string | undefined {
   return value.replace(/\/+$/, '');
 }
 
+function bool(env: Env, key: string, fallback: boolean): boolean {
+  const raw = env[key]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`Configuration error: ${key} must be true or false, got "${env[key]}"`);
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An https URL, or an http one on loopback (local runs and tests): the value as given. */
+function secureUrl(env: Env, key: string): URL {
+  const value = str(env, key);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`Configuration error: ${key} must be a URL, got "${value}"`);
+  }
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && LOOPBACK.has(parsed.hostname))) {
+    throw new ConfigError(`Configuration error: ${key} must be an https URL (http only on localhost), got "${value}"`);
+  }
+  if (parsed.search || parsed.hash) throw new ConfigError(`Configuration error: ${key} must have no query or fragment, got "${value}"`);
+  return parsed;
+}
+
+/** The path of the SSO callback route (functions/auth/functions.yml): OIDC_REDIRECT_URL must end with it. */
+export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
+
+/**
+ * Single sign-on with an OpenID Connect provider: off unless OIDC_ISSUER is set, and then every
+ * setting it needs is checked here, so a half-configured deployment fails its cold start naming the
+ * variable instead of failing a person mid-login. The client secret is OIDC_CLIENT_SECRET for local
+ * runs and tests; deployed stages name an SSM SecureString (OIDC_CLIENT_SECRET_PARAMETER), as for
+ * the token signing secret, so that it is in neither the template nor the function's configuration.
+ */
+function loadOidc(env: Env) {
+  const issuerRaw = optional(env, 'OIDC_ISSUER');
+  if (!issuerRaw) {
+    const stray = ['OIDC_CLIENT_ID', 'OIDC_CLIENT_SECRET', 'OIDC_REDIRECT_URL'].find((k) => optional(env, k));
+    if (stray) throw new ConfigError(`Configuration error: ${stray} is set but OIDC_ISSUER is not; set OIDC_ISSUER to turn single sign-on on`);
+    return undefined;
+  }
+  secureUrl(env, 'OIDC_ISSUER');
+  const redirect = secureUrl(env, 'OIDC_REDIRECT_URL');
+  if (!redirect.pathname.endsWith(OIDC_CALLBACK_PATH)) {
+    throw new ConfigError(`Configuration error: OIDC_REDIRECT_URL must end with ${OIDC_CALLBACK_PATH}, got "${redirect.href}"`);
+  }
+  const clientSecret = optional(env, 'OIDC_CLIENT_SECRET');
+  const clientSecretParameter = optional(env, 'OIDC_CLIENT_SECRET_PARAMETER');
+  if (!clientSecret && !clientSecretParameter) {
+    throw new ConfigError('Configuration error: OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_PARAMETER, an SSM SecureString name) is not set');
+  }
+  const scopes = (optional(env, 'OIDC_SCOPES') ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
+  if (!scopes.includes('openid')) throw new ConfigError(`Configuration error: OIDC_SCOPES must include openid, got "${scopes.join(' ')}"`);
+  const prefix = optional(env, 'OIDC_TEAM_GROUPS_PREFIX');
+  return {
+    /** Exactly as the provider states it in its discovery document (a trailing slash matters). */
+    issuer: issuerRaw,
+    discoveryUrl: `${issuerRaw.replace(/\/+$/, '')}/.well-known/openid-configuration`,
+    clientId: str(env, 'OIDC_CLIENT_ID'),
+    clientSecret: clientSecret
+      ? ({ kind: 'value', value: clientSecret } as const)
+      : ({ kind: 'ssm', parameterName: clientSecretParameter as string } as const),
+    redirectUrl: redirect.href,
+    /** Where a finished sign-in lands: the console, on the callback's own origin. */
+    consoleUrl: `${redirect.origin}/login`,
+    /** Cookies carry Secure wherever the redirect URL is https (everywhere but loopback). */
+    secureCookies: redirect.protocol === 'https:',
+    scopes,
+    groupsClaim: str(env, 'OIDC_GROUPS_CLAIM', 'groups'),
+    adminGroups: list(env, 'OIDC_ADMIN_GROUPS'),
+    superAdminGroups: list(env, 'OIDC_SUPER_ADMIN_GROUPS'),
+    /** Groups named <prefix><team name> join that team; unset: groups join no team. */
+    teamGroupsPrefix: prefix,
+    providerTimeoutMs: int(env, 'OIDC_TIMEOUT_MS', 5000, 100, 20_000),
+  };
+}
+
+export type OidcConfig = NonNullable<ReturnType<typeof loadOidc>>;
+
+function loadAuth(env: Env) {
+  const oidc = loadOidc(env);
+  const passwordLogin = bool(env, 'PASSWORD_LOGIN', true);
+  if (!passwordLogin && !oidc) {
+    throw new ConfigError('Configuration error: PASSWORD_LOGIN=false needs single sign-on (OIDC_ISSUER and its settings): nobody could log in');
+  }
+  return {
+    /** README, Security: exp is exactly iat + 24 h. Not configurable on purpose. */
+    tokenLifetimeSeconds: 86_400,
+    bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
+    minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
+    /** Brute-force throttle: failures per account within the window before 429. */
+    loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
+    loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+    /** POST /api/auth/login with a password; false leaves single sign-on as the only way in. */
+    passwordLogin,
+    oidc,
+  };
+}
+
 export const DEFAULT_HOSTED_BASE_URL = 'https://integrate.api.nvidia.com/v1';
 
 export function loadConfig(env: Env = process.env) {
@@ -84,15 +185,7 @@ export function loadConfig(env: Env = process.env) {
       turnWriteRetryMs: int(env, 'TURN_WRITE_RETRY_MS', 10_000, 100, 120_000),
     },
 
-    auth: {
-      /** README, Security: exp is exactly iat + 24 h. Not configurable on purpose. */
-      tokenLifetimeSeconds: 86_400,
-      bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
-      minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
-      /** Brute-force throttle: failures per account within the window before 429. */
-      loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
-      loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
-    },
+    auth: loadAuth(env),
 
     http: {
       /** Requests with a larger body are refused with 413 before any parsing. */

@@ -188,7 +188,8 @@ export async function startFrontDoor(options: {
     // The client hanging up ends the upstream request too; its error then says nothing about the API.
     let clientGone = false;
     upstream.on('error', (err) => {
-      if (clientGone) return;
+      // The client went away (a navigation cancelled its request): nothing to answer, nothing wrong.
+      if (clientGone || res.destroyed) return;
       if (res.headersSent) return void res.destroy(err);
       sendJson(res, 502, layerErrorBody(pathOf(req), 502));
       console.error(`front door: the API is not reachable: ${err.message}`);

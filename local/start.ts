@@ -20,6 +20,11 @@
  * The terminal stays quiet: a few lines while it starts, the banner with the login last, then one line
  * per API request. `npm start -- --verbose` shows every function's JSON log (Powertools, LOG_LEVEL
  * INFO) and serverless-offline's own lines; LOG_LEVEL alone sets the functions' level.
+ *
+ * With `--oidc-provider` (npm start -- --oidc-provider), also a local OpenID provider
+ * (local/oidc-provider.ts) on OIDC_PROVIDER_PORT (PORT + 5), with single sign-on wired to it, for
+ * trying the "Log in with SSO" button; OIDC_* set in the environment point the service at any other
+ * provider instead.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -56,6 +61,8 @@ const LAMBDA_PORT = Number(process.env.OFFLINE_LAMBDA_PORT ?? 3002);
 // The streaming function's local function URL, behind the front door.
 const FUNCTION_URL_PORT = Number(process.env.FUNCTION_URL_PORT ?? PORT + 3);
 const RECONCILE_INTERVAL_SECONDS = Number(process.env.RECONCILE_INTERVAL_SECONDS ?? 60);
+const LOCAL_OIDC_PROVIDER = process.argv.includes('--oidc-provider');
+const OIDC_PROVIDER_PORT = Number(process.env.OIDC_PROVIDER_PORT ?? PORT + 5);
 const TABLE = 'model-ops-local';
 const VERBOSE = process.argv.includes('--verbose');
 
@@ -82,6 +89,7 @@ async function checkPorts() {
     { port: EMULATOR_PORT, what: 'the platform emulator', variable: 'EMULATOR_PORT' },
     { port: LAMBDA_PORT, what: "serverless-offline's Lambda endpoint", variable: 'OFFLINE_LAMBDA_PORT' },
     { port: FUNCTION_URL_PORT, what: 'the streaming function URL behind the console', variable: 'FUNCTION_URL_PORT' },
+    ...(LOCAL_OIDC_PROVIDER ? [{ port: OIDC_PROVIDER_PORT, what: 'the local OpenID provider', variable: 'OIDC_PROVIDER_PORT' }] : []),
   ];
   const taken = await Promise.all(needs.map((n) => portInUse(n.port)));
   const busy = needs.filter((_, i) => taken[i]);
@@ -149,6 +157,8 @@ async function main() {
       stateFile: join(DATA, 'emulator-state.json'),
     });
     children.push({ stop: () => emulator.close() });
+    const sso = LOCAL_OIDC_PROVIDER ? await startLocalProvider() : undefined;
+    if (sso) children.push({ stop: sso.close });
 
     // Anything set in the environment (a real hosted key, other VPC ids, SERVICE_CLOUD_ENDPOINT, empty
     // for real AWS) wins over the emulated wiring.
@@ -171,6 +181,7 @@ async function main() {
       LOG_LEVEL: process.env.LOG_LEVEL || (VERBOSE ? 'INFO' : 'WARN'),
       // The reconciler runs on the interval below, not on serverless-offline's minute-grained schedule.
       RECONCILE_SCHEDULE_ENABLED: 'false',
+      ...sso?.env,
     };
     // Against the real platforms the emulator's delay says nothing of how long a change takes.
     if (env.SERVICE_CLOUD_ENDPOINT !== emulator.url && !process.env.DEDICATED_STATE_CHANGE_SECONDS) delete env.DEDICATED_STATE_CHANGE_SECONDS;
@@ -230,6 +241,10 @@ async function main() {
       );
     }
 
+    if (sso) {
+      console.log(`Single sign-on: "Log in with SSO" goes to the local OpenID provider ${sso.issuer}; log in there as`);
+      console.log('  name or name:group,group (any password): mo-super-admins and mo-admins give roles, team-<name> joins a team');
+    }
     const dataDir = relative(ROOT, DATA).startsWith('..') ? DATA : `${relative(ROOT, DATA) || '.'}/`;
     console.log(
       upBanner({
@@ -249,6 +264,32 @@ async function main() {
       console.error(`  The first super_admin "${generated.username}" was created with the password ${generated.password} (shown only now).\n`);
     await shutdown(1);
   }
+}
+
+/**
+ * The local OpenID provider and the settings that point single sign-on at it (any OIDC_* already set
+ * in the environment wins). Its client secret is new on every start, like the provider itself.
+ */
+async function startLocalProvider() {
+  const { startOidcProvider } = await import('./oidc-provider');
+  const clientSecret = randomBytes(24).toString('base64url');
+  const redirectUrl = `http://localhost:${PORT}/api/auth/oidc/callback`;
+  const provider = await startOidcProvider({
+    port: OIDC_PROVIDER_PORT,
+    clients: [{ client_id: 'model-ops-local', client_secret: clientSecret, redirect_uris: [redirectUrl] }],
+  });
+  const wanted: Record<string, string> = {
+    OIDC_ISSUER: provider.issuer,
+    OIDC_CLIENT_ID: 'model-ops-local',
+    OIDC_CLIENT_SECRET: clientSecret,
+    OIDC_REDIRECT_URL: redirectUrl,
+    OIDC_SCOPES: 'openid email profile groups',
+    OIDC_ADMIN_GROUPS: 'mo-admins',
+    OIDC_SUPER_ADMIN_GROUPS: 'mo-super-admins',
+    OIDC_TEAM_GROUPS_PREFIX: 'team-',
+  };
+  const env = Object.fromEntries(Object.entries(wanted).map(([k, v]) => [k, process.env[k] || v]));
+  return { issuer: provider.issuer, close: () => provider.close(), env };
 }
 
 void main();

@@ -3,10 +3,12 @@ import { TABLE, db, getItems } from './client';
 import type { TransactItems } from './transactions';
 
 /**
- * Monthly spend against a budget, of an API key or of a user: one item per owner and month, written
- * only by that owner's own calls (never a shared item).
+ * Monthly spend against a budget, of an API key, a user, a team or a team member (a user's spend
+ * within one team): one item per owner and month, written only by calls that count against that
+ * owner (a key's, a user's and a member's items by that caller's own calls; a team's by its members').
  *
- *   PK SPEND#KEY#<keyId> | SPEND#USER#<userId>    SK M#<yyyy-mm>
+ *   PK SPEND#KEY#<keyId> | SPEND#USER#<userId> | SPEND#TEAM#<teamId> | SPEND#MEMBER#<teamId>#<userId>
+ *   SK M#<yyyy-mm>
  *     budget     the month's budget (0 when there is none)
  *     spent      the cost of the answered calls
  *     reserved   the sum of the reservations still open
@@ -28,7 +30,10 @@ import type { TransactItems } from './transactions';
  * turns the bound into the true cost exactly once: settle (rv_ present), else adjust (xr_ present),
  * else nothing is left to settle. See settleWrites.
  */
-export type BudgetOwner = { kind: 'key' | 'user'; id: string };
+export type BudgetOwner = { kind: 'key' | 'user' | 'team' | 'member'; id: string };
+
+/** A user's spend within one team (its own budget, `monthly_budget_usd` of the membership). */
+export const memberBudgetOwner = (teamId: string, userId: string): BudgetOwner => ({ kind: 'member', id: `${teamId}#${userId}` });
 
 export interface Spend {
   spent_usd: number;

@@ -1,6 +1,7 @@
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { GSI2, TABLE, db, queryIndexPage } from './client';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GSI2, TABLE, db, decodeCursor, encodeCursor, getItems, queryIndexPage } from './client';
 import { DataError } from './errors';
+import { memberCheck, teamActiveKeysUpdate } from './teams';
 import { cancellationReasons, type TransactItems } from './transactions';
 
 /**
@@ -10,10 +11,16 @@ import { cancellationReasons, type TransactItems } from './transactions';
  *   PK KEY#<id>          SK META     the key record  (GSI1 USERKEYS#<userId> / <created_at>#<id>: a
  *                                    user's keys; GSI2 APIKEYS / <created_at>#<id>: every key, admins)
  *   PK KEYHASH#<sha256>  SK LOOKUP   what a /v1 call needs to know about the key: one GetItem per call
+ *   PK TEAMKEYS#<teamId> SK <created_at>#<id>   a team key's entry in its team's list (key_id, user_id;
+ *                                    never changes), written with the key
  *
  * Both are written in one transaction, so the lookup always says what the record says: a revoked or
  * expired key is refused from the next call on. Revocation keeps both items (marked), so a client
  * using a revoked key hears "revoked" rather than "unknown", and the list still shows the key.
+ *
+ * A team key (`team_id`) is created only by a member of the team (a condition on the membership in
+ * the same transaction) and counted in the team's `active_keys` until it is revoked (the count moves
+ * in the revoking transaction), so a team is never deleted while a key can still spend on it.
  */
 
 export interface ApiKey {
@@ -28,51 +35,98 @@ export interface ApiKey {
   /** The resources the key may call; null: every resource. */
   resource_ids: string[] | null;
   revoked_at: string | null;
+  /** The team the key spends for; null: a personal key. Set at creation, never changed. */
+  team_id: string | null;
+  /** Requests and tokens per minute; null: no limit of the key's own. */
+  rpm_limit: number | null;
+  tpm_limit: number | null;
 }
 
-export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids'>>;
+export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids' | 'rpm_limit' | 'tpm_limit'>>;
 
 const recordKey = (id: string) => ({ PK: `KEY#${id}`, SK: 'META' });
 const lookupKey = (hash: string) => ({ PK: `KEYHASH#${hash}`, SK: 'LOOKUP' });
 const ownerPartition = (userId: string) => `USERKEYS#${userId}`;
 const ALL_KEYS = 'APIKEYS';
+const teamKeysPartition = (teamId: string) => `TEAMKEYS#${teamId}`;
 
-const FIELDS = ['id', 'user_id', 'name', 'prefix', 'created_at', 'expires_at', 'monthly_budget_usd', 'resource_ids', 'revoked_at'] as const;
+const FIELDS = [
+  'id',
+  'user_id',
+  'name',
+  'prefix',
+  'created_at',
+  'expires_at',
+  'monthly_budget_usd',
+  'resource_ids',
+  'revoked_at',
+  'team_id',
+  'rpm_limit',
+  'tpm_limit',
+] as const;
 
 function fromItem(item: Record<string, unknown>): ApiKey {
   const key = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as ApiKey;
-  if (key.monthly_budget_usd !== null) key.monthly_budget_usd = Number(key.monthly_budget_usd);
+  for (const f of ['monthly_budget_usd', 'rpm_limit', 'tpm_limit'] as const) if (key[f] !== null) key[f] = Number(key[f]);
   return key;
 }
 
-/** Creates a key: its record and its lookup, in one transaction. */
+/**
+ * Creates a key: its record and its lookup, in one transaction; a team key also its entry in the
+ * team's list and the team's count, conditional on the owner being a member (409 otherwise).
+ */
 export async function insertApiKeyRecord(key: ApiKey, hash: string): Promise<void> {
   const sort = `${key.created_at}#${key.id}`;
-  await db.send(
-    new TransactWriteCommand({
-      TransactItems: [
+  const team: TransactItems = key.team_id
+    ? [
+        memberCheck(key.team_id, key.user_id),
+        teamActiveKeysUpdate(key.team_id, 1),
         {
           Put: {
             TableName: TABLE,
-            Item: {
-              ...recordKey(key.id),
-              entity: 'api-key',
-              GSI1PK: ownerPartition(key.user_id),
-              GSI1SK: sort,
-              GSI2PK: ALL_KEYS,
-              GSI2SK: sort,
-              hash,
-              ...key,
-            },
+            Item: { PK: teamKeysPartition(key.team_id), SK: sort, entity: 'team-key', key_id: key.id, user_id: key.user_id },
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
-        {
-          Put: { TableName: TABLE, Item: { ...lookupKey(hash), entity: 'api-key-lookup', ...key }, ConditionExpression: 'attribute_not_exists(PK)' },
-        },
-      ],
-    }),
-  );
+      ]
+    : [];
+  try {
+    await db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: TABLE,
+              Item: {
+                ...recordKey(key.id),
+                entity: 'api-key',
+                GSI1PK: ownerPartition(key.user_id),
+                GSI1SK: sort,
+                GSI2PK: ALL_KEYS,
+                GSI2SK: sort,
+                hash,
+                ...key,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: TABLE,
+              Item: { ...lookupKey(hash), entity: 'api-key-lookup', ...key },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          ...team,
+        ],
+      }),
+    );
+  } catch (err) {
+    const reasons = cancellationReasons(err);
+    if (reasons?.[2] === 'ConditionalCheckFailed') throw new DataError('RuleViolation', 'You are not a member of this team');
+    if (reasons?.[3] === 'ConditionalCheckFailed') throw new DataError('RuleViolation', 'The team is being deleted');
+    throw err;
+  }
 }
 
 /** The key a /v1 call presents, by the hash of its secret: one strongly consistent GetItem. */
@@ -99,9 +153,51 @@ export async function listApiKeyRecords(
   return { keys: page.items.map(fromItem), nextCursor: page.nextCursor };
 }
 
+/** A team's keys, newest first, one page: the team's entries, then the keys' records in one BatchGet. */
+export async function listTeamKeyRecords(teamId: string, limit: number, cursor?: string): Promise<{ keys: ApiKey[]; nextCursor: string | null }> {
+  const { Items = [], LastEvaluatedKey } = await db.send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': teamKeysPartition(teamId) },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK'], { PK: teamKeysPartition(teamId) }),
+    }),
+  );
+  const ids = Items.map((i) => i.key_id as string);
+  const records = await getItems(ids.map(recordKey));
+  return {
+    keys: ids.flatMap((id) => (records(recordKey(id)) ? [fromItem(records(recordKey(id)) as Record<string, unknown>)] : [])),
+    nextCursor: encodeCursor(LastEvaluatedKey),
+  };
+}
+
+/** The ids of one member's keys of a team (revoked ones included), every page. */
+export async function teamKeyIdsOf(teamId: string, userId: string): Promise<string[]> {
+  const ids: string[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: 'PK = :pk',
+        FilterExpression: 'user_id = :user',
+        ExpressionAttributeValues: { ':pk': teamKeysPartition(teamId), ':user': userId },
+        ProjectionExpression: 'key_id',
+        ExclusiveStartKey: start,
+      }),
+    );
+    ids.push(...(out.Items ?? []).map((i) => i.key_id as string));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return ids;
+}
+
 /**
  * Changes a key's record and lookup together. Conditional on the key not being revoked: a revoked
  * key stays as it was revoked. The record holds the hash, so the lookup is found without the secret.
+ * Revoking a team key takes it out of its team's count in the same transaction.
  */
 export async function updateApiKeyRecord(id: string, patch: ApiKeyPatch & { revoked_at?: string }): Promise<ApiKey> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: recordKey(id), ConsistentRead: true }));
@@ -122,8 +218,9 @@ export async function updateApiKeyRecord(id: string, patch: ApiKeyPatch & { revo
       ExpressionAttributeValues: { ...values, ':null': 'NULL' },
     },
   });
+  const leavesTeam = patch.revoked_at !== undefined && typeof Item.team_id === 'string' ? [teamActiveKeysUpdate(Item.team_id, -1)] : [];
   try {
-    await db.send(new TransactWriteCommand({ TransactItems: [update(recordKey(id)), update(lookupKey(Item.hash as string))] }));
+    await db.send(new TransactWriteCommand({ TransactItems: [update(recordKey(id)), update(lookupKey(Item.hash as string)), ...leavesTeam] }));
   } catch (err) {
     if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) {
       throw new DataError('StaleWrite', 'This API key changed while it was being updated', 'Read it again and retry');

@@ -12,6 +12,8 @@ import { cancellationReasons, type TransactItems } from './transactions';
  *   PK USERNAME#<lowercased>   SK UNIQUE    guards username uniqueness: userId, password_hash, is_active
  *   PK EMAIL#<lowercased>      SK UNIQUE    guards e-mail uniqueness: userId, password_hash, is_active
  *   PK COUNTER                 SK ACTIVE_SUPER_ADMINS   how many active super_admins exist
+ *   PK IDENTITY#<issuer>#<sub> SK UNIQUE    a single sign-on identity (OpenID Connect issuer and
+ *                                           subject): the user it signs in (userId)
  *
  * The user and both guards are written in one transaction, so a username or e-mail can never be
  * taken twice, even by concurrent requests. Both are compared case-insensitively. The super_admin
@@ -47,10 +49,20 @@ export interface StoredUser extends User {
   password_hash: string;
 }
 
-const userKey = (id: string) => ({ PK: `USER#${id}`, SK: 'PROFILE' });
+/** The user's partition: the profile, and the user's side of their team memberships (tables/teams.ts). */
+export const userPartition = (id: string) => `USER#${id}`;
+export const USER_PROFILE_SK = 'PROFILE';
+const userKey = (id: string) => ({ PK: userPartition(id), SK: USER_PROFILE_SK });
 const usernameKey = (username: string) => ({ PK: `USERNAME#${username.toLowerCase()}`, SK: 'UNIQUE' });
 const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'UNIQUE' });
 const superAdminCounterKey = { PK: 'COUNTER', SK: 'ACTIVE_SUPER_ADMINS' };
+const identityKey = (issuer: string, subject: string) => ({ PK: `IDENTITY#${issuer}#${subject}`, SK: 'UNIQUE' });
+
+/** A single sign-on identity: who the provider (`issuer`) says signed in (`subject`). */
+export interface SignOnIdentity {
+  issuer: string;
+  subject: string;
+}
 const USERS_PARTITION = 'USERS';
 
 const USER_FIELDS = [
@@ -68,7 +80,7 @@ const USER_FIELDS = [
   'monthly_budget_usd',
 ] as const;
 
-function fromItem(item: Record<string, unknown>): StoredUser {
+export function userFromItem(item: Record<string, unknown>): StoredUser {
   const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
   user.password_hash = item.password_hash as string;
   if (user.monthly_budget_usd !== null) user.monthly_budget_usd = Number(user.monthly_budget_usd);
@@ -116,7 +128,11 @@ function guardCopiesUpdate(key: Record<string, string>, user: StoredUser): Trans
   };
 }
 
-export async function createUser(user: StoredUser): Promise<User> {
+/**
+ * Creates a user with both name guards (and, for a user provisioned by single sign-on, the identity
+ * that signs them in) in one transaction.
+ */
+export async function createUser(user: StoredUser, identity?: SignOnIdentity): Promise<User> {
   const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
     {
       Put: {
@@ -140,6 +156,7 @@ export async function createUser(user: StoredUser): Promise<User> {
       },
     },
   ];
+  if (identity) items.push(identityPut(identity, user.id));
   if (countsAsSuperAdmin(user)) items.push(superAdminCounterUpdate(1));
   try {
     await db.send(new TransactWriteCommand({ TransactItems: items }));
@@ -147,15 +164,43 @@ export async function createUser(user: StoredUser): Promise<User> {
     const reasons = cancellationReasons(err);
     if (reasons?.[1] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'Username is already taken');
     if (reasons?.[2] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'E-mail is already registered');
+    if (identity && reasons?.[3] === 'ConditionalCheckFailed') throw new DataError('NameTaken', 'This sign-on identity already belongs to a user');
     throw err;
   }
   return publicUser(user);
 }
 
+function identityPut(identity: SignOnIdentity, userId: string): TransactItems[number] {
+  return {
+    Put: {
+      TableName: TABLE,
+      Item: { ...identityKey(identity.issuer, identity.subject), entity: 'identity', userId, ...identity },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** The user a sign-on identity signs in, if it has been seen before. */
+export async function getUserIdByIdentity(identity: SignOnIdentity): Promise<string | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: identityKey(identity.issuer, identity.subject), ConsistentRead: true }));
+  return Item?.userId as string | undefined;
+}
+
+/** Links a sign-on identity to an existing user (conditional: an identity signs in one user only). */
+export async function linkIdentity(identity: SignOnIdentity, userId: string): Promise<void> {
+  try {
+    await db.send(new TransactWriteCommand({ TransactItems: [identityPut(identity, userId)] }));
+  } catch (err) {
+    if (cancellationReasons(err)?.[0] === 'ConditionalCheckFailed')
+      throw new DataError('NameTaken', 'This sign-on identity already belongs to a user');
+    throw err;
+  }
+}
+
 /** The user as stored now: strongly consistent, so a deactivation or a role change applies from the next request on. */
 export async function getUserById(id: string): Promise<StoredUser | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id), ConsistentRead: true }));
-  return Item ? fromItem(Item) : undefined;
+  return Item ? userFromItem(Item) : undefined;
 }
 
 /** Login accepts a username or an e-mail; usernames cannot contain '@', so one lookup suffices. */
@@ -198,7 +243,7 @@ export async function getUserByLogin(login: string): Promise<StoredUser | undefi
 
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
   const { items, nextCursor } = await queryIndexPage(USERS_PARTITION, { forward: true, limit, cursor });
-  return { users: items.map((i) => publicUser(fromItem(i))), nextCursor };
+  return { users: items.map((i) => publicUser(userFromItem(i))), nextCursor };
 }
 
 export async function recordLogin(id: string, at: string): Promise<void> {

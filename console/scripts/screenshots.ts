@@ -98,13 +98,19 @@ async function main() {
     });
     if (!orphan.ok) throw new Error(`emulator endpoint: ${orphan.status}`);
     await invokeOffline(env.E2E_LAMBDA_URL as string, 'model-ops-e2e-reconcile', scheduledEvent());
-    await call(base, 'POST', '/api/admin/users', token, {
+    const ada = await call(base, 'POST', '/api/admin/users', token, {
       username: 'ada',
       email: 'ada@example.com',
       name: 'Ada Lovelace',
       role: 'admin',
       password: 'a-long-password',
     });
+    const me = (await call(base, 'GET', '/api/auth/validate', token)).user;
+    const ml = (await call(base, 'POST', '/api/teams', token, { name: 'ml', monthly_budget_usd: 200, rpm_limit: 600, tpm_limit: 500_000 })).team;
+    await call(base, 'POST', '/api/teams', token, { name: 'research', monthly_budget_usd: 50 });
+    await call(base, 'POST', `/api/teams/${ml.id}/members`, token, { user_id: me.id, role: 'owner' });
+    await call(base, 'POST', `/api/teams/${ml.id}/members`, token, { user_id: ada.user.id, role: 'member', monthly_budget_usd: 40 });
+    await call(base, 'POST', '/api/keys', token, { name: 'ml-batch', team_id: ml.id, rpm_limit: 120 });
     for (const [title, questions] of [
       ['Customer support', ['How do I reset my password?', 'And if I no longer have access to my e-mail?', 'Thanks! How long does it take?']],
       ['Release notes draft', ['Summarise these changes for a release note: faster login, a web console.']],
@@ -179,6 +185,12 @@ async function main() {
       await page.goto(`${base}/keys`);
       await page.getByRole('region', { name: 'Your API keys' }).waitFor();
       await shot(page, 'keys');
+      await page.goto(`${base}/teams`);
+      await page.getByRole('region', { name: 'Teams' }).waitFor();
+      await shot(page, 'teams');
+      await page.goto(`${base}/teams/${ml.id}`);
+      await page.getByRole('region', { name: 'Members' }).waitFor();
+      await shot(page, 'team-detail', true);
       await page.goto(`${base}/admin/orphans`);
       await page.getByRole('region', { name: 'Orphan endpoints' }).waitFor();
       await shot(page, 'admin-orphans');

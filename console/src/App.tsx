@@ -1,7 +1,19 @@
 import { Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useSearch } from 'wouter';
 import { ApiError, api, errorText, unwrap } from './api/client';
-import { EXPIRED, endSession, getSession, startSession, storedToken, storedUser, subscribe, tokenExpiry, updateUser } from './api/session';
+import {
+  EXPIRED,
+  endSession,
+  getSession,
+  startSession,
+  storedToken,
+  storedUser,
+  subscribe,
+  nextPage,
+  takeSsoHandoff,
+  tokenExpiry,
+  updateUser,
+} from './api/session';
 import { Spinner } from './components/ui';
 import { Login } from './pages/Login';
 import { PAGES, allowed, preloadAll } from './pages';
@@ -16,17 +28,22 @@ function useSession() {
  * the same words as any 401); without, the check comes first.
  */
 function useRestoredSession(): 'checking' | 'done' {
-  const [state, setState] = useState<'checking' | 'done'>(() => (storedToken() && !getSession() ? 'checking' : 'done'));
+  // A single sign-on that just finished hands over its token (or its reason) in the address's fragment.
+  const [handoff] = useState(takeSsoHandoff);
+  const [state, setState] = useState<'checking' | 'done'>(() => {
+    if (handoff.error) endSession(`Single sign-on failed: ${handoff.error}`);
+    return handoff.token || (storedToken() && !getSession()) ? 'checking' : 'done';
+  });
   useEffect(() => {
     if (state !== 'checking') return;
-    const token = storedToken() as string;
+    const token = handoff.token ?? (storedToken() as string);
     if (tokenExpiry(token) <= Date.now()) {
       // Say so: the person was logged in and the token ran out while the tab was closed or asleep.
       endSession(EXPIRED);
       setState('done');
       return;
     }
-    const known = storedUser();
+    const known = handoff.token ? null : storedUser();
     if (known) {
       startSession(token, known);
       setState('done');
@@ -39,7 +56,7 @@ function useRestoredSession(): 'checking' | 'done' {
           endSession(`Your session could not be checked (${errorText(err)}). Please log in again.`);
       })
       .finally(() => setState('done'));
-  }, [state]);
+  }, [state, handoff]);
   return state;
 }
 
@@ -142,7 +159,7 @@ function Shell() {
               <Redirect to="/models" replace />
             </Route>
             <Route path="/login">
-              <Redirect to="/models" replace />
+              <AfterLogin />
             </Route>
             {PAGES.filter((p) => allowed(p, session.user.role)).map((p) => (
               <Route key={p.path} path={p.path} component={p.component} />
@@ -155,6 +172,12 @@ function Shell() {
       </main>
     </>
   );
+}
+
+/** A signed-in person on the login page (a single sign-on just landed there): on to where they were going. */
+function AfterLogin() {
+  const search = useSearch();
+  return <Redirect to={nextPage(search)} replace />;
 }
 
 function NotFound() {

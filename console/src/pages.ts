@@ -58,6 +58,8 @@ export const PAGES: Page[] = [
   { path: '/chat/:conversationId', ...chunk(() => import('./pages/Chat')), roles: EVERYONE },
   { path: '/usage', ...chunk(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },
   { path: '/keys', ...chunk(() => import('./pages/Keys')), roles: EVERYONE, nav: { label: 'API keys', group: 'main' } },
+  { path: '/teams', ...chunk(() => import('./pages/Teams')), roles: EVERYONE, nav: { label: 'Teams', group: 'main' } },
+  { path: '/teams/:id', ...chunk(() => import('./pages/Teams').then((m) => ({ default: m.TeamDetail }))), roles: EVERYONE },
   { path: '/admin/users', ...chunk(() => import('./pages/admin/Users')), roles: SUPER, nav: { label: 'Users', group: 'admin' } },
   {
     path: '/admin/credentials',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableUsd, Pagination, Usd, Uuid } from '../../lib/http/schemas';
+import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, description: '1 to 100 characters' });
 const Budget = Usd(1_000_000, 'USD per calendar month, UTC');
@@ -15,6 +15,9 @@ export const CreateKeyBody = Type.Object(
     monthly_budget_usd: Type.Optional(Budget),
     expires_at: Type.Optional(Expiry),
     resource_ids: Type.Optional(ResourceIds),
+    team_id: Type.Optional({ ...Uuid, description: 'a team the caller is a member of: the key spends for the team' }),
+    rpm_limit: Type.Optional(RpmLimit),
+    tpm_limit: Type.Optional(TpmLimit),
   },
   { additionalProperties: false },
 );
@@ -26,6 +29,8 @@ export const UpdateKeyBody = Type.Object(
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000, 'USD per calendar month, UTC')),
     expires_at: Type.Optional(Type.Union([Expiry, Type.Null()])),
     resource_ids: Type.Optional(Type.Union([ResourceIds, Type.Null()])),
+    rpm_limit: Type.Optional(NullableRpmLimit),
+    tpm_limit: Type.Optional(NullableTpmLimit),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -37,6 +42,7 @@ export const ListKeysQuery = Type.Object(
     scope: Type.Optional(
       Type.Union([Type.Literal('user'), Type.Literal('all')], { description: "'user' (the caller's keys, default) or 'all' (admins)" }),
     ),
+    team_id: Type.Optional({ ...Uuid, description: "one team's keys (its owners and admins); not with scope" }),
     ...Pagination,
   },
   { additionalProperties: false },

@@ -1,5 +1,5 @@
 import { config } from '../../core/config';
-import { TooManyRequests, Unauthorized } from '../errors';
+import { Forbidden, TooManyRequests, Unauthorized } from '../errors';
 import { MetricUnit, metrics } from '../../core/observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
 import { getLoginCandidate, publicUser, recordLogin, userOfCandidate, type User } from '../../tables/users';
@@ -21,6 +21,8 @@ const INVALID = 'Invalid username or password';
  * deactivated is refused whatever the guard's copy says.
  */
 export async function login(loginName: string, password: string, now = Date.now()): Promise<{ token: string; user: User }> {
+  // PASSWORD_LOGIN=false: single sign-on is the only way in (config.ts refuses it without SSO).
+  if (!config.auth.passwordLogin) throw new Forbidden('Password login is turned off: log in with single sign-on');
   const nowSeconds = Math.floor(now / 1000);
   const { loginMaxFailures, loginFailureWindowSeconds } = config.auth;
 

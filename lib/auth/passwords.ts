@@ -12,10 +12,18 @@ export function hashPassword(password: string): Promise<string> {
 // unknown names.
 let dummyHash: Promise<string> | undefined;
 
-/** bcrypt's compare is constant-time in the hash comparison; `undefined` compares against the dummy. */
+/** What a user without a password holds instead of a hash (one provisioned by single sign-on): matches nothing. */
+export const NO_PASSWORD = '';
+
+const isHash = (hash: string | undefined): hash is string => typeof hash === 'string' && /^\$2[aby]\$\d\d\$/.test(hash);
+
+/**
+ * bcrypt's compare is constant-time in the hash comparison. `undefined` (no such user) and a user
+ * without a password compare against the dummy, so neither answers faster than a wrong password.
+ */
 export async function verifyPassword(password: string, hash: string | undefined): Promise<boolean> {
   dummyHash ??= bcrypt.hash(`no-such-user-${Math.random()}`, config.auth.bcryptCost);
   const dummy = await dummyHash;
-  const matches = await bcrypt.compare(password, hash ?? dummy);
-  return matches && hash !== undefined;
+  const matches = await bcrypt.compare(password, isHash(hash) ? hash : dummy);
+  return matches && isHash(hash);
 }

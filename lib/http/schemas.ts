@@ -45,6 +45,21 @@ export const MonthlyBudgetUsd = Type.Number({
   description: "stop the endpoint when the month's cost reaches this many USD: from 0.000000001 to 1e9",
 });
 
+/**
+ * The rate limits of keys and teams (issue 25), per minute. At least 1: a limit of 0 would refuse
+ * every call, which revoking a key (or removing a budget) says more plainly.
+ */
+export const RpmLimit = Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'requests per minute, 1 to 1000000' });
+export const TpmLimit = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000,
+  description: 'tokens (prompt and completion) per minute, 1 to 1000000000',
+});
+const NullableLimit = <T extends typeof RpmLimit>(schema: T, what: string) =>
+  Type.Union([schema, Type.Null()], { description: `${what}; null removes the limit` });
+export const NullableRpmLimit = NullableLimit(RpmLimit, 'requests per minute, 1 to 1000000');
+export const NullableTpmLimit = NullableLimit(TpmLimit, 'tokens per minute, 1 to 1000000000');
+
 /** What endpoints without a body, query or path schema accept: nothing (an empty object). */
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
 

@@ -103,6 +103,8 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         body: payload,
         headers,
       } = result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      // A reply without a body (a redirect) carries no Content-Type for a body it does not have.
+      if (payload === undefined) return { statusCode, headers: { 'Cache-Control': 'no-store', ...headers } };
       return {
         statusCode,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },

@@ -45,6 +45,14 @@ export function reply(statusCode: number, body: unknown, headers?: Record<string
 }
 
 /**
+ * A redirect (302, no body) that may set a cookie: the browser-facing steps of single sign-on. Never
+ * cached: each answer is for one browser and one moment.
+ */
+export function redirect(location: string, cookie?: string): Reply {
+  return reply(302, undefined, { Location: location, ...(cookie ? { 'Set-Cookie': cookie } : {}) });
+}
+
+/**
  * A reply whose body is produced as it is sent (server-sent events). A streaming function
  * (`streaming: true` on the stack) sends each piece as it comes; any other function sends them all at
  * once, when the last has come.

@@ -3,15 +3,18 @@ import { monthOf, readSpend, setBudget } from '../../tables/budgets';
 import { pendingCallsOf, pendingSpend } from '../../tables/calls';
 import { getApiKeyRecord, insertApiKeyRecord, listApiKeyRecords, updateApiKeyRecord, type ApiKey, type ApiKeyPatch } from '../../tables/keys';
 import { getResource } from '../../tables/resources';
+import { getTeamAndMember } from '../../tables/teams';
 import type { User } from '../../tables/users';
 import { newKeySecret } from '../auth/api-keys';
 import { BadRequest, Forbidden, NotFound } from '../errors';
+import { listTeamKeys } from '../teams/service';
 
 /**
  * API keys (issue 14): a user's own keys for the OpenAI-compatible gateway. The secret is shown once,
- * in the answer to POST, and stored only as its hash (tables/keys.ts). A user sees and manages only
- * their own keys; admins can list (`scope=all`) and revoke any key. Every action is audited by its
- * endpoint.
+ * in the answer to POST, and stored only as its hash (tables/keys.ts). A user sees and manages their
+ * own keys; admins can list (`scope=all`) and revoke any key. A team key (`team_id`, issue 25) is
+ * created by a member of the team and spends for the team; the team's owners (and admins) list
+ * (`team_id=`), change and revoke it too. Every action is audited by its endpoint.
  */
 
 export interface NewKey {
@@ -19,9 +22,19 @@ export interface NewKey {
   monthly_budget_usd?: number;
   expires_at?: string;
   resource_ids?: string[];
+  team_id?: string;
+  rpm_limit?: number;
+  tpm_limit?: number;
 }
 
-export type KeyChanges = Partial<{ name: string; monthly_budget_usd: number | null; expires_at: string | null; resource_ids: string[] | null }>;
+export type KeyChanges = Partial<{
+  name: string;
+  monthly_budget_usd: number | null;
+  expires_at: string | null;
+  resource_ids: string[] | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+}>;
 
 /** A key as every answer shows it: never the secret or its hash, with this month's spend. */
 export interface PublicKey extends ApiKey {
@@ -63,9 +76,18 @@ async function withSpend(keys: ApiKey[], viewer: User, now: Date): Promise<Publi
   });
 }
 
+/** A team key's team must exist and count the caller as a member (others' teams are "no such team"). */
+async function checkTeam(user: User, teamId: string | undefined): Promise<void> {
+  if (!teamId) return;
+  const { team, member } = await getTeamAndMember(teamId, user.id);
+  if (!team || team.deleting_since || (!member && !isAdmin(user))) throw new BadRequest("Invalid field 'team_id': no such team");
+  if (!member)
+    throw new BadRequest("Invalid field 'team_id': you are not a member of this team", 'Only members create keys of a team; an admin adds you first');
+}
+
 export async function createKey(user: User, input: NewKey, now = new Date()): Promise<PublicKey & { key: string }> {
   checkExpiry(input.expires_at, now);
-  await checkResources(input.resource_ids);
+  await Promise.all([checkResources(input.resource_ids), checkTeam(user, input.team_id)]);
   const { secret, prefix, hash } = newKeySecret();
   const key: ApiKey = {
     id: randomUUID(),
@@ -77,22 +99,40 @@ export async function createKey(user: User, input: NewKey, now = new Date()): Pr
     monthly_budget_usd: input.monthly_budget_usd ?? null,
     resource_ids: input.resource_ids ? [...new Set(input.resource_ids)] : null,
     revoked_at: null,
+    team_id: input.team_id ?? null,
+    rpm_limit: input.rpm_limit ?? null,
+    tpm_limit: input.tpm_limit ?? null,
   };
   await insertApiKeyRecord(key, hash);
   return { ...key, key: secret, spent_usd: 0 };
 }
 
-export async function listKeys(user: User, query: { scope?: 'all' | 'user'; limit: number; cursor?: string }, now = new Date()) {
+export async function listKeys(user: User, query: { scope?: 'all' | 'user'; team_id?: string; limit: number; cursor?: string }, now = new Date()) {
+  if (query.team_id) {
+    if (query.scope)
+      throw new BadRequest("Invalid query: 'scope' and 'team_id' cannot be combined", "team_id lists one team's keys; leave scope out");
+    const { keys, nextCursor } = await listTeamKeys(user, query.team_id, query);
+    return { success: true, keys: await withSpend(keys, user, now), nextCursor };
+  }
   if (query.scope === 'all' && !isAdmin(user)) throw new Forbidden('Admin privileges required');
   const { keys, nextCursor } = await listApiKeyRecords(query.scope === 'all' ? 'all' : { userId: user.id }, query.limit, query.cursor);
   return { success: true, keys: await withSpend(keys, user, now), nextCursor };
 }
 
-/** The key, if the caller may act on it: their own, or (`adminToo`) any key for an admin. Others' keys are "not found". */
-async function keyOf(user: User, id: string, adminToo: boolean): Promise<ApiKey> {
+/**
+ * The key, if the caller may act on it: their own; a team key also for the team's owners and for
+ * admins; and (`anyForAdmins`, revocation) any key for an admin. Others' keys are "not found".
+ */
+async function keyOf(user: User, id: string, anyForAdmins: boolean): Promise<ApiKey> {
   const key = await getApiKeyRecord(id);
-  if (!key || (key.user_id !== user.id && !(adminToo && isAdmin(user)))) throw new NotFound('API key not found');
-  return key;
+  if (!key) throw new NotFound('API key not found');
+  if (key.user_id === user.id || (anyForAdmins && isAdmin(user))) return key;
+  if (key.team_id) {
+    if (isAdmin(user)) return key;
+    const { member } = await getTeamAndMember(key.team_id, user.id);
+    if (member?.role === 'owner') return key;
+  }
+  throw new NotFound('API key not found');
 }
 
 export async function updateKey(user: User, id: string, changes: KeyChanges, now = new Date()) {

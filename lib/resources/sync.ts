@@ -149,7 +149,7 @@ async function startQueued(r: TrackedResource, now: Date): Promise<[TrackedResou
   const taken = await takeQueuedOperation(r.id, operation, at);
   if (!taken) return [(await getTrackedResource(r.id)) ?? r, []];
   try {
-    await dedicated.recreate(r.endpoint_name, r.endpoint_config_name ?? '', r.id);
+    await dedicatedEndpoints.recreate(r.endpoint_name, r.endpoint_config_name ?? '', r.id);
   } catch (err) {
     const closed = billingAfter(taken, { billable: false, instanceCount: taken.instance_count }, now);
     await releaseClaim({ ...taken, ...closed, status: 'OutOfService', health: 'unknown' }, taken.status, at);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../errors';
-import { hashPassword } from '../auth/passwords';
+import { NO_PASSWORD, hashPassword } from '../auth/passwords';
 import { monthOf, setBudget } from '../../tables/budgets';
 import { readUsage } from '../../tables/usage';
 import { unsettledCalls } from '../usage/service';
@@ -12,6 +12,8 @@ import {
   publicUser,
   updateUser as writeUserChanges,
   type Role,
+  type SignOnIdentity,
+  type StoredUser,
   type User,
   type UserPatch,
 } from '../../tables/users';
@@ -46,8 +48,20 @@ function checkPassword(password: string): void {
 /** Used by the admin endpoint, the user CLI and the first-start seeding alike. */
 export async function createUser(input: NewUser, now = new Date()): Promise<User> {
   checkPassword(input.password);
+  return insertUser(newUserRecord(input, await hashPassword(input.password), now));
+}
+
+/**
+ * A user provisioned by single sign-on at their first login: no password (an admin may set one
+ * later), signed in by `identity` from then on.
+ */
+export async function provisionUser(input: Omit<NewUser, 'password'>, identity: SignOnIdentity, now = new Date()): Promise<User> {
+  return insertUser(newUserRecord(input, NO_PASSWORD, now), identity);
+}
+
+function newUserRecord(input: Omit<NewUser, 'password'>, passwordHash: string, now: Date): StoredUser {
   const at = now.toISOString();
-  return insertUser({
+  return {
     id: randomUUID(),
     username: input.username,
     email: input.email,
@@ -60,8 +74,8 @@ export async function createUser(input: NewUser, now = new Date()): Promise<User
     updated_at: at,
     last_login: null,
     monthly_budget_usd: null,
-    password_hash: await hashPassword(input.password),
-  });
+    password_hash: passwordHash,
+  };
 }
 
 export async function getUser(id: string): Promise<User> {

@@ -50,6 +50,7 @@ function assertNoSecrets(method: string, path: string, raw: string): void {
     process.env.SERVICE_CLOUD_ACCESS_KEY_ID,
     process.env.HOSTED_API_KEY,
     process.env.E2E_ADMIN_PASSWORD,
+    process.env.E2E_OIDC_CLIENT_SECRET,
   ];
   if (BCRYPT_HASH.test(raw)) throw new Error(`${method} ${path} returned a password hash`);
   for (const secret of secrets) {

@@ -39,7 +39,8 @@ test('the generator covers every operation of the document', () => {
   expect(ops.length).toBeGreaterThanOrEqual(30);
   for (const op of ops) expect(cases.some((c) => c.op === op.key)).toBe(true);
   expect(cases.length).toBeGreaterThan(200);
-  expect(cases.length).toBeLessThan(900);
+  // A bound on the file's running time: about 20 cases an operation (teams and sign-on brought it past 900).
+  expect(cases.length).toBeLessThan(1300);
 });
 
 describe.each(ops.map((op) => [op.key]))('%s', (key) => {

@@ -12,7 +12,24 @@ import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 import { startFrontDoor } from '../../local/front-door';
 import { startFunctionUrls } from '../../local/lambda-url';
+import { startOidcProvider } from '../../local/oidc-provider';
 import { ensureConsoleBuilt } from '../../console/scripts/build';
+
+/**
+ * Single sign-on in the tests: one loopback OpenID provider per run with two clients, the e2e
+ * serverless-offline's (its redirect URL on the front door the sign-in goes through: the console's
+ * when the browser tests run, else the API-only one) and the integration tests' (whose callbacks are
+ * handed to the handler in process, so its redirect URL is never fetched).
+ */
+const OIDC_SCOPES = 'openid email profile groups';
+const TEST_OIDC = {
+  e2eClient: 'model-ops-e2e',
+  itClient: 'model-ops-it',
+  itRedirectUrl: 'http://localhost:9/api/auth/oidc/callback',
+  adminGroups: 'mo-admins',
+  superAdminGroups: 'mo-super-admins',
+  teamPrefix: 'team-',
+};
 
 const withConsole = process.argv.includes('--console');
 const withOffline = withConsole || process.argv.includes('--e2e');
@@ -53,6 +70,26 @@ async function main() {
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
 
+  // The front door the e2e sign-in goes through is chosen now: the provider must know its redirect URL.
+  const [gatewayDoorPort, consoleDoorPort] = [await freePort(), await freePort()];
+  const oidcOrigin = `http://127.0.0.1:${withConsole ? consoleDoorPort : gatewayDoorPort}`;
+  const oidcSecrets = { e2e: randomBytes(24).toString('base64url'), it: randomBytes(24).toString('base64url') };
+  const oidc = await startOidcProvider({
+    port: await freePort(),
+    clients: [
+      { client_id: TEST_OIDC.e2eClient, client_secret: oidcSecrets.e2e, redirect_uris: [`${oidcOrigin}/api/auth/oidc/callback`] },
+      { client_id: TEST_OIDC.itClient, client_secret: oidcSecrets.it, redirect_uris: [TEST_OIDC.itRedirectUrl] },
+    ],
+  });
+  stops.push(() => oidc.close());
+  // What the integration tests set as OIDC_* when they turn single sign-on on (tests/integration/sso.test.ts).
+  Object.assign(env, {
+    TEST_OIDC_ISSUER: oidc.issuer,
+    TEST_OIDC_CLIENT_ID: TEST_OIDC.itClient,
+    TEST_OIDC_CLIENT_SECRET: oidcSecrets.it,
+    TEST_OIDC_REDIRECT_URL: TEST_OIDC.itRedirectUrl,
+  });
+
   let offline: Offline | undefined;
   if (withOffline) {
     const table = 'model-ops-e2e';
@@ -89,6 +126,14 @@ async function main() {
         RECONCILE_SCHEDULE_ENABLED: 'false',
         // The shared emulator holds every test file's endpoints: a pass classifies them quickly.
         RECONCILE_PLATFORM_CALLS_PER_SECOND: '100',
+        OIDC_ISSUER: oidc.issuer,
+        OIDC_CLIENT_ID: TEST_OIDC.e2eClient,
+        OIDC_CLIENT_SECRET: oidcSecrets.e2e,
+        OIDC_REDIRECT_URL: `${oidcOrigin}/api/auth/oidc/callback`,
+        OIDC_SCOPES,
+        OIDC_ADMIN_GROUPS: TEST_OIDC.adminGroups,
+        OIDC_SUPER_ADMIN_GROUPS: TEST_OIDC.superAdminGroups,
+        OIDC_TEAM_GROUPS_PREFIX: TEST_OIDC.teamPrefix,
       },
     });
     stops.push(() => (offline as Offline).stop());
@@ -96,7 +141,7 @@ async function main() {
     // URL (local/lambda-url.ts), everything else to serverless-offline.
     const functionUrls = await startFunctionUrls();
     stops.push(() => functionUrls.close());
-    const gatewayDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url, root: false, functionUrls: functionUrls.routes });
+    const gatewayDoor = await startFrontDoor({ port: gatewayDoorPort, apiUrl: offline.url, root: false, functionUrls: functionUrls.routes });
     stops.push(() => gatewayDoor.close());
     Object.assign(env, {
       E2E_BASE_URL: offline.url,
@@ -105,10 +150,14 @@ async function main() {
       E2E_TABLE_NAME: table,
       E2E_ADMIN_USERNAME: 'e2e-admin',
       E2E_ADMIN_PASSWORD: adminPassword,
+      // Single sign-on, e2e: the provider, and the origin the flow starts and ends on.
+      E2E_OIDC_ISSUER: oidc.issuer,
+      E2E_OIDC_ORIGIN: oidcOrigin,
+      E2E_OIDC_CLIENT_SECRET: oidcSecrets.e2e,
     });
     if (withConsole) {
       await consoleBuilt;
-      const frontDoor = await startFrontDoor({ port: await freePort(), apiUrl: offline.url, functionUrls: functionUrls.routes });
+      const frontDoor = await startFrontDoor({ port: consoleDoorPort, apiUrl: offline.url, functionUrls: functionUrls.routes });
       stops.push(() => frontDoor.close());
       env.E2E_CONSOLE_URL = frontDoor.url;
     }

@@ -31,6 +31,7 @@ const STRINGS = [
   '2030-01-01T00:00:00Z',
   's3://bucket/model.tar.gz',
   'ml.g5.xlarge',
+  '/keys',
 ];
 
 /**

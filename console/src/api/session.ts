@@ -125,3 +125,27 @@ export function clearNotice(): void {
 }
 
 export const isAdmin = (role: Role | undefined) => role === 'admin' || role === 'super_admin';
+
+/**
+ * What single sign-on handed over, read once when the console loads: the service's callback sends the
+ * browser to /login with the token (`#sso_token=`) or the reason it refused (`#sso_error=`) in the
+ * URL fragment, which no server ever sees. It is taken out of the address bar and the history entry
+ * at once, so a reload, a bookmark or a shared screenshot of the address does not carry it.
+ */
+let handoff: { token?: string; error?: string } | undefined;
+
+export function takeSsoHandoff(): { token?: string; error?: string } {
+  if (handoff) return handoff;
+  const found = /^#sso_(token|error)=(.*)$/.exec(globalThis.location?.hash ?? '');
+  if (!found) return (handoff = {});
+  history.replaceState(history.state, '', `${location.pathname}${location.search}`);
+  const value = decodeURIComponent(found[2] ?? '');
+  handoff = found[1] === 'token' ? { token: value } : { error: value };
+  return handoff;
+}
+
+/** Where the login page goes afterwards: `next` when it is a page of the console, else the models. */
+export function nextPage(search: string): string {
+  const next = new URLSearchParams(search).get('next');
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') && next !== '/login' ? next : '/models';
+}

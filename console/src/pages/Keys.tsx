@@ -10,17 +10,26 @@ import { dateTime, usd } from '../format';
  * revoke one. Every create and revocation is in the audit log.
  */
 export default function Keys() {
-  const keys = useQuery(() => unwrap(api.GET('/api/keys')), []);
+  // The caller's teams: a key may be made for one of them (it then spends for the team), and the
+  // keys of a team the caller owns may be listed and revoked here.
+  const teams = useQuery(() => unwrap(api.GET('/api/teams', { params: { query: { scope: 'user', limit: 100 } } })), []);
+  const [showing, setShowing] = useState('');
+  const keys = useQuery(() => unwrap(api.GET('/api/keys', { params: { query: showing ? { team_id: showing } : {} } })), [showing]);
   const [name, setName] = useState('');
   const [budget, setBudget] = useState('');
-  const [created, setCreated] = useState<{ name: string; key: string }>();
+  const [teamId, setTeamId] = useState('');
+  const [created, setCreated] = useState<{ name: string; key: string; team?: string }>();
   const [revoking, setRevoking] = useState<{ id: string; name: string }>();
+  const teamName = (id: string | null) => teams.data?.teams.find((t) => t.id === id)?.name;
+  const owned = (teams.data?.teams ?? []).filter((t) => t.my_role === 'owner');
   const create = useAction(async (e: FormEvent) => {
     e.preventDefault();
     const res = await unwrap(
-      api.POST('/api/keys', { body: { name: name.trim(), ...(budget.trim() ? { monthly_budget_usd: Number(budget) } : {}) } }),
+      api.POST('/api/keys', {
+        body: { name: name.trim(), ...(budget.trim() ? { monthly_budget_usd: Number(budget) } : {}), ...(teamId ? { team_id: teamId } : {}) },
+      }),
     );
-    setCreated({ name: res.name, key: res.key });
+    setCreated({ name: res.name, key: res.key, team: teamName(res.team_id) });
     setName('');
     setBudget('');
     await keys.reload();
@@ -47,6 +56,18 @@ export default function Keys() {
               <input id={id} aria-describedby={hint} type="number" min={0} step="any" value={budget} onChange={(e) => setBudget(e.target.value)} />
             )}
           </Field>
+          <Field label="Team" hint="A team key spends for the team, within its budget; its owners manage it too.">
+            {(id, hint) => (
+              <select id={id} aria-describedby={hint} value={teamId} onChange={(e) => setTeamId(e.target.value)}>
+                <option value="">Personal key (no team)</option>
+                {(teams.data?.teams ?? []).map((t) => (
+                  <option key={t.id} value={t.id}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
         </div>
         <button type="submit" className="primary" disabled={create.pending}>
           Create key
@@ -55,7 +76,9 @@ export default function Keys() {
       </form>
       {created ? (
         <section className="panel success" aria-labelledby="created-key" aria-live="polite">
-          <h2 id="created-key">Key {created.name} created</h2>
+          <h2 id="created-key">
+            Key {created.name} created{created.team ? ` for the team ${created.team}` : ''}
+          </h2>
           <p>Copy it now: this is the only time it is shown.</p>
           <p>
             <span className="mono" aria-label="The new key">
@@ -69,17 +92,35 @@ export default function Keys() {
           </button>
         </section>
       ) : null}
+      {owned.length ? (
+        <Field label="Show the keys of" className="inline-form">
+          {(id) => (
+            <select id={id} value={showing} onChange={(e) => setShowing(e.target.value)}>
+              <option value="">You</option>
+              {owned.map((t) => (
+                <option key={t.id} value={t.id}>
+                  the team {t.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      ) : null}
       {keys.loading && !keys.data ? <Spinner label="Loading your keys…" /> : null}
       <ErrorText error={keys.error} />
       {keys.data ? (
         keys.data.keys.length === 0 ? (
           <p>No keys yet.</p>
         ) : (
-          <TableBox label="Your API keys" columns={['Name', 'Key', 'Created', 'Budget', 'Spent this month', 'State', '']}>
+          <TableBox
+            label={showing ? `Keys of the team ${teamName(showing) ?? ''}` : 'Your API keys'}
+            columns={['Name', 'Key', 'Team', 'Created', 'Budget', 'Spent this month', 'State', '']}
+          >
             {keys.data.keys.map((k) => (
               <tr key={k.id}>
                 <th scope="row">{k.name}</th>
                 <td className="mono">{k.prefix}…</td>
+                <td>{k.team_id ? (teamName(k.team_id) ?? 'a team') : '—'}</td>
                 <td>{dateTime(k.created_at)}</td>
                 <td>{k.monthly_budget_usd === null ? 'none' : usd(k.monthly_budget_usd)}</td>
                 <td>{usd(k.spent_usd)}</td>

@@ -1,7 +1,8 @@
 import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { ApiError, api, unwrap } from '../api/client';
-import { clearNotice, getNotice, startSession, subscribe } from '../api/session';
+import { useQuery } from '../api/hooks';
+import { clearNotice, getNotice, nextPage, startSession, subscribe } from '../api/session';
 import { ErrorText, Field } from '../components/ui';
 import { preloadPage } from '../pages';
 
@@ -13,8 +14,10 @@ export function Login() {
   const [pending, setPending] = useState(false);
   const search = useSearch();
   const [, navigate] = useLocation();
-  const next = new URLSearchParams(search).get('next');
-  const target = next && next.startsWith('/') && !next.startsWith('//') && next !== '/login' ? next : '/models';
+  const target = nextPage(search);
+  // How one may log in here: the password form (unless turned off) and single sign-on (when configured).
+  const ways = useQuery(() => unwrap(api.GET('/api/auth/config')), []);
+  const ssoUrl = ways.data?.sso.login_url ? `${ways.data.sso.login_url}${target !== '/models' ? `?next=${encodeURIComponent(target)}` : ''}` : null;
   useEffect(() => {
     document.title = 'Log in · Model Operations';
     // The page after login loads while the person types.
@@ -53,38 +56,52 @@ export function Login() {
           </button>
         </p>
       ) : null}
-      <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
-        <Field label="Username or e-mail">
-          {(id) => (
-            <input
-              id={id}
-              name="username"
-              autoComplete="username"
-              value={username}
-              onChange={(e) => setUsername(e.target.value)}
-              required
-              autoFocus
-            />
-          )}
-        </Field>
-        <Field label="Password">
-          {(id) => (
-            <input
-              id={id}
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              required
-            />
-          )}
-        </Field>
-        <ErrorText error={error} id="login-error" />
-        <button type="submit" className="primary" disabled={pending}>
-          {pending ? 'Logging in…' : 'Log in'}
-        </button>
-      </form>
+      {ssoUrl ? (
+        <p className="sso">
+          <a className="button primary" href={ssoUrl}>
+            Log in with SSO
+          </a>
+        </p>
+      ) : null}
+      {ssoUrl && ways.data?.password_login ? (
+        <p className="divider" aria-hidden="true">
+          or
+        </p>
+      ) : null}
+      {ways.data?.password_login === false ? null : (
+        <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
+          <Field label="Username or e-mail">
+            {(id) => (
+              <input
+                id={id}
+                name="username"
+                autoComplete="username"
+                value={username}
+                onChange={(e) => setUsername(e.target.value)}
+                required
+                autoFocus
+              />
+            )}
+          </Field>
+          <Field label="Password">
+            {(id) => (
+              <input
+                id={id}
+                name="password"
+                type="password"
+                autoComplete="current-password"
+                value={password}
+                onChange={(e) => setPassword(e.target.value)}
+                required
+              />
+            )}
+          </Field>
+          <ErrorText error={error} id="login-error" />
+          <button type="submit" className={ssoUrl ? undefined : 'primary'} disabled={pending}>
+            {pending ? 'Logging in…' : 'Log in'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

@@ -1,0 +1,205 @@
+/**
+ * Single sign-on (issue 25): an OpenID Connect identity (lib/auth/oidc.ts) becomes this service's
+ * user and its own 24-hour token, exactly as a password login would give it.
+ *
+ * - First login: the user is provisioned (username from `preferred_username`, else the e-mail's local
+ *   part, made unique; e-mail and name from the claims; no password). An existing account with the
+ *   same e-mail is linked instead, but only when the provider vouches for the address
+ *   (`email_verified`): otherwise anyone able to register that address at the provider would take the
+ *   account over.
+ * - Every login: the role follows the groups claim when role groups are configured
+ *   (OIDC_SUPER_ADMIN_GROUPS, then OIDC_ADMIN_GROUPS, else user; neither set: roles are managed here
+ *   by hand and sign-on leaves them alone). The last active super_admin is never demoted (the rule
+ *   every role change keeps): the login goes on with the role kept, and the audit log says why.
+ * - Every login, with OIDC_TEAM_GROUPS_PREFIX: a group `<prefix><name>` makes the user a member of the
+ *   team `<name>` (which an admin must have created: a group never conjures a team, whose budget and
+ *   limits are an admin's decision); memberships that came from sign-on and whose group is gone are
+ *   removed (with the member's keys of that team, as any removal). Memberships an owner or admin gave
+ *   by hand are never touched.
+ *
+ * Each of these is in the audit log with the user as the actor (`sso.user_provisioned`,
+ * `sso.user_linked`, `sso.role_change`, `sso.team_join`, `sso.team_leave`, `sso.login`).
+ *
+ * How the token reaches the console: a redirect to the console with the token in the URL fragment
+ * (`/login#sso_token=...`). A fragment is never sent to any server (so no access log, proxy or
+ * CloudFront log holds it) nor in a Referer; the console reads it at once, keeps it as it keeps a
+ * password login's token (sessionStorage), and removes it from the address bar and history. A
+ * failure goes back the same way as words (`#sso_error=...`), and issues no token.
+ */
+import { createHash } from 'node:crypto';
+import { config, type OidcConfig } from '../../core/config';
+import { MetricUnit, metrics } from '../../core/observability';
+import { getTeamByName, listMemberships, type Team } from '../../tables/teams';
+import { getUserById, getUserByLogin, getUserIdByIdentity, linkIdentity, recordLogin, type Role, type StoredUser } from '../../tables/users';
+import { isDataError } from '../../tables/errors';
+import { recordUserAction } from '../audit/user-action';
+import { NotFound, isDomainError } from '../errors';
+import { addMember, removeMember } from '../teams/service';
+import { provisionUser, updateUser } from '../users/service';
+import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from './oidc';
+import { describeFailure, failure, type Redirect } from './sso-start';
+import { issueToken } from './tokens';
+
+/**
+ * GET /api/auth/oidc/callback: the provider's answer. Always a redirect to the console, with the
+ * token or with the reason it was refused, and the flow's cookie cleared either way.
+ */
+export async function completeSignOn(
+  query: CallbackQuery,
+  cookies: string[] | undefined,
+  cookieHeaderValue: string | undefined,
+  now = new Date(),
+): Promise<Redirect> {
+  if (!config.auth.oidc) throw new NotFound('Single sign-on is not configured');
+  const cleared = cookieHeader('', 0);
+  try {
+    const identity = await finishFlow(query, flowCookieOf(cookies, cookieHeaderValue), now.getTime());
+    const token = await signIn(identity, now);
+    metrics.addMetric('SignOnLogins', MetricUnit.Count, 1);
+    const next = identity.next ? `?next=${encodeURIComponent(identity.next)}` : '';
+    return { location: `${oidcConfig().consoleUrl}${next}#sso_token=${token}`, cookie: cleared };
+  } catch (err) {
+    return { location: failure(describeFailure(err, 'callback')), cookie: cleared };
+  }
+}
+
+/** The role the groups give, or undefined when no role groups are configured (roles are then managed by hand). */
+export function roleFromGroups(groups: string[], oidc: Pick<OidcConfig, 'adminGroups' | 'superAdminGroups'> = oidcConfig()): Role | undefined {
+  const { adminGroups, superAdminGroups } = oidc;
+  if (adminGroups.length === 0 && superAdminGroups.length === 0) return undefined;
+  if (groups.some((g) => superAdminGroups.includes(g))) return 'super_admin';
+  if (groups.some((g) => adminGroups.includes(g))) return 'admin';
+  return 'user';
+}
+
+/** The user, provisioned or updated from the identity, and the service's own token for them. */
+async function signIn(identity: Identity, now: Date): Promise<string> {
+  const role = roleFromGroups(identity.groups);
+  const userId = await getUserIdByIdentity(identity);
+  let user = userId ? await getUserById(userId) : await provision(identity, role ?? 'user', now);
+  if (!user) throw new SsoError('The account this sign-on identity belonged to no longer exists; ask an administrator', 'user_gone');
+  if (!user.is_active) {
+    await recordUserAction(user, { action: 'sso.login', outcome: 'failure', status: 401, detail: 'Account is deactivated' }, now);
+    throw new SsoError('Your account has been deactivated. Ask an administrator.', 'deactivated');
+  }
+  if (role && role !== user.role) user = await applyRole(user, role, identity.groups, now);
+  const skipped = config.auth.oidc?.teamGroupsPrefix ? await syncTeams(user, identity.groups, config.auth.oidc.teamGroupsPrefix, now) : [];
+  const [token] = await Promise.all([issueToken(user, now.getTime()), recordLogin(user.id, now.toISOString())]);
+  await recordUserAction(
+    user,
+    { action: 'sso.login', target: identity.subject, detail: skipped.length ? `Groups naming no team: ${skipped.join(', ')}` : undefined },
+    now,
+  );
+  return token;
+}
+
+async function applyRole(user: StoredUser, role: Role, groups: string[], now: Date): Promise<StoredUser> {
+  const detail = `${user.role} to ${role} (groups: ${groups.join(', ') || 'none'})`;
+  try {
+    await updateUser(user.id, { role }, now);
+  } catch (err) {
+    if (!isDataError(err, 'RuleViolation')) throw err;
+    await recordUserAction(
+      user,
+      { action: 'sso.role_change', target: user.username, outcome: 'failure', detail: `${detail}: ${err.message}; the role is kept` },
+      now,
+    );
+    return user;
+  }
+  const changed = { ...user, role };
+  await recordUserAction(changed, { action: 'sso.role_change', target: user.username, detail }, now);
+  return changed;
+}
+
+/**
+ * A username from the claims: the preferred username, else the e-mail's local part, in the characters
+ * usernames allow; on the second attempt (the first was taken), or when too short, with a suffix of
+ * the identity's own (stable: the same person gets the same name every time it is needed).
+ */
+export function usernameFrom(identity: Pick<Identity, 'preferredUsername' | 'email' | 'issuer' | 'subject'>, attempt: 0 | 1): string {
+  const source = identity.preferredUsername?.split('@')[0] || identity.email?.split('@')[0] || '';
+  const clean = source
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 57);
+  if (clean.length >= 3 && attempt === 0) return clean;
+  return `${clean || 'user'}-${createHash('sha256').update(`${identity.issuer}#${identity.subject}`).digest('hex').slice(0, 6)}`;
+}
+
+/** First login: link an existing account with the same, verified, e-mail, or create a new user. */
+async function provision(identity: Identity, role: Role, now: Date): Promise<StoredUser | undefined> {
+  if (!identity.email) throw new SsoError('The identity provider did not share your e-mail address; it is needed to create your account', 'no_email');
+  const existing = await getUserByLogin(identity.email);
+  if (existing) {
+    if (!identity.emailVerified) {
+      throw new SsoError(
+        'An account with your e-mail address exists already. It can be linked to single sign-on only when the identity provider confirms the address (email_verified); ask an administrator',
+        'unverified_email',
+      );
+    }
+    await linkIdentity(identity, existing.id);
+    await recordUserAction(
+      existing,
+      { action: 'sso.user_linked', target: existing.username, detail: `Linked to ${identity.issuer} subject ${identity.subject}` },
+      now,
+    );
+    return existing;
+  }
+  for (const attempt of [0, 1] as const) {
+    const username = usernameFrom(identity, attempt);
+    try {
+      const user = await provisionUser({ username, email: identity.email, name: identity.name ?? username, role }, identity, now);
+      await recordUserAction(user, { action: 'sso.user_provisioned', target: username, detail: `Role ${role}, from ${identity.issuer}` }, now);
+      return getUserById(user.id);
+    } catch (err) {
+      if (!isDataError(err, 'NameTaken')) throw err;
+      // Another login of the same identity won the race: that user is the one.
+      const raced = await getUserIdByIdentity(identity);
+      if (raced) return getUserById(raced);
+      if (err.message !== 'Username is already taken') throw new SsoError('The sign-in could not be completed; please try again', 'provision_race');
+    }
+  }
+  throw new SsoError('No username could be found for your account; ask an administrator to create it', 'username');
+}
+
+/**
+ * Team memberships from groups: joins what the groups name, leaves what sign-on gave and the groups
+ * no longer name. Returns the team names of groups that name no team.
+ */
+async function syncTeams(user: StoredUser, groups: string[], prefix: string, now: Date): Promise<string[]> {
+  const names = [...new Set(groups.filter((g) => g.startsWith(prefix) && g.length > prefix.length).map((g) => g.slice(prefix.length)))];
+  const found = await Promise.all(names.map(async (name) => [name, await getTeamByName(name)] as const));
+  const teams = found.flatMap(([, t]) => (t && !t.deleting_since ? [t] : []));
+  const skipped = found.flatMap(([name, t]) => (t ? [] : [name]));
+  const memberships = [];
+  let cursor: string | undefined;
+  do {
+    const page = await listMemberships(user.id, 100, cursor);
+    memberships.push(...page.memberships);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  const current = new Set(memberships.map((m) => m.team_id));
+  const wanted = new Set(teams.map((t) => t.id));
+  for (const team of teams.filter((t: Team) => !current.has(t.id))) {
+    try {
+      await addMember(team.id, { user_id: user.id, role: 'member', source: 'sso' }, now);
+      await recordUserAction(user, { action: 'sso.team_join', target: team.name, detail: `From group ${prefix}${team.name}` }, now);
+    } catch (err) {
+      // A concurrent login of the same user joined first.
+      if (!isDataError(err, 'NameTaken')) throw err;
+    }
+  }
+  for (const left of memberships.filter((m) => m.source === 'sso' && !wanted.has(m.team_id))) {
+    try {
+      const { revoked_keys } = await removeMember(left.team_id, user.id, now);
+      await recordUserAction(
+        user,
+        { action: 'sso.team_leave', target: left.team.name, detail: `No group ${prefix}${left.team.name}; ${revoked_keys} key(s) revoked` },
+        now,
+      );
+    } catch (err) {
+      if (!isDomainError(err, 'not_found')) throw err;
+    }
+  }
+  return skipped;
+}

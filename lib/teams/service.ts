@@ -1,0 +1,276 @@
+import { randomUUID } from 'node:crypto';
+import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
+import { listTeamKeyRecords, teamKeyIdsOf, updateApiKeyRecord } from '../../tables/keys';
+import {
+  deleteMarkedTeam,
+  deleteMember,
+  getTeamAndMember,
+  getTeams,
+  insertMember,
+  insertTeam,
+  listMembers as readMembers,
+  listMemberships,
+  listTeams as readTeams,
+  markTeamDeleting,
+  propagateTeam,
+  updateMember as writeMember,
+  updateTeam as writeTeam,
+  type Member,
+  type MembershipSource,
+  type Team,
+  type TeamRole,
+} from '../../tables/teams';
+import { getUserById, getUserByLogin, type User } from '../../tables/users';
+import { isDataError } from '../../tables/errors';
+import { BadRequest, Forbidden, NotFound } from '../errors';
+
+/**
+ * Teams (issue 25): admins create, change and delete teams and manage every team's members; a team's
+ * owners manage its members (and its keys: lib/keys/service.ts); members see their team and its
+ * roster. Spend is read from the team's and each member's spend items (tables/budgets.ts), which the
+ * metered calls write; a budget change moves the current month's item at once, as for keys and users.
+ * Every action is audited by its endpoint.
+ */
+
+export interface NewTeam {
+  name: string;
+  monthly_budget_usd?: number;
+  rpm_limit?: number;
+  tpm_limit?: number;
+}
+
+export type TeamChanges = Partial<{ name: string; monthly_budget_usd: number | null; rpm_limit: number | null; tpm_limit: number | null }>;
+
+export interface NewMember {
+  /** The user by id, or by `username` (a username or an e-mail address): one of the two. */
+  user_id?: string;
+  username?: string;
+  role: TeamRole;
+  monthly_budget_usd?: number;
+}
+
+export type MemberChanges = Partial<{ role: TeamRole; monthly_budget_usd: number | null }>;
+
+/** A team as every answer shows it: this month's spend, and the caller's own role in it (null: not a member). */
+export interface PublicTeam {
+  id: string;
+  name: string;
+  monthly_budget_usd: number | null;
+  spent_usd: number;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  active_keys: number;
+  created_at: string;
+  updated_at: string;
+  my_role: TeamRole | null;
+}
+
+export interface PublicMember extends Omit<Member, 'updated_at'> {
+  spent_usd: number;
+}
+
+const isAdmin = (user: User) => user.role === 'admin' || user.role === 'super_admin';
+const teamOwner = (team: Team): BudgetOwner => ({ kind: 'team', id: team.id });
+
+async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date): Promise<PublicTeam[]> {
+  if (teams.length === 0) return [];
+  const spend = await readSpend(teams.map(teamOwner), monthOf(now));
+  return teams.map((t) => ({
+    id: t.id,
+    name: t.name,
+    monthly_budget_usd: t.monthly_budget_usd,
+    spent_usd: spend(teamOwner(t)).spent_usd,
+    rpm_limit: t.rpm_limit,
+    tpm_limit: t.tpm_limit,
+    active_keys: t.active_keys,
+    created_at: t.created_at,
+    updated_at: t.updated_at,
+    my_role: roles.get(t.id) ?? null,
+  }));
+}
+
+async function membersWithSpend(members: Member[], now: Date): Promise<PublicMember[]> {
+  if (members.length === 0) return [];
+  const owner = (m: Pick<Member, 'team_id' | 'user_id'>) => memberBudgetOwner(m.team_id, m.user_id);
+  const spend = await readSpend(members.map(owner), monthOf(now));
+  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: spend(owner(m)).spent_usd }));
+}
+
+/** Every team the caller belongs to, with their role in each (all pages: a person is in a handful). */
+async function rolesOf(userId: string): Promise<Map<string, TeamRole>> {
+  const roles = new Map<string, TeamRole>();
+  let cursor: string | undefined;
+  do {
+    const page = await listMemberships(userId, 100, cursor);
+    for (const m of page.memberships) roles.set(m.team_id, m.role);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return roles;
+}
+
+export interface TeamAccess {
+  team: Team;
+  /** The caller's own membership, if they have one. */
+  member?: Member;
+  /** Admins, and the team's owners: may manage its members and keys. */
+  manages: boolean;
+}
+
+/**
+ * The team as the caller may see it: admins see every team, anyone else only the teams they belong
+ * to (others' are "not found", so a team's existence is not revealed). `manage` asks for more: an
+ * admin or an owner of the team (403 for a plain member).
+ */
+export async function teamAccess(user: User, teamId: string, need: 'see' | 'manage' = 'see'): Promise<TeamAccess> {
+  const { team, member } = await getTeamAndMember(teamId, user.id);
+  if (!team || (!member && !isAdmin(user))) throw new NotFound('Team not found');
+  const manages = isAdmin(user) || member?.role === 'owner';
+  if (need === 'manage' && !manages) throw new Forbidden("Only the team's owners and admins may do this");
+  return { team, member, manages };
+}
+
+export async function createTeam(input: NewTeam, now = new Date()): Promise<PublicTeam> {
+  const at = now.toISOString();
+  const team: Team = {
+    id: randomUUID(),
+    name: input.name,
+    monthly_budget_usd: input.monthly_budget_usd ?? null,
+    rpm_limit: input.rpm_limit ?? null,
+    tpm_limit: input.tpm_limit ?? null,
+    created_at: at,
+    updated_at: at,
+    active_keys: 0,
+    version: 1,
+    deleting_since: null,
+  };
+  await insertTeam(team);
+  return (await withSpend([team], new Map(), now))[0] as PublicTeam;
+}
+
+/** Admins: every team (or, `scope=user`, their own); anyone else: their own teams (`scope=all` is 403). */
+export async function listTeams(user: User, query: { scope?: 'all' | 'user'; limit: number; cursor?: string }, now = new Date()) {
+  const all = query.scope === 'all' || (query.scope === undefined && isAdmin(user));
+  if (all && !isAdmin(user)) throw new Forbidden('Admin privileges required');
+  if (all) {
+    const [page, roles] = await Promise.all([readTeams(query.limit, query.cursor), rolesOf(user.id)]);
+    return { success: true, teams: await withSpend(page.teams, roles, now), nextCursor: page.nextCursor };
+  }
+  const page = await listMemberships(user.id, query.limit, query.cursor);
+  const teams = await getTeams(page.memberships.map((m) => m.team_id));
+  const roles = new Map(page.memberships.map((m) => [m.team_id, m.role]));
+  const found = page.memberships.flatMap((m) => (teams.get(m.team_id) ? [teams.get(m.team_id) as Team] : []));
+  return { success: true, teams: await withSpend(found, roles, now), nextCursor: page.nextCursor };
+}
+
+export async function getTeamView(user: User, teamId: string, now = new Date()) {
+  const { team, member } = await teamAccess(user, teamId);
+  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
+}
+
+/**
+ * Admins change a team's name, budget or limits (null removes one). The members' copies follow
+ * (tables/teams.ts), and a budget change moves the current month's spend item at once.
+ */
+export async function updateTeam(user: User, teamId: string, changes: TeamChanges, now = new Date()) {
+  const { team: current, member } = await teamAccess(user, teamId);
+  if (current.deleting_since) throw new NotFound('Team not found');
+  const team = await writeTeam(current, changes, now.toISOString());
+  await propagateTeam(team);
+  if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
+  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
+}
+
+/**
+ * Deletes a team: refused (409) while it has active API keys, which would otherwise keep spending in
+ * its name; its memberships go with it. The team's and members' spend items stay (the month's
+ * record). A deletion cut short is finished by calling again.
+ */
+export async function deleteTeam(user: User, teamId: string, now = new Date()) {
+  const { team } = await teamAccess(user, teamId);
+  const marked = await markTeamDeleting(team, now.toISOString());
+  const [view] = await withSpend([marked], new Map(), now);
+  await deleteMarkedTeam(marked);
+  return { success: true, team: view };
+}
+
+export async function listMembers(user: User, teamId: string, query: { limit: number; cursor?: string }, now = new Date()) {
+  await teamAccess(user, teamId);
+  const page = await readMembers(teamId, query.limit, query.cursor);
+  return { success: true, members: await membersWithSpend(page.members, now), nextCursor: page.nextCursor };
+}
+
+/**
+ * Adds a member (admins and owners). Used by sign-on too (`source: 'sso'`, by lib/auth/sso.ts). A
+ * member's budget moves their spend item of this month at once: someone who left and joins again in
+ * the same month finds the spend they already had.
+ */
+export async function addMember(teamId: string, input: NewMember & { source?: MembershipSource }, now = new Date()): Promise<PublicMember> {
+  if (input.user_id && input.username) throw new BadRequest("Give 'user_id' or 'username', not both");
+  const field = input.user_id ? 'user_id' : 'username';
+  const target = input.user_id ? await getUserById(input.user_id) : await getUserByLogin(input.username as string);
+  if (!target) throw new BadRequest(`Invalid field '${field}': no such user`);
+  if (!target.is_active) throw new BadRequest(`Invalid field '${field}': the user is deactivated`);
+  const at = now.toISOString();
+  const member: Member = {
+    team_id: teamId,
+    user_id: target.id,
+    username: target.username,
+    email: target.email,
+    role: input.role,
+    monthly_budget_usd: input.monthly_budget_usd ?? null,
+    source: input.source ?? 'manual',
+    joined_at: at,
+    updated_at: at,
+  };
+  await insertMember(member);
+  await setBudget(memberBudgetOwner(teamId, target.id), monthOf(now), member.monthly_budget_usd);
+  return (await membersWithSpend([member], now))[0] as PublicMember;
+}
+
+export async function addMemberAs(user: User, teamId: string, input: NewMember, now = new Date()) {
+  await teamAccess(user, teamId, 'manage');
+  return { success: true, member: await addMember(teamId, input, now) };
+}
+
+/** Changes a member's role or budget (admins and owners); a change by hand makes a sign-on membership manual. */
+export async function updateMember(user: User, teamId: string, userId: string, changes: MemberChanges, now = new Date()) {
+  await teamAccess(user, teamId, 'manage');
+  await writeMember(teamId, userId, { ...changes, source: 'manual' }, now.toISOString());
+  if (changes.monthly_budget_usd !== undefined) await setBudget(memberBudgetOwner(teamId, userId), monthOf(now), changes.monthly_budget_usd);
+  const { member } = await getTeamAndMember(teamId, userId);
+  if (!member) throw new NotFound('The user is not a member of this team');
+  return { success: true, member: (await membersWithSpend([member], now))[0] };
+}
+
+/**
+ * Removes a member: admins and owners remove anyone, a member may leave. Their keys of the team are
+ * revoked in the same request: a key of a team's member spends the team's money, and someone who is
+ * no longer a member must not. (The membership goes first, so no key of theirs can be created after.)
+ */
+export async function removeMember(teamId: string, userId: string, now = new Date()): Promise<{ member: PublicMember; revoked_keys: number }> {
+  const { member } = await getTeamAndMember(teamId, userId);
+  if (!member) throw new NotFound('The user is not a member of this team');
+  await deleteMember(teamId, userId);
+  let revoked = 0;
+  for (const id of await teamKeyIdsOf(teamId, userId)) {
+    try {
+      await updateApiKeyRecord(id, { revoked_at: now.toISOString() });
+      revoked++;
+    } catch (err) {
+      // Already revoked: nothing to do.
+      if (!isDataError(err, 'RuleViolation')) throw err;
+    }
+  }
+  return { member: (await membersWithSpend([member], now))[0] as PublicMember, revoked_keys: revoked };
+}
+
+export async function removeMemberAs(user: User, teamId: string, userId: string, now = new Date()) {
+  await teamAccess(user, teamId, userId === user.id ? 'see' : 'manage');
+  return { success: true, ...(await removeMember(teamId, userId, now)) };
+}
+
+/** A team's keys (admins and its owners), newest first. */
+export async function listTeamKeys(user: User, teamId: string, page: { limit: number; cursor?: string }) {
+  await teamAccess(user, teamId, 'manage');
+  return listTeamKeyRecords(teamId, page.limit, page.cursor);
+}

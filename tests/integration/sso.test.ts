@@ -1,0 +1,373 @@
+/**
+ * Single sign-on against the real OpenID provider of the test run (local/oidc-provider.ts: panva's
+ * oidc-provider on loopback), with the service's handlers called in process: the browser's part is
+ * tests/helpers/oidc.ts (cookies, redirects, the provider's login and consent pages), and the
+ * provider's redirect back is handed to the callback handler as API Gateway would. Config is read
+ * once at import, so single sign-on is turned on in the environment first and the handlers imported
+ * after.
+ */
+import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { call, type Handler } from '../helpers/invoke';
+import { CookieJar, providerControl, signInAtProvider } from '../helpers/oidc';
+import type * as UsersTable from '../../tables/users';
+import type { verifyToken as VerifyToken } from '../../lib/auth/tokens';
+import type { makeUser as MakeUser } from '../helpers/users';
+import type { updateUser as UpdateUser } from '../../lib/users/service';
+
+jest.setTimeout(60_000);
+
+const savedEnv = { ...process.env };
+const ISSUER = process.env.TEST_OIDC_ISSUER as string;
+const CALLBACK = process.env.TEST_OIDC_REDIRECT_URL as string;
+const CONSOLE = `${new URL(CALLBACK).origin}/login`;
+
+let h: Record<'login' | 'callback' | 'passwordLogin' | 'validate' | 'audit' | 'createTeam' | 'addMember' | 'createKey' | 'listTeams', Handler>;
+let tables: typeof UsersTable;
+let verifyToken: typeof VerifyToken;
+let makeUser: typeof MakeUser;
+let updateUser: typeof UpdateUser;
+let superAdmin: string;
+
+beforeAll(async () => {
+  Object.assign(process.env, {
+    OIDC_ISSUER: ISSUER,
+    OIDC_CLIENT_ID: process.env.TEST_OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: process.env.TEST_OIDC_CLIENT_SECRET,
+    OIDC_REDIRECT_URL: CALLBACK,
+    OIDC_SCOPES: 'openid email profile groups',
+    OIDC_ADMIN_GROUPS: 'mo-admins',
+    OIDC_SUPER_ADMIN_GROUPS: 'mo-super-admins',
+    OIDC_TEAM_GROUPS_PREFIX: 'team-',
+  });
+  h = {
+    login: (await import('../../functions/auth/oidc-login')).handler as Handler,
+    callback: (await import('../../functions/auth/oidc-callback')).handler as Handler,
+    passwordLogin: (await import('../../functions/auth/login')).handler as Handler,
+    validate: (await import('../../functions/auth/validate')).handler as Handler,
+    audit: (await import('../../functions/admin/list-audit')).handler as Handler,
+    createTeam: (await import('../../functions/teams/create')).handler as Handler,
+    addMember: (await import('../../functions/teams/add-member')).handler as Handler,
+    createKey: (await import('../../functions/keys/create')).handler as Handler,
+    listTeams: (await import('../../functions/teams/list')).handler as Handler,
+  };
+  tables = await import('../../tables/users');
+  verifyToken = (await import('../../lib/auth/tokens')).verifyToken;
+  makeUser = (await import('../helpers/users')).makeUser;
+  updateUser = (await import('../../lib/users/service')).updateUser;
+  superAdmin = (await makeUser('super_admin')).token;
+});
+
+afterAll(() => {
+  process.env = savedEnv;
+});
+
+interface Person {
+  sub: string;
+  email?: string;
+  email_verified?: boolean;
+  preferred_username?: string;
+  name?: string;
+  groups?: string[];
+}
+
+/** An account at the provider, unique to the test. */
+async function person(claims: Partial<Person> = {}): Promise<Person> {
+  const tag = randomUUID().slice(0, 8);
+  const p: Person = {
+    sub: `sub-${tag}`,
+    email: `p-${tag}@example.test`,
+    email_verified: true,
+    preferred_username: `p-${tag}`,
+    name: `P ${tag}`,
+    groups: [],
+    ...claims,
+  };
+  await providerControl(ISSUER, 'accounts', { ...p });
+  return p;
+}
+
+/** GET /api/auth/oidc/login in process: the redirect to the provider; the flow cookie goes into the jar. */
+async function start(jar: CookieJar, next?: string) {
+  const res = await call(h.login, { path: '/api/auth/oidc/login', query: next ? { next } : undefined });
+  expect(res.status).toBe(302);
+  jar.absorb(CALLBACK, [res.headers['Set-Cookie'] as string]);
+  return { location: res.headers.Location as string, cookie: res.headers['Set-Cookie'] as string };
+}
+
+/** The provider's redirect back, handed to the callback handler with the browser's cookies (or `cookie`). */
+async function finish(jar: CookieJar, callbackUrl: string, cookie = jar.header(callbackUrl)) {
+  const url = new URL(callbackUrl);
+  const res = await call(h.callback, { path: url.pathname, query: Object.fromEntries(url.searchParams), headers: cookie ? { cookie } : {} });
+  jar.absorb(callbackUrl, [res.headers['Set-Cookie'] as string]);
+  const location = res.headers.Location as string;
+  return {
+    status: res.status,
+    location,
+    setCookie: res.headers['Set-Cookie'] as string,
+    token: /#sso_token=([^&]+)$/.exec(location)?.[1],
+    error: /#sso_error=(.+)$/.exec(location) ? decodeURIComponent(/#sso_error=(.+)$/.exec(location)?.[1] as string) : undefined,
+  };
+}
+
+/** A whole sign-in as a browser does it. */
+async function signIn(p: Person, options: { next?: string } = {}) {
+  const jar = new CookieJar();
+  const { location } = await start(jar, options.next);
+  return finish(jar, await signInAtProvider(jar, location, p.sub));
+}
+
+async function auditOf(userId: string) {
+  const res = await call(h.audit, { token: superAdmin, query: { limit: '100' } });
+  return (res.body.entries as { action: string; actor: { id: string; role: string }; outcome: string; detail?: string; target?: string }[]).filter(
+    (e) => e.actor.id === userId,
+  );
+}
+
+describe('starting a sign-in', () => {
+  test('redirects to the provider with the code flow, PKCE (S256), state and nonce, and sets the flow cookie', async () => {
+    const { location, cookie } = await start(new CookieJar());
+    const url = new URL(location);
+    expect(`${url.origin}${url.pathname}`).toBe(`${ISSUER}/auth`);
+    const q = Object.fromEntries(url.searchParams);
+    expect(q).toMatchObject({
+      response_type: 'code',
+      client_id: process.env.TEST_OIDC_CLIENT_ID,
+      redirect_uri: CALLBACK,
+      scope: 'openid email profile groups',
+      code_challenge_method: 'S256',
+    });
+    expect(q.state).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(q.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(q.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(cookie).toMatch(/^mo_sso=[^;]+; Path=\/api\/auth\/oidc; Max-Age=600; HttpOnly; SameSite=Lax$/);
+  });
+
+  test('keeps its secrets out of reach: the cookie is encrypted (neither state nor nonce in it), and each start is new', async () => {
+    const a = await start(new CookieJar());
+    const b = await start(new CookieJar());
+    const state = new URL(a.location).searchParams.get('state') as string;
+    expect(a.cookie).not.toContain(state);
+    expect(Buffer.from(a.cookie.split('=')[1]?.split('.')[1] ?? '', 'base64url').toString('latin1')).not.toContain(state);
+    expect(new URL(b.location).searchParams.get('state')).not.toBe(state);
+  });
+});
+
+describe('the first sign-in', () => {
+  test('provisions the user from the claims with the role of their groups, and hands the 24-hour token to the console in the fragment', async () => {
+    const p = await person({ groups: ['mo-admins'], name: 'Ada Lovelace' });
+    const res = await signIn(p);
+    expect(res.status).toBe(302);
+    expect(res.location.startsWith(`${CONSOLE}#sso_token=`)).toBe(true);
+    const claims = await verifyToken(res.token as string);
+    expect(claims).toMatchObject({ username: p.preferred_username, role: 'admin' });
+    expect(claims.exp - claims.iat).toBe(86_400);
+    const validated = await call(h.validate, { token: res.token });
+    expect(validated.body.user).toMatchObject({
+      username: p.preferred_username,
+      email: p.email,
+      name: 'Ada Lovelace',
+      role: 'admin',
+      last_login: expect.any(String),
+    });
+  });
+
+  test('is in the audit log with the user as the actor: provisioned, then logged in', async () => {
+    const p = await person();
+    const { token } = await signIn(p);
+    const { userId } = await verifyToken(token as string);
+    const actions = (await auditOf(userId)).map((e) => `${e.action}:${e.outcome}`);
+    expect(actions).toEqual(expect.arrayContaining(['sso.user_provisioned:success', 'sso.login:success']));
+  });
+
+  test('gives a user provisioned by sign-on no password: a password login as them fails like any wrong password', async () => {
+    const p = await person();
+    await signIn(p);
+    for (const password of ['', 'any-password']) {
+      const res = await call(h.passwordLogin, { method: 'POST', body: { username: p.preferred_username, password } });
+      expect(res.status).toBe(password ? 401 : 400);
+    }
+  });
+
+  test('makes a taken username unique with a suffix of its own', async () => {
+    const existing = await makeUser('user');
+    const p = await person({ preferred_username: existing.user.username });
+    const { userId, username } = await verifyToken((await signIn(p)).token as string);
+    expect(userId).not.toBe(existing.user.id);
+    expect(username).toMatch(new RegExp(`^${existing.user.username}-[0-9a-f]{6}$`));
+  });
+
+  test('links an existing account with the same e-mail when the provider vouches for it (email_verified)', async () => {
+    const existing = await makeUser('user');
+    const p = await person({ email: existing.user.email, email_verified: true });
+    const first = await verifyToken((await signIn(p)).token as string);
+    const again = await verifyToken((await signIn(p)).token as string);
+    expect([first.userId, again.userId]).toEqual([existing.user.id, existing.user.id]);
+    expect((await auditOf(existing.user.id)).map((e) => e.action)).toContain('sso.user_linked');
+  });
+
+  test('refuses to link an existing account to an e-mail the provider does not vouch for: no token, no link', async () => {
+    const existing = await makeUser('user');
+    const p = await person({ email: existing.user.email, email_verified: false });
+    const res = await signIn(p);
+    expect(res.token).toBeUndefined();
+    expect(res.error).toMatch(/exists already.*email_verified/);
+    expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: p.sub })).toBeUndefined();
+  });
+
+  test('refuses an identity without an e-mail address', async () => {
+    const p = await person({ email: undefined });
+    const res = await signIn(p);
+    expect(res.token).toBeUndefined();
+    expect(res.error).toMatch(/did not share your e-mail address/);
+  });
+
+  test('goes on to the page asked for when the sign-in started (next)', async () => {
+    const res = await signIn(await person(), { next: '/keys' });
+    expect(res.location.startsWith(`${CONSOLE}?next=%2Fkeys#sso_token=`)).toBe(true);
+  });
+
+  test('refuses a next that leaves the console (another site) with a 400', async () => {
+    for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
+      expect((await call(h.login, { path: '/api/auth/oidc/login', query: { next } })).status).toBe(400);
+    }
+  });
+});
+
+describe('every later sign-in', () => {
+  test('re-applies the role from the groups, both ways, and audits each change', async () => {
+    const p = await person({ groups: ['mo-super-admins'] });
+    const first = await verifyToken((await signIn(p)).token as string);
+    expect(first.role).toBe('super_admin');
+    await providerControl(ISSUER, 'accounts', { ...p, groups: ['mo-admins'] });
+    expect((await verifyToken((await signIn(p)).token as string)).role).toBe('admin');
+    await providerControl(ISSUER, 'accounts', { ...p, groups: [] });
+    expect((await verifyToken((await signIn(p)).token as string)).role).toBe('user');
+    const changes = (await auditOf(first.userId)).filter((e) => e.action === 'sso.role_change').map((e) => e.detail);
+    expect(changes).toEqual(expect.arrayContaining([expect.stringMatching(/^super_admin to admin/), expect.stringMatching(/^admin to user/)]));
+  });
+
+  test('refuses a deactivated user: no token, and the refusal is audited', async () => {
+    const p = await person();
+    const { userId } = await verifyToken((await signIn(p)).token as string);
+    await updateUser(userId, { is_active: false });
+    const res = await signIn(p);
+    expect(res.token).toBeUndefined();
+    expect(res.error).toBe('Your account has been deactivated. Ask an administrator.');
+    expect((await auditOf(userId)).some((e) => e.action === 'sso.login' && e.outcome === 'failure')).toBe(true);
+  });
+});
+
+describe('teams from groups', () => {
+  test('a group team-<name> joins the team <name> as a member; a group naming no team is noted, and creates none', async () => {
+    const team = (await call(h.createTeam, { method: 'POST', token: superAdmin, body: { name: `ml-${randomUUID().slice(0, 6)}` } })).body.team;
+    const ghost = `ghost-${randomUUID().slice(0, 6)}`;
+    const p = await person({ groups: [`team-${team.name}`, `team-${ghost}`, 'unrelated'] });
+    const { token } = await signIn(p);
+    const teams = (await call(h.listTeams, { token })).body.teams;
+    expect(teams).toEqual([expect.objectContaining({ id: team.id, my_role: 'member' })]);
+    const { userId } = await verifyToken(token as string);
+    const audit = await auditOf(userId);
+    expect(audit.find((e) => e.action === 'sso.team_join')?.target).toBe(team.name);
+    expect(audit.find((e) => e.action === 'sso.login')?.detail).toBe(`Groups naming no team: ${ghost}`);
+  });
+
+  test('a membership sign-on gave goes (with the team keys) when the group goes; one given by hand stays', async () => {
+    const [gone, kept] = await Promise.all(
+      ['gone', 'kept'].map(
+        async (n) => (await call(h.createTeam, { method: 'POST', token: superAdmin, body: { name: `${n}-${randomUUID().slice(0, 6)}` } })).body.team,
+      ),
+    );
+    const p = await person({ groups: [`team-${gone.name}`] });
+    const { token } = await signIn(p);
+    const { userId } = await verifyToken(token as string);
+    await call(h.addMember, { method: 'POST', token: superAdmin, pathParameters: { teamId: kept.id }, body: { user_id: userId, role: 'owner' } });
+    const key = await call(h.createKey, { method: 'POST', token, body: { name: 'svc', team_id: gone.id } });
+    expect(key.status).toBe(201);
+    await providerControl(ISSUER, 'accounts', { ...p, groups: [] });
+    const later = await signIn(p);
+    const teams = (await call(h.listTeams, { token: later.token })).body.teams;
+    expect(teams.map((t: { id: string }) => t.id)).toEqual([kept.id]);
+    const left = (await auditOf(userId)).find((e) => e.action === 'sso.team_leave');
+    expect(left).toMatchObject({ target: gone.name, detail: expect.stringContaining('1 key(s) revoked') });
+  });
+});
+
+describe('a sign-in that must fail creates no session', () => {
+  /** A sign-in up to the provider's redirect back, not yet handed to the service. */
+  async function upToCallback(p: Person) {
+    const jar = new CookieJar();
+    const { location } = await start(jar);
+    return { jar, callbackUrl: await signInAtProvider(jar, location, p.sub) };
+  }
+
+  async function expectRefused(res: Awaited<ReturnType<typeof finish>>, p: Person, message: RegExp) {
+    expect(res.status).toBe(302);
+    expect(res.token).toBeUndefined();
+    expect(res.location).not.toContain('sso_token');
+    expect(res.error).toMatch(message);
+    // The flow cookie is cleared whatever happened.
+    expect(res.setCookie).toMatch(/^mo_sso=; Path=\/api\/auth\/oidc; Max-Age=0;/);
+    expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: p.sub })).toBeUndefined();
+  }
+
+  test('a state that is not the one this browser sent', async () => {
+    const p = await person();
+    const { jar, callbackUrl } = await upToCallback(p);
+    const forged = new URL(callbackUrl);
+    forged.searchParams.set('state', 'x'.repeat(43));
+    await expectRefused(await finish(jar, forged.href), p, /state mismatch/);
+  });
+
+  test('no flow cookie (another browser, or one that never started)', async () => {
+    const p = await person();
+    const { callbackUrl } = await upToCallback(p);
+    await expectRefused(await finish(new CookieJar(), callbackUrl, ''), p, /expired or was started in another browser/);
+  });
+
+  test("another browser's flow cookie with this response (login CSRF)", async () => {
+    const p = await person();
+    const { callbackUrl } = await upToCallback(p);
+    const other = await start(new CookieJar());
+    await expectRefused(await finish(new CookieJar(), callbackUrl, other.cookie.split(';')[0]), p, /state mismatch/);
+  });
+
+  test('a replayed code: the second use, even with the same cookie, is refused by the provider', async () => {
+    const p = await person();
+    const { jar, callbackUrl } = await upToCallback(p);
+    const cookie = jar.header(callbackUrl);
+    const first = await finish(jar, callbackUrl, cookie);
+    expect(first.token).toEqual(expect.any(String));
+    const replay = await finish(jar, callbackUrl, cookie);
+    expect(replay.token).toBeUndefined();
+    expect(replay.error).toMatch(/refused to complete the sign-in \(invalid_grant\)/);
+  });
+
+  test('an error from the provider (the person declined)', async () => {
+    const p = await person();
+    const jar = new CookieJar();
+    const state = new URL((await start(jar)).location).searchParams.get('state');
+    const url = `${CALLBACK}?error=access_denied&error_description=End-User+aborted+interaction&state=${state}`;
+    await expectRefused(await finish(jar, url), p, /did not sign you in \(access_denied: End-User aborted interaction\)/);
+  });
+
+  test('a response naming another issuer (iss, RFC 9207)', async () => {
+    const p = await person();
+    const { jar, callbackUrl } = await upToCallback(p);
+    const forged = new URL(callbackUrl);
+    forged.searchParams.set('iss', 'https://evil.example');
+    await expectRefused(await finish(jar, forged.href), p, /another issuer/);
+  });
+
+  test.each([
+    ['expired', /ID token was refused: it has expired/],
+    ['wrong-audience', /ID token was refused: its "aud" claim is wrong/],
+    ['wrong-nonce', /ID token was refused: its "nonce" claim is wrong/],
+    ['foreign-key', /ID token was refused: its signature is not by the provider's keys/],
+  ])('an ID token that is %s', async (fault, message) => {
+    const p = await person();
+    const { jar, callbackUrl } = await upToCallback(p);
+    await providerControl(ISSUER, 'faults', { sub: p.sub, fault });
+    await expectRefused(await finish(jar, callbackUrl), p, message);
+  });
+});
