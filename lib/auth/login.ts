@@ -4,7 +4,7 @@ import { MetricUnit, metrics } from '../../core/observability';
 import { clearFailures, getFailures, recordFailure } from '../../tables/login-attempts';
 import { getLoginCandidate, publicUser, recordLogin, userOfCandidate, type User } from '../../tables/users';
 import { verifyPassword } from './passwords';
-import { issueToken } from './tokens';
+import { issueToken, tokensValidFromMs } from './tokens';
 
 const INVALID = 'Invalid username or password';
 
@@ -44,7 +44,10 @@ export async function login(loginName: string, password: string, now = Date.now(
   }
 
   metrics.addMetric('LoginsSucceeded', MetricUnit.Count, 1);
+  // Right after a revocation, a token stamped with the revoked second would be refused: wait for the next.
+  const issuedAt = Math.max(now, tokensValidFromMs(user.tokens_valid_after));
+  if (issuedAt > now) await new Promise((resolve) => setTimeout(resolve, Math.min(issuedAt - now, 1000)));
   const at = new Date(now).toISOString();
-  const [token] = await Promise.all([issueToken(user, now), recordLogin(user.id, at), failures ? clearFailures(loginName) : undefined]);
+  const [token] = await Promise.all([issueToken(user, issuedAt), recordLogin(user.id, at), failures ? clearFailures(loginName) : undefined]);
   return { token, user: { ...publicUser(user), last_login: at } };
 }
