@@ -85,7 +85,7 @@ describe('the second of the revocation', () => {
     const { user } = await makeUser('user');
     const at = midSecond();
     await revokeTokensBefore(user.id, at);
-    const { token } = await logIn(user.username, PASSWORD, at + 1);
+    const { token } = await logIn({ login: user.username, password: PASSWORD }, at + 1);
     const iat = JSON.parse(Buffer.from(token.split('.')[1] as string, 'base64url').toString()).iat as number;
     expect(iat).toBe(Math.ceil(at / 1000));
     expect((await validateWith(token)).status).toBe(200);
