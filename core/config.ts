@@ -149,9 +149,16 @@ function loadAuth(env: Env) {
     tokenLifetimeSeconds: 86_400,
     bcryptCost: int(env, 'BCRYPT_COST', 10, 4, 15),
     minPasswordLength: int(env, 'MIN_PASSWORD_LENGTH', 8, 8, 128),
-    /** Brute-force throttle: failures per account within the window before 429. */
+    /**
+     * Brute-force throttle (lib/auth/login.ts): failures on one account (or one name that is no
+     * account) before each further attempt must wait, 1 s and doubling with each failure up to
+     * the maximum delay; failures are forgotten a window after the last one.
+     */
     loginMaxFailures: int(env, 'LOGIN_MAX_FAILURES', 10, 1, 1000),
     loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+    loginMaxDelaySeconds: int(env, 'LOGIN_MAX_DELAY_SECONDS', 60, 1, 86_400),
+    /** Failed logins from one source address, any names, within a window before it waits for the window's end. */
+    loginAddressMaxFailures: int(env, 'LOGIN_ADDRESS_MAX_FAILURES', 30, 1, 100_000),
     /** POST /api/auth/login with a password; false leaves single sign-on as the only way in. */
     passwordLogin,
     oidc,

@@ -47,6 +47,12 @@ export interface User {
 
 export interface StoredUser extends User {
   password_hash: string;
+  /**
+   * Login tokens issued before this moment (epoch ms) are refused: set by a password change and by
+   * signing out everywhere (lib/auth/tokens.ts isRevoked says how a token's whole-second `iat` is
+   * compared with it). null: none revoked.
+   */
+  tokens_valid_after: number | null;
 }
 
 /** The user's partition: the profile, and the user's side of their team memberships (tables/teams.ts). */
@@ -83,6 +89,7 @@ const USER_FIELDS = [
 export function userFromItem(item: Record<string, unknown>): StoredUser {
   const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
   user.password_hash = item.password_hash as string;
+  user.tokens_valid_after = typeof item.tokens_valid_after === 'number' ? item.tokens_valid_after : null;
   if (user.monthly_budget_usd !== null) user.monthly_budget_usd = Number(user.monthly_budget_usd);
   return user;
 }
@@ -133,11 +140,20 @@ function guardCopiesUpdate(key: Record<string, string>, user: StoredUser): Trans
  * that signs them in) in one transaction.
  */
 export async function createUser(user: StoredUser, identity?: SignOnIdentity): Promise<User> {
+  // Written only once set: revokeTokensBefore's condition reads an absent attribute as "none revoked".
+  const { tokens_valid_after: validAfter, ...fields } = user;
   const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
     {
       Put: {
         TableName: TABLE,
-        Item: { ...userKey(user.id), GSI1PK: USERS_PARTITION, GSI1SK: `${user.created_at}#${user.id}`, entity: 'user', ...user },
+        Item: {
+          ...userKey(user.id),
+          GSI1PK: USERS_PARTITION,
+          GSI1SK: `${user.created_at}#${user.id}`,
+          entity: 'user',
+          ...fields,
+          ...(validAfter === null ? {} : { tokens_valid_after: validAfter }),
+        },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -197,7 +213,11 @@ export async function linkIdentity(identity: SignOnIdentity, userId: string): Pr
   }
 }
 
-/** The user as stored now: strongly consistent, so a deactivation or a role change applies from the next request on. */
+/**
+ * The user item, strongly consistent: every request's authentication reads it (role, activation,
+ * revoked tokens), and an eventually consistent read could let a token through for a moment after
+ * the user was deactivated, demoted or signed out everywhere. 1 read unit instead of 0.5.
+ */
 export async function getUserById(id: string): Promise<StoredUser | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: userKey(id), ConsistentRead: true }));
   return Item ? userFromItem(Item) : undefined;
@@ -215,12 +235,13 @@ export interface LoginCandidate {
 }
 
 /**
- * What login needs before the bcrypt compare, from one GetItem on the name guard (read like the user
- * item is: eventually consistent). A guard without the copies (written before they existed) costs a
- * second read, of the user item, as every login did before.
+ * What login needs before the bcrypt compare, from one GetItem on the name guard, strongly consistent
+ * like the user item: right after a password reset or a deactivation the old hash or activation must
+ * not be read back. A guard without the copies (written before they existed) costs a second read, of
+ * the user item, as every login did before.
  */
 export async function getLoginCandidate(login: string): Promise<LoginCandidate | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: loginKey(login) }));
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: loginKey(login), ConsistentRead: true }));
   if (!Item) return undefined;
   const userId = Item.userId as string;
   if (typeof Item.password_hash === 'string' && typeof Item.is_active === 'boolean') {
@@ -259,8 +280,29 @@ export async function recordLogin(id: string, at: string): Promise<void> {
 }
 
 export type UserPatch = Partial<
-  Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash' | 'monthly_budget_usd'>
+  Pick<StoredUser, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'password_hash' | 'monthly_budget_usd' | 'tokens_valid_after'>
 >;
+
+/**
+ * Refuses every login token of the user issued before `atMs` (sign out everywhere). Only ever moves
+ * the time forward, so two revocations racing each other keep the later one; a user who no longer
+ * exists is left alone (their tokens are refused anyway).
+ */
+export async function revokeTokensBefore(id: string, atMs: number): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: userKey(id),
+        UpdateExpression: 'SET tokens_valid_after = :at',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(tokens_valid_after) OR tokens_valid_after < :at)',
+        ExpressionAttributeValues: { ':at': atMs },
+      }),
+    );
+  } catch (err) {
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
 
 /**
  * Applies a patch to the user as it was read (`current`). The write is conditional on role and

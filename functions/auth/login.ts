@@ -3,9 +3,9 @@ import { BadRequest } from '../../lib/errors';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { LoginBody } from '../../generated/checks/auth';
 
-/** POST /api/auth/login (docs/openapi.yaml login) */
-export const handler = publicEndpoint({ body: LoginBody, errorShape: 'message' }, async ({ body }) => {
+/** POST /api/auth/login (docs/openapi.yaml login); failures are counted per account and per source address. */
+export const handler = publicEndpoint({ body: LoginBody, errorShape: 'message' }, async ({ body, event }) => {
   if (!body.username?.trim() || !body.password) throw new BadRequest('Username and password are required');
-  const { token, user } = await login(body.username.trim(), body.password);
+  const { token, user } = await login({ login: body.username.trim(), password: body.password, sourceIp: event.requestContext?.http?.sourceIp });
   return { success: true, message: 'Login successful', token, user };
 });

@@ -21,6 +21,18 @@ export async function issueToken(user: { id: string; username: string; role: Rol
     .sign(await signingKey());
 }
 
+/**
+ * Revoked tokens. A user's `tokens_valid_after` (epoch ms: a password change, a sign-out everywhere)
+ * is sharper than a token's `iat`, which counts whole seconds (spec 2.2), so a token issued in the
+ * same second as the revocation cannot tell whether it came before or after. Every token of that
+ * second is refused: tokens are valid from the first whole second at or after the revocation, and
+ * login (lib/auth/login.ts) issues no token inside a revoked second: it waits for the next one (at
+ * most a second, and only right after a revocation of that user).
+ */
+export const tokensValidFromMs = (validAfterMs: number | null): number => (validAfterMs === null ? 0 : Math.ceil(validAfterMs / 1000) * 1000);
+
+export const isRevoked = (iat: number, validAfterMs: number | null): boolean => iat * 1000 < tokensValidFromMs(validAfterMs);
+
 export class InvalidToken extends Error {
   override name = 'InvalidToken';
 }

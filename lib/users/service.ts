@@ -10,6 +10,7 @@ import {
   getUserById,
   listUsers as readUsers,
   publicUser,
+  revokeTokensBefore,
   updateUser as writeUserChanges,
   type Role,
   type SignOnIdentity,
@@ -75,6 +76,7 @@ function newUserRecord(input: Omit<NewUser, 'password'>, passwordHash: string, n
     last_login: null,
     monthly_budget_usd: null,
     password_hash: passwordHash,
+    tokens_valid_after: null,
   };
 }
 
@@ -92,6 +94,8 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
   if (password !== undefined) {
     checkPassword(password);
     changes.password_hash = await hashPassword(password);
+    // A new password signs the user out everywhere: a token taken with the old one is refused.
+    changes.tokens_valid_after = Math.max(now.getTime(), current.tokens_valid_after ?? 0);
   }
   const user = await writeUserChanges(current, changes, now.toISOString());
   // The budget of the month under way moves with it at once (tables/budgets.ts). A budget that starts
@@ -106,3 +110,11 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
 }
 
 export const listUsers = readUsers;
+
+/**
+ * POST /api/auth/logout-all: every login token of the user issued until now is refused from the next
+ * request on, the caller's own included (lib/auth/tokens.ts isRevoked). A new login works at once.
+ */
+export async function signOutEverywhere(userId: string, now = new Date()): Promise<void> {
+  await revokeTokensBefore(userId, now.getTime());
+}

@@ -20,6 +20,8 @@ export interface CallOptions {
    * give them longer, since they queue for the one process and the one DynamoDB Local.
    */
   remainingMs?: number;
+  /** The caller's address (requestContext.http.sourceIp): 127.0.0.1 unless told. */
+  sourceIp?: string;
 }
 
 export interface CallResult {
@@ -56,7 +58,7 @@ export function httpEvent(options: CallOptions = {}): APIGatewayProxyEventV2 {
       apiId: 'local',
       domainName: 'localhost',
       domainPrefix: 'localhost',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'jest' },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: options.sourceIp ?? '127.0.0.1', userAgent: 'jest' },
       requestId: randomUUID(),
       routeKey: options.routeKey ?? `${method} ${path}`,
       stage: '$default',

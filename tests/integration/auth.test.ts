@@ -129,31 +129,7 @@ describe('POST /api/auth/login', () => {
   });
 });
 
-describe('login throttling', () => {
-  test('after the configured failures the account is throttled with 429 and Retry-After, even with the right password', async () => {
-    const { user } = await makeUser('user');
-    for (let i = 0; i < 10; i++) expect((await post({ username: user.username, password: `bad-${i}` })).status).toBe(401);
-    const res = await post({ username: user.username, password: PASSWORD });
-    expect(res.status).toBe(429);
-    expect(Number(res.headers['Retry-After'])).toBeGreaterThan(0);
-    expect(Number(res.headers['Retry-After'])).toBeLessThanOrEqual(900);
-  });
-
-  test('a name that does not exist is throttled the same way, so the answer does not reveal existence', async () => {
-    for (let i = 0; i < 10; i++) await post({ username: 'ghost-user-x', password: `bad-${i}` });
-    const res = await post({ username: 'ghost-user-x', password: 'bad' });
-    expect(res.status).toBe(429);
-    expect(res.body).toEqual({ success: false, message: 'Too many failed login attempts; try again later' });
-  });
-
-  test('a successful login resets the failure count', async () => {
-    const { user } = await makeUser('user');
-    for (let i = 0; i < 9; i++) await post({ username: user.username, password: `bad-${i}` });
-    expect((await post({ username: user.username, password: PASSWORD })).status).toBe(200);
-    for (let i = 0; i < 9; i++) await post({ username: user.username, password: `bad-${i}` });
-    expect((await post({ username: user.username, password: PASSWORD })).status).toBe(200);
-  });
-});
+// The login throttle has a file of its own: tests/integration/login-throttle.test.ts.
 
 describe('GET /api/auth/validate', () => {
   test('a valid token returns the user as stored', async () => {

@@ -272,6 +272,12 @@ export function baseRequest(op: Operation): BaseRequest {
   return out;
 }
 
+/**
+ * Operations that revoke the caller's own token (sign out everywhere): a fuzz run gives them a caller
+ * of their own, or every operation after them would only meet 401s.
+ */
+export const REVOKES_CALLER = new Set(['POST /api/auth/logout-all']);
+
 /** The caller of a fuzz request: a super_admin's login token, and an API key of theirs for /v1. */
 export interface FuzzCaller {
   token: string;

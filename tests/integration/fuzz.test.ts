@@ -10,6 +10,7 @@ import {
   closeTableClient,
   errorProblems,
   fuzzCaller,
+  REVOKES_CALLER,
   fuzzCases,
   leaks,
   loadHandler,
@@ -48,9 +49,10 @@ describe.each(ops.map((op) => [op.key]))('%s', (key) => {
   test.each(mine.map((c) => [`${c.category} | ${c.label}`, c] as const))('%s', async (_name, c) => {
     const op = byKey.get(key)!;
     const handler = await loadHandler(op);
+    const who = REVOKES_CALLER.has(key) ? await fuzzCaller() : caller;
     const checkWrites = c.expect !== 'no5xx';
     const before = checkWrites ? await tableItems() : [];
-    const res = await call(handler, callOptions(op, c.request, caller));
+    const res = await call(handler, callOptions(op, c.request, who));
     const summary = { status: res.status, body: res.raw.slice(0, 300) };
 
     expect(leaks(res)).toEqual([]);

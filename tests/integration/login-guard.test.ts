@@ -180,7 +180,7 @@ describe('DynamoDB round trips of a login', () => {
   };
   const pkOf = (r: CallRecord) => String(r.input.Key?.PK);
 
-  test('a successful login makes one round of reads (the guard and the failure window) before the compare, and reads the user during it', async () => {
+  test('a successful login makes two rounds of reads before the compare (the guard with the address’s failures, then the account’s), and reads the user during it', async () => {
     const { user } = await makeUser('user');
     await post(user.username, PASSWORD); // the first compare of a module also makes the dummy hash
     const { status, records, compares: seen } = await measured(user.username, PASSWORD);
@@ -190,10 +190,18 @@ describe('DynamoDB round trips of a login', () => {
 
     const before = records.filter((r) => r.ended <= compare.started);
     expect(before.map((r) => `${r.command} ${pkOf(r)}`).sort()).toEqual(
-      [`GetItemCommand LOGINFAIL#${user.username.toLowerCase()}`, `GetItemCommand USERNAME#${user.username.toLowerCase()}`].sort(),
+      [
+        `GetItemCommand LOGINFAIL#ADDR#127.0.0.1`,
+        `GetItemCommand USERNAME#${user.username.toLowerCase()}`,
+        `GetItemCommand LOGINFAIL#USER#${user.id}`,
+      ].sort(),
     );
-    // one round: both were in flight together
-    expect(Math.max(...before.map((r) => r.started))).toBeLessThan(Math.min(...before.map((r) => r.ended)));
+    const [guard, addr, account] = ['USERNAME#', 'LOGINFAIL#ADDR#', 'LOGINFAIL#USER#'].map((p) =>
+      before.find((r) => pkOf(r).startsWith(p)),
+    ) as CallRecord[];
+    // The guard and the address's failures were in flight together; the account's came after the guard.
+    expect(Math.max(guard!.started, addr!.started)).toBeLessThan(Math.min(guard!.ended, addr!.ended));
+    expect(account!.started).toBeGreaterThanOrEqual(guard!.ended);
 
     const userReads = records.filter((r) => pkOf(r) === `USER#${user.id}` && r.command === 'GetItemCommand');
     expect(userReads).toHaveLength(1);
@@ -201,11 +209,16 @@ describe('DynamoDB round trips of a login', () => {
     expect(userReads[0]!.ended).toBeGreaterThan(compare.started);
   });
 
-  test('an unknown name costs one compare and reads no user', async () => {
+  test('an unknown name costs one compare, reads no user, and makes the same rounds as a known one', async () => {
     const { status, records, compares: seen } = await measured('nobody-by-this-name', 'whatever-it-is');
     expect(status).toBe(401);
     expect(seen).toHaveLength(1);
-    expect(records.filter((r) => r.ended <= seen[0]!.started)).toHaveLength(2);
+    expect(
+      records
+        .filter((r) => r.ended <= seen[0]!.started)
+        .map(pkOf)
+        .sort(),
+    ).toEqual(['LOGINFAIL#ADDR#127.0.0.1', 'LOGINFAIL#NAME#nobody-by-this-name', 'USERNAME#nobody-by-this-name'].sort());
     expect(records.some((r) => pkOf(r).startsWith('USER#'))).toBe(false);
   });
 });

@@ -34,11 +34,13 @@ describe('signing secret', () => {
 });
 
 describe('configuration', () => {
-  test('defaults: bcrypt cost 10, 24-hour tokens, 10 failures per 15 minutes', () => {
+  test('defaults: bcrypt cost 10, 24-hour tokens, waits after 10 failures of an account (up to 60 s), 30 failures per address in 15 minutes', () => {
     const c = loadConfig({});
     expect(c.auth.bcryptCost).toBe(10);
     expect(c.auth.tokenLifetimeSeconds).toBe(86_400);
     expect(c.auth.loginMaxFailures).toBe(10);
+    expect(c.auth.loginMaxDelaySeconds).toBe(60);
+    expect(c.auth.loginAddressMaxFailures).toBe(30);
     expect(c.auth.loginFailureWindowSeconds).toBe(900);
   });
 

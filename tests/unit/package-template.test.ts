@@ -343,6 +343,44 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     expect(JSON.stringify(statements)).not.toMatch(/ssm:GetParameter|sagemaker:(Create|Update)/);
   });
 
+  test('lets chat call only the dedicated endpoints this service and stage tagged as its own', () => {
+    expect(packagingFailure).toBeUndefined();
+    const byRole = new Map<string, Json[]>();
+    for (const [name, role] of resources('AWS::IAM::Role')) {
+      for (const policy of asList<Json>(role.Properties.Policies)) {
+        for (const st of asList<Json>(policy.PolicyDocument.Statement)) {
+          if (asList<string>(st.Action).some((a) => a.startsWith('sagemaker:InvokeEndpoint'))) byRole.set(name, [...(byRole.get(name) ?? []), st]);
+        }
+      }
+    }
+    // Session chat (thread and legacy) and the gateway (its HTTP API route and its streaming URL).
+    expect(byRole.size).toBe(4);
+    for (const statements of byRole.values()) {
+      for (const st of statements) {
+        expect(JSON.stringify(st.Resource)).toMatch(/:endpoint\/\*"/);
+        expect(st.Condition).toEqual({ StringEquals: { 'aws:ResourceTag/managed-by': 'model-ops', 'aws:ResourceTag/model-ops:stage': 'prod' } });
+      }
+    }
+  });
+
+  test('lets both gateway functions call the model platforms streamed and not (Converse, ConverseStream, both endpoint invocations)', () => {
+    expect(packagingFailure).toBeUndefined();
+    for (const fn of ['ChatCompletionsLambdaFunction', 'ChatCompletionsStreamLambdaFunction']) {
+      const role = template.Resources[template.Resources[fn].Properties.Role['Fn::GetAtt'][0]];
+      const actions = asList<Json>(role.Properties.Policies).flatMap((p: Json) =>
+        asList<Json>(p.PolicyDocument.Statement).flatMap((st: Json) => asList<string>(st.Action)),
+      );
+      expect(actions).toEqual(
+        expect.arrayContaining([
+          'bedrock:InvokeModel',
+          'bedrock:InvokeModelWithResponseStream',
+          'sagemaker:InvokeEndpoint',
+          'sagemaker:InvokeEndpointWithResponseStream',
+        ]),
+      );
+    }
+  });
+
   test('retains every log group for a bounded time and puts no signing secret in any environment', () => {
     expect(packagingFailure).toBeUndefined();
     const unbounded = resources('AWS::Logs::LogGroup').filter(([, g]) => !(g.Properties.RetentionInDays > 0));

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { looksLikeKey } from '../../auth/api-keys';
-import { InvalidToken, verifyToken } from '../../auth/tokens';
+import { InvalidToken, isRevoked, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role } from '../../../tables/users';
 import { Forbidden, Unauthorized } from '../../errors';
 import type { ApiEvent, AuthLevel } from '../types';
@@ -15,10 +15,12 @@ const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {
 
 const BEARER = /^Bearer +([A-Za-z0-9_\-.=]+)$/i;
 const PREFIX_REQUIRED = "The Authorization header must be 'Bearer <token>': the Bearer prefix is required";
+const REVOKED = 'The token was revoked (a password change, or signing out everywhere); sign in again';
 
 /**
- * Authentication and the role guard. The user record is read on every request, so a deactivated or
- * deleted user is refused at once and the role is the stored one, not the one the token remembers.
+ * Authentication and the role guard. The user record is read on every request (strongly consistent),
+ * so a deactivated or deleted user and a revoked token (a password change, a sign-out everywhere) are
+ * refused at once, and the role is the stored one, not the one the token remembers.
  *
  * Login and validate report in `message` with the spec's exact texts; every other endpoint says
  * "Authentication required" and puts the reason in `details`.
@@ -49,6 +51,9 @@ export function authenticate(level: AuthLevel, validateStyle: boolean): middy.Mi
       const user = await getUserById(claims.userId);
       if (!user) throw refuse('Invalid or expired token');
       if (!user.is_active) throw refuse('Account is deactivated');
+      if (isRevoked(claims.iat, user.tokens_valid_after)) {
+        throw validateStyle ? new Unauthorized('Invalid or expired token', REVOKED) : refuse(REVOKED);
+      }
       // Known before the role check, so that a refused attempt is still attributed (audit log).
       event.user = publicUser(user);
       if (!ALLOWED[level].includes(user.role)) {
