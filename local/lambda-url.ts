@@ -16,12 +16,24 @@
  * A client that hangs up destroys the response stream, which a handler writing through
  * stream.pipeline (Middy's streamifyResponse does) sees as its body's destruction.
  *
+ * The function's timeout is enforced as Lambda enforces it (the `timeout` of the function in its
+ * functions.yml, 120 s for the completions): the context's getRemainingTimeInMillis counts down to
+ * it, and an invocation still running then is killed: its connection is closed and none of its code
+ * runs again, no `finally` included. In one process that means freezing it: its response stream
+ * accepts no further write (one byte of buffer, so a handler piping into it stalls at its next
+ * piece) and is never destroyed, so the generator feeding it stays suspended where it is. Code that
+ * writes nothing (a settle already under way) still completes, which Lambda would not let it do.
+ *
  * `installAwsLambdaGlobal()` must run before the handler's module is imported (Middy calls
  * `awslambda.streamifyResponse` at load, as in Lambda).
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
 import type { FunctionUrlRoute } from './front-door';
 
 const STREAMING = Symbol.for('model-ops.local.streaming-handler');
@@ -34,9 +46,12 @@ type StreamingHandler = ((event: unknown, stream: ResponseStream, context: unkno
 class ResponseStream extends Writable {
   contentType = 'application/octet-stream';
   beforeFirstWrite?: (write: (chunk: Buffer) => void) => void;
+  /** Set when the invocation is killed: no write completes any more. */
+  frozen = false;
 
   constructor(private readonly sink: (chunk: Buffer) => void) {
-    super();
+    // A one-byte buffer: every write waits for the one before it, so a frozen stream stops its writer at once.
+    super({ highWaterMark: 1 });
   }
 
   setContentType(type: string) {
@@ -44,6 +59,7 @@ class ResponseStream extends Writable {
   }
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (err?: Error | null) => void) {
+    if (this.frozen) return;
     if (this.beforeFirstWrite) {
       const hook = this.beforeFirstWrite;
       this.beforeFirstWrite = undefined;
@@ -146,7 +162,10 @@ export interface LambdaUrl {
   close(): Promise<void>;
 }
 
-/** Serves a response-streaming handler as its function URL would, on `port` (0: any free port). */
+/**
+ * Serves a response-streaming handler as its function URL would, on `port` (0: any free port), killing
+ * an invocation that runs longer than `timeoutMs` (the function's timeout; 120 s unless told).
+ */
 export async function startLambdaUrl(options: { handler: unknown; functionName: string; port?: number; timeoutMs?: number }): Promise<LambdaUrl> {
   const handler = options.handler as StreamingHandler;
   if (typeof handler !== 'function' || !handler[STREAMING]) {
@@ -176,16 +195,27 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
       // The handler learns of a hang-up through its own stream (its pipeline fails); until it pipes, or
       // if it never does, nobody else listens, and an 'error' nobody listens for ends the process.
       stream.on('error', () => undefined);
+      // The function's timeout: the invocation is killed (frozen, never resumed) and its connection closed.
+      let killed = false;
+      const timeout = setTimeout(() => {
+        killed = true;
+        stream.frozen = true;
+        console.error(`[${options.functionName}] Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+        if (!reader.started) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
+        else res.destroy();
+      }, timeoutMs);
+      timeout.unref();
       // The client hung up before the answer was complete: the handler's stream is destroyed under it.
       res.on('close', () => {
-        if (!res.writableFinished) stream.destroy(new Error('The client closed the connection'));
+        clearTimeout(timeout);
+        if (!res.writableFinished && !killed) stream.destroy(new Error('The client closed the connection'));
       });
       stream.on('finish', () => {
         if (!reader.started) res.writeHead(200, { 'content-type': stream.contentType });
         res.end();
       });
       handler(functionUrlEvent(req, Buffer.concat(chunks), requestId), stream, context).catch((err: unknown) => {
-        if (res.writableEnded || res.destroyed) return;
+        if (killed || res.writableEnded || res.destroyed) return;
         if (!reader.started) {
           console.error(`[${options.functionName}] invocation failed:`, err);
           res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
@@ -209,14 +239,32 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
   };
 }
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A function's timeout as the deploy sets it: its own `timeout` in functions/<area>/functions.yml, else the provider's. */
+export function functionTimeoutMs(area: string, functionName: string): number {
+  const own = (parse(readFileSync(join(ROOT, 'functions', area, 'functions.yml'), 'utf8')) as Record<string, { timeout?: number }>)[functionName]
+    ?.timeout;
+  const provider = (parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8')) as { provider: { timeout: number } }).provider.timeout;
+  return (own ?? provider) * 1000;
+}
+
 /**
  * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions
- * (functions/gateway/completions-stream.ts). Call once the service's environment is in process.env:
- * the handler reads its configuration when its module loads.
+ * (functions/gateway/completions-stream.ts), with its deployed timeout unless `timeoutMs` says
+ * otherwise (a test of the deadline). Call once the service's environment is in process.env: the
+ * handler reads its configuration when its module loads.
  */
-export async function startFunctionUrls(options: { port?: number } = {}): Promise<{ routes: FunctionUrlRoute[]; close(): Promise<void> }> {
+export async function startFunctionUrls(
+  options: { port?: number; timeoutMs?: number } = {},
+): Promise<{ routes: FunctionUrlRoute[]; close(): Promise<void> }> {
   installAwsLambdaGlobal();
   const { handler } = await import('../functions/gateway/completions-stream');
-  const completions = await startLambdaUrl({ handler, functionName: 'chatCompletionsStream', port: options.port });
+  const completions = await startLambdaUrl({
+    handler,
+    functionName: 'chatCompletionsStream',
+    port: options.port,
+    timeoutMs: options.timeoutMs ?? functionTimeoutMs('gateway', 'chatCompletionsStream'),
+  });
   return { routes: [{ method: 'POST', path: '/v1/chat/completions', url: completions.url }], close: () => completions.close() };
 }

@@ -14,7 +14,7 @@ import {
   SageMakerClient,
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db } from '../../tables/client';
 import { resourceKey, type Resource } from '../../tables/resources';
 import { handler as createConversation } from '../../functions/conversations/create';
@@ -190,4 +190,29 @@ export async function ok<T extends { status: number; raw: string }>(response: Pr
   const res = await response;
   if (res.status !== 200) throw new Error(`expected 200, got ${res.status}: ${res.raw}`);
   return res;
+}
+
+/**
+ * A resource the gateway can find: its listing index entry and its name guard (what the deploy writes
+ * beside the resource, and the fixtures above do not), so a /v1 call resolves it by name.
+ */
+export async function listed(resource: Promise<Resource>): Promise<Resource> {
+  const r = await resource;
+  await Promise.all([
+    db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: resourceKey(r.id),
+        UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
+        ExpressionAttributeValues: { ':pk': 'RESOURCES', ':sk': `${r.created_at}#${r.id}` },
+      }),
+    ),
+    db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { PK: `RESNAME#${r.type}#${r.endpoint_name.toLowerCase()}`, SK: 'UNIQUE', resourceId: r.id, created_at: r.created_at },
+      }),
+    ),
+  ]);
+  return r;
 }

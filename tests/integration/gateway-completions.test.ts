@@ -1,16 +1,14 @@
 import { jest } from '@jest/globals';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as listKeys } from '../../functions/keys/list';
 import { handler as listModels } from '../../functions/gateway/models';
 import { handler as completions } from '../../functions/gateway/completions';
 import { handler as usageCurrent } from '../../functions/usage/current';
 import { handler as updateUser } from '../../functions/admin/update-user';
-import { TABLE, db } from '../../tables/client';
-import { resourceKey, type Resource } from '../../tables/resources';
+import type { Resource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
-import { dedicatedResource, hostedResource, managedResource, putResource, withModelFault } from './chat-fixtures';
+import { dedicatedResource, hostedResource, listed, managedResource, putResource, withModelFault } from './chat-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -18,26 +16,6 @@ jest.setTimeout(120_000);
  * The chat fixtures write a resource's item alone; a deploy also writes its list index entry (GET
  * /v1/models lists by it) and its name guard (a call resolves its model's name by it).
  */
-async function listed(resource: Promise<Resource>): Promise<Resource> {
-  const r = await resource;
-  await Promise.all([
-    db.send(
-      new UpdateCommand({
-        TableName: TABLE,
-        Key: resourceKey(r.id),
-        UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
-        ExpressionAttributeValues: { ':pk': 'RESOURCES', ':sk': `${r.created_at}#${r.id}` },
-      }),
-    ),
-    db.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: { PK: `RESNAME#${r.type}#${r.endpoint_name.toLowerCase()}`, SK: 'UNIQUE', resourceId: r.id, created_at: r.created_at },
-      }),
-    ),
-  ]);
-  return r;
-}
 
 async function newKey(body: Record<string, unknown> = {}) {
   const owner = await makeUser('user');

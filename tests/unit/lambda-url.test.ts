@@ -1,13 +1,14 @@
 /**
  * The local function URL (local/lambda-url.ts) against the response-streaming contract of Lambda's
  * Node.js runtime: the metadata prelude becomes the status and headers, the body passes through as
- * it is written, a failure before the first byte is the function URL's 502, and a client that hangs
- * up destroys the handler's stream.
+ * it is written, a failure before the first byte is the function URL's 502, a client that hangs
+ * up destroys the handler's stream, and the function's timeout is Lambda's: the context counts down to
+ * it, and an invocation still running then is killed without running another line of its own.
  */
 import { jest } from '@jest/globals';
 import { pipeline } from 'node:stream/promises';
 import { Readable, type Writable } from 'node:stream';
-import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
+import { functionTimeoutMs, installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
 import { hangUp } from '../helpers/hang-up';
 
 type Runtime = {
@@ -21,8 +22,8 @@ const runtime = (globalThis as unknown as { awslambda: Runtime }).awslambda;
 const servers: LambdaUrl[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
-async function serve(fn: (event: any, stream: Writable, context: any) => Promise<void>): Promise<string> {
-  const url = await startLambdaUrl({ handler: runtime.streamifyResponse(fn), functionName: 'test' });
+async function serve(fn: (event: any, stream: Writable, context: any) => Promise<void>, timeoutMs?: number): Promise<string> {
+  const url = await startLambdaUrl({ handler: runtime.streamifyResponse(fn), functionName: 'test', timeoutMs });
   servers.push(url);
   return url.url;
 }
@@ -122,4 +123,61 @@ describe('a client that hangs up at any moment leaves the function URL answering
     await new Promise((r) => setTimeout(r, 100));
     await stillAnswers();
   });
+});
+
+test('the context counts down from the function’s timeout', async () => {
+  const url = await serve(async (_event, stream, context) => {
+    const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+    await pipeline(Readable.from([String(context.getRemainingTimeInMillis())]), out);
+  }, 7_000);
+  const remaining = Number(await (await fetch(url, { method: 'POST', body: '{}' })).text());
+  expect(remaining).toBeLessThanOrEqual(7_000);
+  expect(remaining).toBeGreaterThan(5_000);
+});
+
+test('the deployed timeout is the function’s own in its functions.yml, else the provider’s', () => {
+  expect(functionTimeoutMs('gateway', 'chatCompletionsStream')).toBe(120_000);
+  expect(functionTimeoutMs('gateway', 'chatCompletions')).toBe(29_000);
+});
+
+test('an invocation still running at the timeout is killed: its connection closes and none of its code runs again, no finally', async () => {
+  let pieces = 0;
+  let finalized = false;
+  const url = await serve(async (_event, stream) => {
+    const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+    async function* forever() {
+      try {
+        for (;;) {
+          pieces++;
+          yield 'tick\n';
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      } finally {
+        finalized = true;
+      }
+    }
+    await pipeline(Readable.from(forever()), out).catch(() => undefined);
+  }, 300);
+  const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const res = await fetch(url, { method: 'POST', body: '{}' });
+  expect(res.status).toBe(200);
+  // The body ends when the connection is cut, part-way: reading it fails.
+  await expect(res.text()).rejects.toThrow();
+  expect(error).toHaveBeenCalledWith(expect.stringMatching(/Task timed out after 0\.30 seconds/));
+  error.mockRestore();
+  const atKill = pieces;
+  await new Promise((r) => setTimeout(r, 300));
+  // Alive, it would make a piece every 10 ms; frozen, it makes at most what the one-piece buffers
+  // between it and the stream take in (one read ahead, one written, one in flight), then stops.
+  expect(pieces - atKill).toBeLessThanOrEqual(3);
+  expect(finalized).toBe(false);
+});
+
+test('a handler that fails to write anything before the timeout is the function URL’s 502', async () => {
+  const url = await serve(() => new Promise(() => undefined), 200);
+  const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  const res = await fetch(url, { method: 'POST', body: '{}' });
+  error.mockRestore();
+  expect(res.status).toBe(502);
+  expect(await res.json()).toEqual({ Message: 'Internal Server Error' });
 });
