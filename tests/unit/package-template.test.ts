@@ -353,8 +353,15 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         }
       }
     }
-    // Session chat (thread and legacy) and the gateway (its HTTP API route and its streaming URL).
-    expect(byRole.size).toBe(4);
+    // Session chat (thread and legacy) and the gateway (its HTTP API route and its streaming URL), and
+    // nothing else (functions granted exactly the same statements share a role).
+    const invokers = resources('AWS::Lambda::Function')
+      .filter(([, fn]) => byRole.has(fn.Properties.Role['Fn::GetAtt'][0]))
+      .map(([name]) => name)
+      .sort();
+    expect(invokers).toEqual(
+      ['ChatThreadPostLambdaFunction', 'ChatLegacyPostLambdaFunction', 'ChatCompletionsLambdaFunction', 'ChatCompletionsStreamLambdaFunction'].sort(),
+    );
     for (const statements of byRole.values()) {
       for (const st of statements) {
         expect(JSON.stringify(st.Resource)).toMatch(/:endpoint\/\*"/);
