@@ -84,7 +84,7 @@ function secureUrl(env: Env, key: string): URL {
 }
 
 /** The path of the SSO callback route (functions/auth/functions.yml): OIDC_REDIRECT_URL must end with it. */
-export const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
+const OIDC_CALLBACK_PATH = '/api/auth/oidc/callback';
 
 /**
  * Single sign-on with an OpenID Connect provider: off unless OIDC_ISSUER is set, and then every
@@ -165,7 +165,7 @@ function loadAuth(env: Env) {
   };
 }
 
-export const DEFAULT_HOSTED_BASE_URL = 'https://integrate.api.nvidia.com/v1';
+const DEFAULT_HOSTED_BASE_URL = 'https://integrate.api.nvidia.com/v1';
 
 export function loadConfig(env: Env = process.env) {
   return {
@@ -265,7 +265,7 @@ export type Config = ReturnType<typeof loadConfig>;
 export const config: Config = loadConfig();
 
 /** README, Security: the HMAC signing secret has at least 256 bits. */
-export const MIN_SECRET_BYTES = 32;
+const MIN_SECRET_BYTES = 32;
 
 export type SigningSecretSource = { kind: 'value'; key: Uint8Array } | { kind: 'ssm'; parameterName: string };
 

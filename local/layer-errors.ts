@@ -26,7 +26,7 @@ const TEXT: Record<number, string> = {
 };
 
 /** The error text for a status the local layer answered with. */
-export function layerErrorText(status: number): string {
+function layerErrorText(status: number): string {
   return TEXT[status] ?? (status >= 500 ? 'Internal server error' : 'Bad request');
 }
 

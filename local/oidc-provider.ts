@@ -23,7 +23,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
 
-export interface DevAccount {
+interface DevAccount {
   sub: string;
   email?: string;
   email_verified?: boolean;
@@ -32,7 +32,7 @@ export interface DevAccount {
   groups?: string[];
 }
 
-export type IdTokenFault = 'expired' | 'wrong-audience' | 'wrong-nonce' | 'foreign-key';
+type IdTokenFault = 'expired' | 'wrong-audience' | 'wrong-nonce' | 'foreign-key';
 
 export interface DevClient {
   client_id: string;

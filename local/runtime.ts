@@ -16,7 +16,7 @@ import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
-export function javaAvailable(): boolean {
+function javaAvailable(): boolean {
   return spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
 }
 
@@ -176,7 +176,7 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
 }
 
 /** Stops a child; `group` signals its whole process group (children spawned `detached` lead one). */
-export function stopChild(child: ChildProcess, group = false): Promise<void> {
+function stopChild(child: ChildProcess, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     const kill = (signal: NodeJS.Signals) => {

@@ -27,7 +27,7 @@ import { parse } from 'yaml';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
+type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
 interface EventSourceSettings {
   batchSize: number;

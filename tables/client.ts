@@ -40,7 +40,7 @@ const OUTAGE_NAMES = new Set([
 ]);
 const OUTAGE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND']);
 
-export function isDatabaseOutage(err: unknown): boolean {
+function isDatabaseOutage(err: unknown): boolean {
   const e = err as { name?: string; code?: string; cause?: { code?: string }; $metadata?: { httpStatusCode?: number } };
   // After its retries the SDK wraps a network failure ("AWS SDK error wrapper for Error: connect
   // ECONNREFUSED") and drops its code; what remains is metadata without any HTTP status.

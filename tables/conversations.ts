@@ -48,7 +48,7 @@ export function conversationFromItem(item: Record<string, unknown>): Conversatio
   return Object.fromEntries(CONVERSATION_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Conversation;
 }
 
-export function threadFromItem(item: Record<string, unknown>): Thread {
+function threadFromItem(item: Record<string, unknown>): Thread {
   return Object.fromEntries(THREAD_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Thread;
 }
 

@@ -28,7 +28,7 @@ interface TableResource {
   };
 }
 
-export function tableDefinition(): TableResource['Properties'] {
+function tableDefinition(): TableResource['Properties'] {
   // The file carries serverless variables (${...}); YAML parses them as plain strings, which is fine
   // because none of the properties read here uses one.
   const resource = parse(readFileSync(join(here, 'table.yml'), 'utf8')) as TableResource;

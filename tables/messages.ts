@@ -36,8 +36,8 @@ import type { TransactItems } from './transactions';
  * partition and are read as they are; their index entries are written by scripts/backfill-conversation-index.ts.
  */
 
-export type MessageSource = 'thread' | 'legacy';
-export type MessageStatus = 'ok' | 'failed';
+type MessageSource = 'thread' | 'legacy';
+type MessageStatus = 'ok' | 'failed';
 
 /** One chat message, as pages and the chat context see it. */
 export interface StoredMessage {

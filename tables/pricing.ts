@@ -25,7 +25,7 @@ export interface StoredTokenPrice {
   updated_by?: string;
 }
 
-export interface StoredInstancePrice {
+interface StoredInstancePrice {
   kind: 'instance';
   instanceType: string;
   hourly_usd: number;
@@ -87,7 +87,7 @@ function toItem(entry: StoredPriceEntry): Record<string, unknown> {
 }
 
 /** DynamoDB's limit of items per transaction. */
-export const MAX_ENTRIES_PER_WRITE = 100;
+const MAX_ENTRIES_PER_WRITE = 100;
 
 /** Upserts entries all or nothing (callers pass at most MAX_ENTRIES_PER_WRITE, each key once). */
 export async function putPriceEntries(entries: StoredPriceEntry[]): Promise<void> {

@@ -170,7 +170,7 @@ export function resourceFromItem(item: Record<string, unknown>): Resource {
   return Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Resource;
 }
 
-export function trackedFromItem(item: Record<string, unknown>): TrackedResource {
+function trackedFromItem(item: Record<string, unknown>): TrackedResource {
   const tracked = Object.fromEntries(TRACKED_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as TrackedResource;
   tracked.chat_count = Number(item.chat_count ?? 0);
   tracked.chat_latency_ms_total = Number(item.chat_latency_ms_total ?? 0);

@@ -41,7 +41,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
 
 export type UsageScope = { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'all' };
 
-export interface UsageFigures {
+interface UsageFigures {
   cost_usd: number;
   tokens_in: number;
   tokens_out: number;
@@ -78,7 +78,7 @@ const SLOT_MINUTES = 5;
 const SLOTS = Array.from({ length: 60 / SLOT_MINUTES }, (_, i) => i * SLOT_MINUTES);
 const HOUR_MS = 3_600_000;
 /** An hour is folded into its month once it is this old (see the header). */
-export const FOLD_AFTER_HOURS = 26;
+const FOLD_AFTER_HOURS = 26;
 /**
  * A folded hour item is deleted by a later fold pass, at least this long after the pass that folded
  * it: a reader's one Query that saw the month item before the fold then still finds the hour.
@@ -107,7 +107,7 @@ function scopePartition(scope: UsageScope): string {
 }
 
 /** The scope of a usage partition key, for the stream decoder; undefined for anything else. */
-export function scopeOfPartition(pk: string): UsageScope | undefined {
+function scopeOfPartition(pk: string): UsageScope | undefined {
   if (pk === 'USAGE#ALL') return { kind: 'all' };
   const m = /^USAGE#(USER|CONV|KEY)#(.+)$/.exec(pk);
   if (!m) return undefined;

@@ -10,7 +10,7 @@ import { dimensionedMetric, logger } from '../../core/observability';
 export type SystemActor = 'reconciler' | 'status-sync';
 
 /** The nil UUID: the actor id of every automatic action (no user did it). */
-export const SYSTEM_ACTOR_ID = '00000000-0000-0000-0000-000000000000';
+const SYSTEM_ACTOR_ID = '00000000-0000-0000-0000-000000000000';
 
 export interface SystemAction {
   actor: SystemActor;

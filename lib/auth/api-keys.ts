@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * a leaked key recognisable (secret scanners, logs) and tells a key from a login token at a glance: a
  * JWT has two dots and never starts with `mo_`.
  */
-export const KEY_PREFIX = 'mo_';
+const KEY_PREFIX = 'mo_';
 /** How much of the secret lists show (`mo_` + 8 characters): enough to tell keys apart, useless to guess. */
 const SHOWN_CHARS = KEY_PREFIX.length + 8;
 const KEY_SHAPE = /^mo_[A-Za-z0-9_-]{43}$/;

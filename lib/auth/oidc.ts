@@ -38,7 +38,7 @@ export class SsoError extends Error {
   }
 }
 
-export interface ProviderMetadata {
+interface ProviderMetadata {
   issuer: string;
   authorization_endpoint: string;
   token_endpoint: string;
@@ -49,8 +49,8 @@ export interface ProviderMetadata {
   code_challenge_methods_supported?: string[];
 }
 
-export const FLOW_COOKIE = 'mo_sso';
-export const FLOW_COOKIE_PATH = '/api/auth/oidc';
+const FLOW_COOKIE = 'mo_sso';
+const FLOW_COOKIE_PATH = '/api/auth/oidc';
 const FLOW_SECONDS = 600;
 /** Signatures a relying party with a client secret may trust from a JWKS: public-key ones only. */
 const ASYMMETRIC = /^(RS|PS|ES)(256|384|512)$|^EdDSA$|^Ed25519$/;
@@ -82,7 +82,7 @@ let metadata: Promise<ProviderMetadata> | undefined;
 let keySet: JWTVerifyGetKey | undefined;
 
 /** The provider's discovery document, fetched once per cold start (a failure is not kept). */
-export function providerMetadata(): Promise<ProviderMetadata> {
+function providerMetadata(): Promise<ProviderMetadata> {
   metadata ??= discover(oidcConfig()).catch((err: unknown) => {
     metadata = undefined;
     throw err;

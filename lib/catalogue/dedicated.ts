@@ -14,7 +14,7 @@ import type { DedicatedModelEntry, DedicatedSource } from '../platforms/types';
 import { dropCachedSearches, type CatalogueVariant } from '../../tables/catalogue';
 import { readThrough, refresh, worstOrigin, type CatalogueChanges, type CatalogueOrigin, type CatalogueResult } from './cache';
 
-export const DEDICATED_MAX = 50;
+const DEDICATED_MAX = 50;
 const CACHE_LIMIT = DEDICATED_MAX;
 
 type Source = Exclude<DedicatedSource, 'all'>;

@@ -11,7 +11,7 @@ import { refreshDedicatedCatalogue } from './dedicated';
 import { refreshHostedCatalogue } from './hosted';
 import { refreshManagedCatalogue } from './managed';
 
-export type PlatformSyncReport = ({ status: 'refreshed' } & CatalogueChanges) | { status: 'failed'; error: string; details?: string };
+type PlatformSyncReport = ({ status: 'refreshed' } & CatalogueChanges) | { status: 'failed'; error: string; details?: string };
 
 const REFRESHERS: Record<PlatformName, () => Promise<CatalogueChanges>> = {
   managed: refreshManagedCatalogue,

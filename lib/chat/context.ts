@@ -2,7 +2,7 @@ import type { ChatTurn } from '../platforms/types';
 import type { StoredMessage } from '../../tables/messages';
 
 /** The usual rough rule for English text; only used to keep the context under its budget. */
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);

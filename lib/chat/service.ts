@@ -49,7 +49,7 @@ export async function threadMessages(user: User, conversationId: string, threadI
 }
 
 /** The marker GET /api/chat/legacy answers with in `source`: these messages are the thread-less store. */
-export const LEGACY_SOURCE = 'legacy';
+const LEGACY_SOURCE = 'legacy';
 
 /** GET /api/chat/legacy: the conversation's thread-less messages, oldest first. */
 export async function legacyMessages(user: User, conversationId: string, limit: number, cursor?: string) {

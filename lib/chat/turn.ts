@@ -35,8 +35,6 @@ import { MAX_MESSAGE_CHARS } from './limits';
  * message, kept and marked failed so their text is not lost.
  */
 
-export { MAX_MESSAGE_CHARS };
-
 const systemPrompt = (resource: Resource) => systemPromptFor(resource.type, usageModelOf(resource)) || undefined;
 
 export interface TurnRequest {

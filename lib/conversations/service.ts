@@ -36,10 +36,6 @@ export function listConversations(user: User, limit: number, cursor?: string) {
   return listConversationsOfUser(user.id, limit, cursor);
 }
 
-export async function getConversation(user: User, conversationId: string) {
-  return readableConversation(await readConversation(conversationId), user);
-}
-
 /**
  * Every message of a conversation, threads and legacy, oldest first. The page is read in parallel
  * with the conversation and only returned once the caller is known to be allowed to see it.

@@ -60,7 +60,11 @@ const NullableLimit = <T extends typeof RpmLimit>(schema: T, what: string) =>
 export const NullableRpmLimit = NullableLimit(RpmLimit, 'requests per minute, 1 to 1000000');
 export const NullableTpmLimit = NullableLimit(TpmLimit, 'tokens per minute, 1 to 1000000000');
 
-/** What endpoints without a body, query or path schema accept: nothing (an empty object). */
+/**
+ * What endpoints without a body, query or path schema accept: nothing (an empty object). Exported for
+ * the check generator (scripts/generate/checks.ts), which makes generated/checks/http.ts of it.
+ * @public
+ */
 export const EmptyObject = Type.Object({}, { additionalProperties: false });
 
 /**
@@ -70,7 +74,7 @@ export const EmptyObject = Type.Object({}, { additionalProperties: false });
  * millionth of a dollar, so a billionth is far below anything it can show and far above what the table
  * refuses.
  */
-export const MIN_USD = 1e-9;
+const MIN_USD = 1e-9;
 
 /**
  * An amount in US dollars: exactly 0, or from MIN_USD to `max`. Every bound is one the service stores
@@ -96,7 +100,7 @@ export const NullableUsd = (max: number, what = 'USD') =>
  * (ajv's discriminator option) instead of "matches no branch". TypeBox has no oneOf, so the kind is
  * registered here for TypeBox's own checks (TypeBox's documented way of adding one).
  */
-export const DISCRIMINATED = 'DiscriminatedUnion';
+const DISCRIMINATED = 'DiscriminatedUnion';
 if (!TypeRegistry.Has(DISCRIMINATED)) {
   TypeRegistry.Set<{ oneOf: TSchema[] }>(DISCRIMINATED, (schema, value) => schema.oneOf.filter((branch) => Value.Check(branch, value)).length === 1);
 }

@@ -4,7 +4,7 @@ import { BadRequest } from '../errors';
 export type Location = 'body' | 'query' | 'path';
 
 /** One error as the precompiled validators report it (ajv's ErrorObject: the fields used here). */
-export interface CheckError {
+interface CheckError {
   instancePath: string;
   schemaPath: string;
   keyword: string;

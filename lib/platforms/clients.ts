@@ -23,7 +23,7 @@ export interface AwsPlatformOptions {
 }
 
 /** The options the service runs with, from core/config. */
-export function awsOptionsFromConfig(): AwsPlatformOptions {
+function awsOptionsFromConfig(): AwsPlatformOptions {
   const { region, accessKeyId, secretAccessKey, endpoint } = config.cloud;
   return {
     region,

@@ -81,7 +81,7 @@ interface SdkLikeError {
 
 const displayName = (platform: PlatformName) => `The ${platform} platform`;
 
-export function throttled(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
+function throttled(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
   return new UpstreamError(
     platform,
     `${displayName(platform)} is throttling requests`,
@@ -100,7 +100,7 @@ export function timedOut(platform: PlatformName): UpstreamError {
   );
 }
 
-export function credentialsRefused(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
+function credentialsRefused(platform: PlatformName, upstreamStatus?: number, message?: string): UpstreamError {
   return new UpstreamError(
     platform,
     `${displayName(platform)} refused the service's credentials${upstreamStatus ? ` (status ${upstreamStatus})` : ''}`,

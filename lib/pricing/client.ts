@@ -11,7 +11,7 @@ import { traced } from '#tracing';
  * prices every region from there, so it is asked in us-east-1 - except when the endpoint is
  * overridden (the local emulator), where the service's own region is kept.
  */
-export const PRICE_LIST_REGION = 'us-east-1';
+const PRICE_LIST_REGION = 'us-east-1';
 
 /** Built once per cold start; marked pure so that the functions that only read the price table drop it. */
 export const pricingClient = /* @__PURE__ */ traced(

@@ -15,7 +15,7 @@ import { traitsOf } from '../platforms/registry';
 
 type EntrySource = PriceSource | 'default';
 
-export interface TokenPriceView {
+interface TokenPriceView {
   modelId: string;
   per_1k_input_tokens_usd: number;
   per_1k_output_tokens_usd: number;

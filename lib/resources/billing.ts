@@ -21,7 +21,7 @@ import { specStatus, type SpecStatus } from './lifecycle';
  * never late.
  */
 
-export const BILLABLE_STATUSES: readonly SpecStatus[] = ['Creating', 'Updating', 'InService'];
+const BILLABLE_STATUSES: readonly SpecStatus[] = ['Creating', 'Updating', 'InService'];
 
 export const isBillable = (status: EndpointStatus): boolean => BILLABLE_STATUSES.includes(specStatus(status));
 

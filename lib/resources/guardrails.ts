@@ -58,5 +58,3 @@ export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, 
     stopped: r.stopped,
   };
 }
-
-export type GuardrailView = ReturnType<typeof guardrailView>;

@@ -24,13 +24,13 @@ import { BUSY_STATUSES, healthOf, specStatus, type SpecStatus } from './lifecycl
  */
 
 /** A deploy holds its name this long before the endpoint must exist (longer than any deploy Lambda runs). */
-export const RESERVATION_GRACE_MS = 120_000;
+const RESERVATION_GRACE_MS = 120_000;
 /** A control claim whose platform call has not returned after this long is taken as abandoned. */
-export const CLAIM_STALE_MS = 60_000;
+const CLAIM_STALE_MS = 60_000;
 
-export const VANISHED_REASON = 'The endpoint no longer exists on the platform (deleted outside this service)';
+const VANISHED_REASON = 'The endpoint no longer exists on the platform (deleted outside this service)';
 
-export type ChangeKind =
+type ChangeKind =
   /** An operation finished: Creating or Updating became InService. */
   | 'completed'
   /** The platform reports the endpoint Failed (its reason). */
@@ -50,7 +50,7 @@ export type ChangeKind =
   /** ... and the platform refused it: the endpoint stays OutOfService. */
   | 'start_failed';
 
-export interface Change {
+interface Change {
   kind: ChangeKind;
   reason: string;
   /** Recorded whoever notices it; the others only when the reconciler makes them. */
@@ -255,7 +255,7 @@ const ACTIONS: Record<ChangeKind, string> = {
 };
 
 /** Audit entries and metrics for the changes a sync stored. */
-export async function recordChanges(r: TrackedResource, changes: Change[], actor: SystemActor, which: 'all' | 'notable'): Promise<void> {
+async function recordChanges(r: TrackedResource, changes: Change[], actor: SystemActor, which: 'all' | 'notable'): Promise<void> {
   for (const change of changes) {
     if (which === 'notable' && !change.notable) continue;
     await recordSystemAction({

@@ -43,7 +43,7 @@ export interface AggregationResult {
   undecodable: number;
 }
 
-export async function aggregateTableChanges(changes: TableChange[], now = new Date()): Promise<AggregationResult> {
+async function aggregateTableChanges(changes: TableChange[], now = new Date()): Promise<AggregationResult> {
   // Settlements first: a caller's budget and figures wait on them (their reservations hold the bound).
   const calls = changes.flatMap((c) => (c.kind === 'call' ? [c.call] : []));
   const settled = (await mapLimit(calls, SETTLE_CONCURRENCY, settlePendingCall)).filter(Boolean).length;

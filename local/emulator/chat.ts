@@ -25,9 +25,9 @@ export interface ChatResult {
   stop: 'end' | 'length';
 }
 
-export const CHARS_PER_TOKEN = 4;
+const CHARS_PER_TOKEN = 4;
 
-export function tokensFor(chars: number): number {
+function tokensFor(chars: number): number {
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
 }
 
@@ -66,7 +66,7 @@ export async function modelLatency(opts: ResolvedOptions): Promise<number> {
 }
 
 /** Text of an OpenAI-style message content: a string or an array of typed parts. */
-export function openAiText(content: unknown): string {
+function openAiText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content

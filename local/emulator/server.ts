@@ -34,7 +34,7 @@ import {
   type ServiceDef,
 } from './shared';
 
-export type { EmulatorOptions, EmulatorState, FaultKind, FaultRule, ResolvedOptions } from './shared';
+export type { EmulatorOptions } from './shared';
 
 export interface RunningEmulator {
   url: string;

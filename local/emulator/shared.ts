@@ -44,7 +44,7 @@ export interface ResolvedOptions {
  */
 export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail', 'slow-stream', 'midstream'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
-export const STREAM_SLOW_CHUNK_MS = 40;
+const STREAM_SLOW_CHUNK_MS = 40;
 
 export interface FaultRule {
   id: string;
@@ -57,9 +57,9 @@ export interface FaultRule {
   skip: number;
 }
 
-export type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
+type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
 
-export interface PendingTransition {
+interface PendingTransition {
   /** `capacity`: UpdateEndpointWeightsAndCapacities, new instance counts on the same config. */
   kind: 'create' | 'update' | 'capacity' | 'delete';
   startedAt: number;
@@ -201,7 +201,7 @@ export interface Route {
  * How a service family spells its errors on the wire. The SDK reads the error name from different
  * places per protocol, so the emulator must put it exactly where each client looks.
  */
-export type ErrorStyle =
+type ErrorStyle =
   | { kind: 'restJson'; messageKey: 'message' | 'Message'; errorTypeSuffix?: string }
   | { kind: 'awsJson'; contentType: string; messageKey: 'message' | 'Message' }
   | { kind: 'queryCompatJson'; contentType: string; namespace: string }

@@ -18,7 +18,7 @@ export interface Browser extends LaunchedBrowser {
   problems: string[];
 }
 
-export async function openBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
+async function openBrowser(options: { viewport?: { width: number; height: number } } = {}): Promise<Browser> {
   const launched = await launchChromium(options);
   await launched.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: CONSOLE() });
   const problems: string[] = [];

@@ -114,7 +114,7 @@ export function operationsOf(document: Json): Operation[] {
   return operations.sort((a, b) => b.literals - a.literals);
 }
 
-export interface Contract {
+interface Contract {
   document: Json;
   operations: Operation[];
   findOperation(method: string, path: string): Operation | undefined;
@@ -140,7 +140,7 @@ function preview(body: unknown): string {
   return text === undefined ? 'undefined' : text.length > 1500 ? `${text.slice(0, 1500)}…` : text;
 }
 
-export function createContract(document: Json): Contract {
+function createContract(document: Json): Contract {
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
   ajv.addSchema(document, DOC_ID);
@@ -207,7 +207,7 @@ export function createContract(document: Json): Contract {
 let shared: Contract | undefined;
 
 /** The contract of docs/openapi.yaml, built on first use. */
-export function contract(): Contract {
+function contract(): Contract {
   shared ??= createContract(parse(readFileSync(OPENAPI_PATH, 'utf8')));
   return shared;
 }

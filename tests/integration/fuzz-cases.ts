@@ -20,7 +20,7 @@ export type Schema = Record<string, any>;
 export type Role = 'user' | 'admin' | 'super_admin';
 export const ROLES: Role[] = ['user', 'admin', 'super_admin'];
 
-export interface Param {
+interface Param {
   name: string;
   in: 'path' | 'query';
   required: boolean;
@@ -45,7 +45,7 @@ export interface Operation {
 const doc = parse(readFileSync(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')) as Schema;
 
 /** Resolves local $refs, merging sibling keywords (e.g. a description next to a $ref). */
-export function resolve(node: any): any {
+function resolve(node: any): any {
   if (!node || typeof node !== 'object') return node;
   if (typeof node.$ref === 'string') {
     const target = (node.$ref as string)
@@ -133,7 +133,7 @@ export async function loadHandler(op: Operation): Promise<Handler> {
 // A small JSON-schema check: enough for the keywords the document uses, so that a generated case
 // knows whether its mutated value is outside the schema (then the answer must be a 4xx).
 
-export function isValid(schemaRaw: Schema | undefined, value: unknown): boolean {
+function isValid(schemaRaw: Schema | undefined, value: unknown): boolean {
   const s = resolve(schemaRaw ?? {});
   if (s.enum && !(s.enum as unknown[]).includes(value)) return false;
   switch (s.type) {
@@ -214,7 +214,7 @@ const SAMPLES: Record<string, string> = {
   name: 'Fuzz',
 };
 
-export function sample(schemaRaw: Schema | undefined, name = ''): unknown {
+function sample(schemaRaw: Schema | undefined, name = ''): unknown {
   const s = resolve(schemaRaw ?? {});
   if (s.enum) return name === 'role' ? 'user' : s.enum[0];
   switch (s.type) {

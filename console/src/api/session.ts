@@ -15,7 +15,7 @@ import type { components } from '../../../generated/console/api';
 export type User = components['schemas']['User'];
 export type Role = User['role'];
 
-export interface Session {
+interface Session {
   token: string;
   user: User;
   expiresAt: number;
@@ -111,7 +111,7 @@ export function endSession(message: string | null = null): void {
 
 export const EXPIRED = 'Your session has expired. Please log in again.';
 
-export const DEACTIVATED = 'Your account has been deactivated. Ask an administrator.';
+const DEACTIVATED = 'Your account has been deactivated. Ask an administrator.';
 
 /** Ends the session after a 401; `reason` is the service's words, when it gave any. */
 export function expireSession(reason?: string): void {

@@ -12,7 +12,7 @@ type Conversation = Schemas['Conversation'];
 type Price = { input: number; output: number } | 'hourly' | undefined;
 
 /** The cost the service charges for a reply: tokens at the resource's per-1K prices (lib/pricing). */
-export function replyCost(price: Price, tokensIn = 0, tokensOut = 0): number | undefined {
+function replyCost(price: Price, tokensIn = 0, tokensOut = 0): number | undefined {
   if (!price || price === 'hourly') return undefined;
   return Math.round(((tokensIn / 1000) * price.input + (tokensOut / 1000) * price.output) * 1e6) / 1e6;
 }

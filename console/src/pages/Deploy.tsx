@@ -14,7 +14,7 @@ type AnyPlan = { platform: 'managed'; plan: ManagedPlan } | { platform: 'dedicat
 type Deployed = { id: string; endpointName: string; message: string; status: string };
 
 /** A name the service accepts on every platform: letters, digits and hyphens, 1 to 63. */
-export function suggestName(modelId: string): string {
+function suggestName(modelId: string): string {
   const last = (modelId.split('/').at(-1) ?? modelId).split(':')[0] ?? '';
   const name = last
     .toLowerCase()
@@ -133,7 +133,7 @@ function Flow(props: { flow: ReturnType<typeof useDeployFlow>; form: ReactNode; 
 }
 
 /** Sentences from the API and the console joined as prose: each ends with a full stop, empty ones are left out. */
-export function sentences(...parts: string[]): string {
+function sentences(...parts: string[]): string {
   return parts
     .map((p) => p.trim())
     .filter(Boolean)

@@ -13,7 +13,7 @@ export const PLATFORMS = [
 ] as const;
 export type Platform = (typeof PLATFORMS)[number]['id'];
 
-export const modelHref = (platform: 'managed' | 'hosted', id: string) => `/model?platform=${platform}&id=${encodeURIComponent(id)}`;
+const modelHref = (platform: 'managed' | 'hosted', id: string) => `/model?platform=${platform}&id=${encodeURIComponent(id)}`;
 
 export const isPlatform = (value: string | undefined): value is Platform => PLATFORMS.some((p) => p.id === value);
 

@@ -10,7 +10,7 @@ type Team = Schemas['Team'];
 type Member = Schemas['TeamMember'];
 
 /** This month's spend against a budget, as a bar with its figures (no budget: the spend alone). */
-export function SpendBar({ spent, budget, label }: { spent: number; budget: number | null; label: string }) {
+function SpendBar({ spent, budget, label }: { spent: number; budget: number | null; label: string }) {
   if (budget === null) return <span>{usd(spent)} (no budget)</span>;
   return (
     <span className="spend">

@@ -31,7 +31,7 @@ export function openAiErrorBody(status: number, text: string, details?: string, 
   return { error: { message, type: openAiType(status), code: named?.code ?? null, param } };
 }
 
-export function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {
+function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {
   if (shape === 'openai') return openAiErrorBody(err instanceof HttpError ? err.statusCode : 500, text, details, err);
   const body: Record<string, unknown> = { success: false, [shape === 'message' ? 'message' : 'error']: text };
   if (details) body.details = details;

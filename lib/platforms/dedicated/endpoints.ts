@@ -54,7 +54,7 @@ export function suffixedName(base: string): string {
 
 const isEndpointMissing = (err: unknown) => errorName(err) === 'ValidationException' && /Could not find endpoint/i.test(errorMessage(err));
 
-export function endpointNotFound(endpointName: string): UpstreamError {
+function endpointNotFound(endpointName: string): UpstreamError {
   return new UpstreamError(PLATFORM, `The dedicated platform has no endpoint named "${endpointName}"`, 'missing', undefined, 400);
 }
 

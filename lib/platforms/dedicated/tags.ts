@@ -7,10 +7,10 @@
  */
 import { config } from '../../../core/config';
 
-export const TAG_MANAGED_BY = 'managed-by';
-export const TAG_STAGE = 'model-ops:stage';
-export const TAG_RESOURCE_ID = 'model-ops:resource-id';
-export const TAG_ENDPOINT = 'model-ops:endpoint';
+const TAG_MANAGED_BY = 'managed-by';
+const TAG_STAGE = 'model-ops:stage';
+const TAG_RESOURCE_ID = 'model-ops:resource-id';
+const TAG_ENDPOINT = 'model-ops:endpoint';
 
 /** The tags of everything created for one endpoint (the resource id once one is known). */
 export function ownerTags(endpointName: string, resourceId?: string): Record<string, string> {

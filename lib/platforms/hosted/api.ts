@@ -29,7 +29,7 @@ export interface HostedOptions {
   maxAttempts: number;
 }
 
-export function hostedOptionsFromConfig(): HostedOptions {
+function hostedOptionsFromConfig(): HostedOptions {
   return {
     baseUrl: config.hosted.baseUrl,
     apiKey: config.hosted.apiKey,
