@@ -9,6 +9,7 @@
  * process tree after that is killed and counted.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { freePort } from '../local/runtime';
 import { commandLine, cpuByRole, onCleanup, processTree, type ProcessRole } from './harness';
 
@@ -133,14 +134,15 @@ export async function startStack(options: {
       const stopMs = performance.now() - t;
       // Give the children a moment to see their lifelines close, then count what is left.
       await new Promise((r) => setTimeout(r, 1000));
-      const leftovers = tree.filter((pid) => {
+      // A process that has exited but is not yet reaped (a zombie: state Z, no command line) is gone.
+      const running = (pid: number) => {
         try {
-          process.kill(pid, 0);
-          return true;
+          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
         } catch {
           return false;
         }
-      });
+      };
+      const leftovers = tree.filter(running);
       for (const pid of leftovers) {
         process.stderr.write(`  left running after npm start stopped: ${pid} ${commandLine(pid).slice(0, 200)}\n`);
         try {
