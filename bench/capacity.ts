@@ -164,7 +164,11 @@ async function aggregatorCapacity(svc: Service, batch: number, nextTurn: () => P
 }
 
 /** Runs `fn` with every DynamoDB call metered and recorded, and prices what it did. */
-export async function metered<T>(svc: Service, label: string, fn: () => Promise<T>): Promise<{ result: T; capacity: EndpointCapacity }> {
+export async function metered<T>(
+  svc: Service,
+  label: string,
+  fn: () => Promise<T>,
+): Promise<{ result: T; capacity: EndpointCapacity; records: CallRecord[] }> {
   svc.meter.capacity = true;
   svc.meter.record = true;
   let measured;
@@ -183,6 +187,7 @@ export async function metered<T>(svc: Service, label: string, fn: () => Promise<
   }
   return {
     result,
+    records: snapshot.records,
     capacity: {
       label,
       calls: snapshot.calls,

@@ -484,3 +484,59 @@ export function loadAverage(): string {
     return 'unknown';
   }
 }
+
+const TICKS_PER_SECOND = 100; // getconf CLK_TCK on Linux
+
+/** CPU seconds (user + system, every thread) one process has used so far, from /proc; 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat (utime, stime), counted from the state field (3).
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** A role of the processes under a tree: the first whose test a process or one of its ancestors passes. */
+export interface ProcessRole {
+  name: string;
+  test: (commandLine: string, pid: number) => boolean;
+}
+
+/**
+ * CPU seconds used so far by the processes under `root`, by role: each process counts toward the role
+ * of its nearest ancestor (itself included) that passes a role's test, else toward `rest`.
+ */
+export function cpuByRole(root: number, roles: ProcessRole[], rest: string): Map<string, number> {
+  const out = new Map<string, number>([...roles.map((r) => [r.name, 0] as [string, number]), [rest, 0]]);
+  const role = new Map<number, string>();
+  const tree = processTree(root);
+  // processTree lists a parent before its children.
+  const parent = new Map<number, number>();
+  for (const p of tree) {
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      parent.set(p, Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  for (const p of tree) {
+    const cmd = commandLine(p);
+    const own = roles.find((r) => r.test(cmd, p))?.name;
+    const name = own ?? role.get(parent.get(p) ?? -1) ?? rest;
+    role.set(p, name);
+    out.set(name, (out.get(name) ?? 0) + processCpuSeconds(p));
+  }
+  return out;
+}

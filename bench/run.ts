@@ -11,12 +11,31 @@
  * child is stopped on every exit path (normal end, error, Ctrl-C, SIGTERM, the overall time limit).
  * Progress goes to stderr; stdout carries only the table.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../local/runtime';
 import { cleanupAll, installExitHandlers, machine, markdownTable, renderTable, type Row, type SectionResult } from './harness';
 
-const SECTIONS = ['cold', 'warm', 'capacity', 'growth', 'login', 'load', 'console', 'stack', 'ceiling', 'reconcile', 'gateway'] as const;
+const SECTIONS = [
+  'cold',
+  'warm',
+  'capacity',
+  'growth',
+  'login',
+  'load',
+  'console',
+  'stack',
+  'ceiling',
+  'reconcile',
+  'gateway',
+  'resolution',
+  'sidebyside',
+  'startup',
+  'template',
+] as const;
+/** Sections that run their own stack (a real npm start, a package run) and need no in-process runtime. */
+const SELF_CONTAINED: readonly Section[] = ['cold', 'sidebyside', 'startup', 'template'];
 type Section = (typeof SECTIONS)[number];
 
 const TITLES: Record<Section, string> = {
@@ -31,6 +50,10 @@ const TITLES: Record<Section, string> = {
   ceiling: '9. Predicted ceiling',
   reconcile: '10. One reconciliation pass',
   gateway: '11. The OpenAI-compatible gateway',
+  resolution: '12. A gateway call at fleet scale',
+  sidebyside: '13. The gateway beside Portkey',
+  startup: '14. npm start until it answers',
+  template: '15. The CloudFormation stack',
 };
 
 interface Args {
@@ -38,10 +61,16 @@ interface Args {
   quick: boolean;
   loadSeconds: number;
   write: boolean;
+  /** `before`: the figures go to each section's "before" block (a run of older code, issue 24). */
+  variant?: string;
+  /** The document to write (default docs/benchmarks.md of this checkout). */
+  doc?: string;
+  /** Section 13: also profile where the CPU goes. */
+  profile: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { only: [...SECTIONS], quick: false, loadSeconds: 20, write: true };
+  const args: Args = { only: [...SECTIONS], quick: false, loadSeconds: 20, write: true, profile: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     const value = () => {
@@ -50,6 +79,12 @@ function parseArgs(argv: string[]): Args {
       return v;
     };
     if (a === '--quick') args.quick = true;
+    else if (a === '--profile') args.profile = true;
+    else if (a.startsWith('--variant')) {
+      const v = value();
+      if (!/^[a-z][a-z0-9-]*$/.test(v)) throw new Error('--variant takes a short lower-case name, e.g. before');
+      args.variant = v;
+    } else if (a.startsWith('--doc')) args.doc = value();
     else if (a === '--no-write') args.write = false;
     else if (a.startsWith('--only')) {
       const list = value()
@@ -65,7 +100,7 @@ function parseArgs(argv: string[]): Args {
       args.loadSeconds = n;
     } else if (a === '--help' || a === '-h') {
       console.log(
-        'npm run bench -- [--quick] [--only cold,warm,capacity,growth,login,load,console,stack,ceiling,reconcile] [--load-seconds N] [--no-write]',
+        `npm run bench -- [--quick] [--only ${SECTIONS.join(',')}] [--load-seconds N] [--no-write] [--profile] [--variant before --doc PATH]`,
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -115,12 +150,37 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./reconcile')).reconcileCost({ sizes: q ? [10, 50] : [20, 200] });
     case 'gateway':
       return (await import('./gateway')).gateway({ n: q ? 40 : 300, httpN: q ? 20 : 150, warmup: q ? 5 : 20 });
+    case 'resolution':
+      return (await import('./resolution')).resolution({ small: 10, large: q ? 200 : 2000, repeats: q ? 3 : 5 });
+    case 'sidebyside':
+      return (await import('./sidebyside')).sideBySide({
+        calls: q ? 200 : 1000,
+        rounds: q ? 2 : 4,
+        connections: 16,
+        warmup: q ? 32 : 64,
+        profile: args.profile,
+      });
+    case 'startup':
+      return (await import('./startup')).startup({ second: q ? 1 : 3 });
+    case 'template':
+      return (await import('./template')).template();
   }
 }
 
 // ------------------------------------------------------------------------------------ docs
 
 const DOC = join(ROOT, 'docs', 'benchmarks.md');
+
+/** The code measured: its commit, and whether the work tree differs from it. */
+function revision(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return `commit ${commit}${dirty ? ' with uncommitted changes' : ''}`;
+  } catch {
+    return 'commit unknown';
+  }
+}
 const begin = (s: string) => `<!-- bench:${s}:begin -->`;
 const end = (s: string) => `<!-- bench:${s}:end -->`;
 
@@ -153,7 +213,15 @@ function replaceBlock(doc: string, section: string, content: string): string {
   const e = end(section);
   const i = doc.indexOf(b);
   const j = doc.indexOf(e);
-  if (i < 0 || j < i) return `${doc.trimEnd()}\n\n${b}\n${content}\n${e}\n`;
+  if (i < 0 || j < i) {
+    // A variant's block (`<section>:before`) goes right after its section's own block.
+    const after = section.includes(':') ? doc.indexOf(end(section.slice(0, section.indexOf(':')))) : -1;
+    if (after >= 0) {
+      const at = after + end(section.slice(0, section.indexOf(':'))).length;
+      return `${doc.slice(0, at)}\n\n${b}\n${content}\n${e}${doc.slice(at)}`;
+    }
+    return `${doc.trimEnd()}\n\n${b}\n${content}\n${e}\n`;
+  }
   return `${doc.slice(0, i + b.length)}\n${content}\n${doc.slice(j)}`;
 }
 
@@ -177,15 +245,18 @@ function writeDoc(
   const m = machine();
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const mode = args.quick ? 'quick' : 'full';
-  const stamp = `_Run ${when}, ${args.quick ? '**quick (smoke) mode: small counts, not reference figures**' : 'full mode'}; ${m.cpu} × ${m.cores}, ${m.memory} RAM, Node ${m.node}, ${m.os}._`;
-  let doc = existsSync(DOC) ? readFileSync(DOC, 'utf8') : skeleton();
+  const variant = args.variant ? ` ${args.variant}` : '';
+  const stamp = `_Run ${when}${args.variant ? ` (**${args.variant}**)` : ''}, ${args.quick ? '**quick (smoke) mode: small counts, not reference figures**' : 'full mode'}; ${revision()}; ${m.cpu} × ${m.cores}, ${m.memory} RAM, Node ${m.node}, ${m.os}._`;
+  const file = args.doc ?? DOC;
+  let doc = existsSync(file) ? readFileSync(file, 'utf8') : skeleton();
   for (const s of args.only) {
     const body = results[s]?.markdown ?? `**The section failed:** \`${(errors[s] ?? 'unknown error').replace(/`/g, "'")}\``;
     const rows = (rowsBySection[s] ?? []).map((r) => ({ ...r, value: r.value.replace(/-->/g, '->') }));
-    doc = replaceBlock(doc, s, `<!-- run ${when} ${mode} -->\n<!-- rows ${JSON.stringify(rows)} -->\n${stamp}\n\n${body}`);
+    doc = replaceBlock(doc, args.variant ? `${s}:${args.variant}` : s, `<!-- run ${when} ${mode}${variant} -->\n<!-- rows ${JSON.stringify(rows)} -->\n${stamp}\n\n${body}`);
   }
   const summaryRows: (string | number)[][] = [];
-  for (const s of SECTIONS) {
+  // Each section's latest run, then its "before" run where there is one (issue 24's figures).
+  for (const s of SECTIONS.flatMap((x) => [x, `${x}:before`])) {
     const content = block(doc, s);
     if (!content) continue;
     let rows: Row[];
@@ -208,7 +279,7 @@ function writeDoc(
     'summary',
     `Every row with a target, from each section's latest run (the "Run" column: date and mode; quick runs are smoke runs).\n\n${summary}`,
   );
-  writeFileSync(DOC, doc);
+  writeFileSync(file, doc);
 }
 
 // ------------------------------------------------------------------------------------ main
@@ -226,7 +297,7 @@ async function main(): Promise<number> {
   const rows: Row[] = [];
   const rowsBySection: Partial<Record<Section, Row[]>> = {};
   try {
-    if (args.only.some((s) => s !== 'cold')) {
+    if (args.only.some((s) => !SELF_CONTAINED.includes(s))) {
       process.stderr.write('starting DynamoDB Local and the emulator…\n');
       await (await import('./harness')).startLocalRuntime();
     }
@@ -260,7 +331,7 @@ async function main(): Promise<number> {
   console.log(`\n${renderTable(rows)}\n`);
   if (args.write) {
     writeDoc(results, errors, rowsBySection, args);
-    process.stderr.write(`figures written to ${DOC}\n`);
+    process.stderr.write(`figures written to ${args.doc ?? DOC}\n`);
   }
   return Object.keys(errors).length ? 1 : 0;
 }

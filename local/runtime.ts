@@ -224,8 +224,9 @@ export async function startOffline(options: {
       ...options.env,
       PORT: String(options.port),
       OFFLINE_LAMBDA_PORT: String(options.lambdaPort),
-      // Bundles of its own (serverless.yml custom.esbuild.outputWorkFolder), out of reach of a package run.
-      ESBUILD_WORK_FOLDER: `.esbuild-offline-${options.stage}`,
+      // Bundles of its own (serverless.yml custom.esbuild.outputWorkFolder), out of reach of a package run;
+      // ESBUILD_WORK_FOLDER moves them (a second stack in the same checkout: the e2e test, the benchmarks).
+      ESBUILD_WORK_FOLDER: options.env.ESBUILD_WORK_FOLDER || process.env.ESBUILD_WORK_FOLDER || `.esbuild-offline-${options.stage}`,
       SLS_TELEMETRY_DISABLED: '1',
       SLS_NOTIFICATIONS_MODE: 'off',
       ...(options.quiet ? { SLS_LOG_LEVEL: 'warning' } : {}),
