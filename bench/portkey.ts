@@ -26,7 +26,8 @@ export function ensurePortkey(): string {
     encoding: 'utf8',
     timeout: 600_000,
   });
-  if (out.status !== 0 || !existsSync(SERVER)) throw new Error(`npm could not install @portkey-ai/gateway@${PORTKEY_VERSION}:\n${out.stderr ?? ''}${out.stdout ?? ''}`);
+  if (out.status !== 0 || !existsSync(SERVER))
+    throw new Error(`npm could not install @portkey-ai/gateway@${PORTKEY_VERSION}:\n${out.stderr ?? ''}${out.stdout ?? ''}`);
   return SERVER;
 }
 

@@ -30,7 +30,7 @@ const TICKS = 100;
 /** CPU seconds so far of every thread of a process, by thread name (digits folded: "GC Thread#0" → "GC Thread#"). */
 export function threadCpu(pid: number): Map<string, number> {
   const out = new Map<string, number>();
-  let tasks: string[] = [];
+  let tasks: string[];
   try {
     tasks = readdirSync(`/proc/${pid}/task`);
   } catch {
@@ -121,8 +121,14 @@ function originalSource(frame: CallFrame): string {
 }
 
 const CATEGORIES: [string, RegExp][] = [
-  ['worker message passing (serverless-offline ↔ handler thread)', /worker-thread-runner|node:internal\/worker|messageport|node:internal\/per_context\/messageport/i],
-  ['serverless-offline: invocation (in-process runner, context, env)', /serverless-offline\/src\/lambda\/(handler-runner\/in-process-runner|LambdaFunction|LambdaContext|HandlerRunner)/],
+  [
+    'worker message passing (serverless-offline ↔ handler thread)',
+    /worker-thread-runner|node:internal\/worker|messageport|node:internal\/per_context\/messageport/i,
+  ],
+  [
+    'serverless-offline: invocation (in-process runner, context, env)',
+    /serverless-offline\/src\/lambda\/(handler-runner\/in-process-runner|LambdaFunction|LambdaContext|HandlerRunner)/,
+  ],
   ['serverless-offline: HTTP event and response (payload v2)', /serverless-offline\/src\/events\/http/],
   ['serverless-offline: other', /serverless-offline\//],
   ['hapi (HTTP server)', /@hapi\//],
@@ -137,7 +143,10 @@ const CATEGORIES: [string, RegExp][] = [
   ['service code (functions, lib, tables, core, generated checks)', /(^|\/)(functions|lib|tables|core|generated)\//],
   ['local runtime (front door, function URL, emulator, stream poller)', /(^|\/)local\//],
   ['tsx (TypeScript loader)', /node_modules\/tsx\//],
-  ['Node HTTP, net and streams', /node:(_http|http|https|net|stream|internal\/(http|streams|stream_base|net|js_stream))|node:internal\/deps\/undici|undici/],
+  [
+    'Node HTTP, net and streams',
+    /node:(_http|http|https|net|stream|internal\/(http|streams|stream_base|net|js_stream))|node:internal\/deps\/undici|undici/,
+  ],
   ['Node timers, events, promises', /node:(internal\/)?(timers|events|process\/task_queues|async_hooks)/],
   ['Node file system, modules', /node:(internal\/)?(fs|modules|url|path)/],
   ['Node (other)', /^node:/],
@@ -220,7 +229,15 @@ export function categoryTable(columns: [string, Map<string, number>][]): string 
     ['Category (self time, ms per call)', ...columns.map(([c]) => c)],
     [
       ...rows.map((n) => [n, ...columns.map(([, m]) => (m.get(n) ?? 0).toFixed(2))]),
-      ['all but idle', ...columns.map(([, m]) => [...m].filter(([k]) => k !== 'idle').reduce((a, [, v]) => a + v, 0).toFixed(2))],
+      [
+        'all but idle',
+        ...columns.map(([, m]) =>
+          [...m]
+            .filter(([k]) => k !== 'idle')
+            .reduce((a, [, v]) => a + v, 0)
+            .toFixed(2),
+        ),
+      ],
     ],
   );
 }
@@ -261,8 +278,9 @@ export function jfrStop(pid: number, dir: string): { samples: number; categories
       encoding: 'utf8',
       maxBuffer: 1024 * 1024 * 1024,
     });
-    const events = (JSON.parse(json) as { recording: { events: { values: { stackTrace?: { frames: { method: { type: { name: string }; name: string } }[] } } }[] } })
-      .recording.events;
+    const events = (
+      JSON.parse(json) as { recording: { events: { values: { stackTrace?: { frames: { method: { type: { name: string }; name: string } }[] } } }[] } }
+    ).recording.events;
     const categories = new Map<string, number>();
     const topFrames = new Map<string, number>();
     for (const e of events) {

@@ -59,7 +59,7 @@ export function roundsOf(records: CallRecord[]): CallRecord[][] {
 
 const commandName = (r: CallRecord) => r.command.replace(/Command$/, '');
 /** The kind of item a key names: its partition key up to the first '#' (KEY, USER, RESNAME, PENDING…). */
-const kindOf = (key: Record<string, unknown> | undefined): string => String(key?.PK ?? '?').split('#')[0] ?? '?';
+const kindOf = (key: Record<string, unknown> | undefined): string => (typeof key?.PK === 'string' ? key.PK : '?').split('#')[0] ?? '?';
 
 /** A call and the kinds of item it touched, e.g. "BatchGetItem (RESNAME ×3, RES)" or "GetItem KEY". */
 function callName(r: CallRecord): string {
@@ -71,12 +71,12 @@ function callName(r: CallRecord): string {
   };
   switch (r.command) {
     case 'BatchGetItemCommand':
-      return `BatchGetItem (${counted(Object.values<{ Keys: Record<string, unknown>[] }>(i.RequestItems ?? {}).flatMap((t) => t.Keys.map(kindOf)))})`;
+      return `BatchGetItem (${counted(Object.values(i.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>).flatMap((t) => t.Keys.map(kindOf)))})`;
     case 'TransactWriteItemsCommand':
     case 'TransactGetItemsCommand':
       return `${commandName(r)} (${counted((i.TransactItems ?? []).map((t: Record<string, any>) => kindOf(Object.values(t)[0]?.Key ?? Object.values(t)[0]?.Item)))})`;
     case 'QueryCommand': {
-      const first = Object.values<unknown>(i.ExpressionAttributeValues ?? {}).find((v) => typeof v === 'string') as string | undefined;
+      const first = Object.values<unknown>(i.ExpressionAttributeValues ?? {}).find((v): v is string => typeof v === 'string');
       return `Query ${i.IndexName ? `${i.IndexName} ` : ''}${(first ?? '?').split('#')[0]}`;
     }
     default:
@@ -147,7 +147,11 @@ export async function resolution(options: ResolutionOptions): Promise<SectionRes
     return endpointName;
   };
   const newKey = async (body: Record<string, unknown>) => {
-    const res = await call(createKey as Handler, { method: 'POST', token: world.token, body: { name: `bench ${randomUUID().slice(0, 6)}`, ...body } });
+    const res = await call(createKey as Handler, {
+      method: 'POST',
+      token: world.token,
+      body: { name: `bench ${randomUUID().slice(0, 6)}`, ...body },
+    });
     if (res.status !== 201) throw new Error(`key create answered ${res.status}`);
     return res.body.key as string;
   };
@@ -271,7 +275,9 @@ function report(
       section: S,
       measure: `${label}: round trips (${o.large} resources)`,
       value: describeRounds(b.rounds),
-      target: budgeted ? 'one round of reads, one conditional write, the model, one single-item write' : 'one round of reads, the model, one single-item write',
+      target: budgeted
+        ? 'one round of reads, one conditional write, the model, one single-item write'
+        : 'one round of reads, the model, one single-item write',
       status: check(meetsRoundTarget(b.rounds, budgeted)),
     });
   }

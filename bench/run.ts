@@ -252,7 +252,11 @@ function writeDoc(
   for (const s of args.only) {
     const body = results[s]?.markdown ?? `**The section failed:** \`${(errors[s] ?? 'unknown error').replace(/`/g, "'")}\``;
     const rows = (rowsBySection[s] ?? []).map((r) => ({ ...r, value: r.value.replace(/-->/g, '->') }));
-    doc = replaceBlock(doc, args.variant ? `${s}:${args.variant}` : s, `<!-- run ${when} ${mode}${variant} -->\n<!-- rows ${JSON.stringify(rows)} -->\n${stamp}\n\n${body}`);
+    doc = replaceBlock(
+      doc,
+      args.variant ? `${s}:${args.variant}` : s,
+      `<!-- run ${when} ${mode}${variant} -->\n<!-- rows ${JSON.stringify(rows)} -->\n${stamp}\n\n${body}`,
+    );
   }
   const summaryRows: (string | number)[][] = [];
   // Each section's latest run, then its "before" run where there is one (issue 24's figures).

@@ -24,7 +24,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon, { type Instance, type Result } from 'autocannon';
 import { ROOT } from '../local/runtime';
-import { check, commandLine, fmtMs, loadAverage, markdownTable, onCleanup, processCpuSeconds, processTree, quantile, type Row, type SectionResult } from './harness';
+import {
+  check,
+  commandLine,
+  fmtMs,
+  loadAverage,
+  markdownTable,
+  onCleanup,
+  processCpuSeconds,
+  processTree,
+  quantile,
+  type Row,
+  type SectionResult,
+} from './harness';
 import { api, LAUNCHERS, stackCpu, startStack, STACK_ROLES, type RunningStack } from './npm-start';
 import { PORTKEY_VERSION, startPortkey, type Portkey } from './portkey';
 import { categoriesPerCall, categoryTable, diff, jfrStart, jfrStop, PRELOAD, profileWindow, readProfiles, threadCpuOfTree } from './profile';
@@ -96,14 +108,29 @@ export async function sideBySide(options: SideBySideOptions): Promise<SectionRes
     const upstream = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: PROMPT }], max_tokens: 64 });
     const json = { 'content-type': 'application/json' };
     const targets: Target[] = [
-      { name: 'stub upstream, directly', url: `${stack.emulatorUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${HOSTED_KEY}` }, body: upstream(HOSTED_MODEL) },
+      {
+        name: 'stub upstream, directly',
+        url: `${stack.emulatorUrl}/v1/chat/completions`,
+        headers: { ...json, authorization: `Bearer ${HOSTED_KEY}` },
+        body: upstream(HOSTED_MODEL),
+      },
       {
         name: PORTKEY,
         url: `${portkey.url}/v1/chat/completions`,
-        headers: { ...json, authorization: `Bearer ${HOSTED_KEY}`, 'x-portkey-provider': 'openai', 'x-portkey-custom-host': `${stack.emulatorUrl}/v1` },
+        headers: {
+          ...json,
+          authorization: `Bearer ${HOSTED_KEY}`,
+          'x-portkey-provider': 'openai',
+          'x-portkey-custom-host': `${stack.emulatorUrl}/v1`,
+        },
         body: upstream(HOSTED_MODEL),
       },
-      { name: 'gateway through serverless-offline', url: `${stack.offlineUrl}/v1/chat/completions`, headers: { ...json, authorization: `Bearer ${key}` }, body: upstream(endpointName) },
+      {
+        name: 'gateway through serverless-offline',
+        url: `${stack.offlineUrl}/v1/chat/completions`,
+        headers: { ...json, authorization: `Bearer ${key}` },
+        body: upstream(endpointName),
+      },
       {
         name: 'gateway through the front door (npm start)',
         url: `${stack.url}/v1/chat/completions`,
@@ -135,7 +162,9 @@ export async function sideBySide(options: SideBySideOptions): Promise<SectionRes
     const perRound = Math.ceil(options.calls / options.rounds);
     for (let round = 0; round < options.rounds; round++) {
       const order = targets.map((_, i) => targets[(i + round) % targets.length] as Target);
-      process.stderr.write(`  round ${round + 1} of ${options.rounds}: ${perRound} calls each (${order.map((t) => t.name.split(' ')[0]).join(', ')})…\n`);
+      process.stderr.write(
+        `  round ${round + 1} of ${options.rounds}: ${perRound} calls each (${order.map((t) => t.name.split(' ')[0]).join(', ')})…\n`,
+      );
       for (const t of order) {
         const run = runs.get(t.name) as TargetRun;
         const before = cpuNow();
@@ -183,7 +212,13 @@ async function cannon(t: Target, connections: number, amount: number): Promise<{
   }
 }
 
-function report(targets: Target[], runs: Map<TargetName, TargetRun>, options: SideBySideOptions, loads: string[], stack: RunningStack): SectionResult {
+function report(
+  targets: Target[],
+  runs: Map<TargetName, TargetRun>,
+  options: SideBySideOptions,
+  loads: string[],
+  stack: RunningStack,
+): SectionResult {
   const S = '13 side by side';
   const stats = new Map(
     targets.map((t) => {
@@ -302,7 +337,15 @@ async function profileCalls(stack: RunningStack, targets: Target[], dir: string,
     const offline = categoriesPerCall(summary, (s) => s === 'serverless.js', n);
     const start = categoriesPerCall(summary, (s) => s === 'start.ts', n);
     const poller = categoriesPerCall(summary, (s) => s === 'stream-aggregator.ts', n);
-    out.push(`**${t.name}**, ${n} calls at ${options.connections} connections (p50 ${fmtMs(quantile([...done.latencies].sort((a, b) => a - b), 0.5))} while profiled):`, '');
+    out.push(
+      `**${t.name}**, ${n} calls at ${options.connections} connections (p50 ${fmtMs(
+        quantile(
+          [...done.latencies].sort((a, b) => a - b),
+          0.5,
+        ),
+      )} while profiled):`,
+      '',
+    );
     out.push(
       markdownTable(
         ['Process', 'CPU ms per call'],

@@ -128,7 +128,10 @@ export async function startup(options: StartupOptions): Promise<SectionResult> {
     },
   ];
   const fmt = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const all: [string, Start][] = [['first start', first], ...seconds.map((s, i): [string, Start] => [`second start${seconds.length > 1 ? ` #${i + 1}` : ''}`, s])];
+  const all: [string, Start][] = [
+    ['first start', first],
+    ...seconds.map((s, i): [string, Start] => [`second start${seconds.length > 1 ? ` #${i + 1}` : ''}`, s]),
+  ];
   const markdown = [
     "A real `npm start` in a fresh copy of the checkout (its files as in the work tree, node_modules hard-linked, a TMPDIR of its own), with ports of its own and the reconciler off, timed from the spawn of `npm start` to the first 200 of GET /api/openapi.json through the front door (a function's answer, its worker's cold start included). The first start has no .data, no bundles, no console build and no generated/; the second runs in the same copy after the first was stopped with SIGINT (Ctrl-C). Phases: when each line npm start prints first appeared (since the spawn).",
     '',

@@ -38,7 +38,19 @@ export async function template(): Promise<SectionResult> {
   onCleanup('package copy', () => rmSync(work, { recursive: true, force: true }));
   const service = join(work, 'service');
   const skip = (source: string) => !source.startsWith(join(ROOT, 'console', 'dist'));
-  for (const entry of ['serverless.yml', 'package.json', 'package-lock.json', 'tsconfig.json', 'functions', 'core', 'lib', 'tables', 'scripts', 'docs', 'console']) {
+  for (const entry of [
+    'serverless.yml',
+    'package.json',
+    'package-lock.json',
+    'tsconfig.json',
+    'functions',
+    'core',
+    'lib',
+    'tables',
+    'scripts',
+    'docs',
+    'console',
+  ]) {
     if (existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(service, entry), { recursive: true, filter: skip });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(service, 'node_modules'), 'dir');
@@ -67,7 +79,8 @@ export async function template(): Promise<SectionResult> {
   // What each new HTTP function adds: its function, permission, integration, route, and whatever
   // else every function has one of.
   const perFunctionTypes = ['AWS::Lambda::Function', 'AWS::Lambda::Permission', 'AWS::ApiGatewayV2::Integration', 'AWS::ApiGatewayV2::Route'];
-  for (const type of ['AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::Lambda::Version']) if ((byType.get(type) ?? 0) >= functions) perFunctionTypes.push(type);
+  for (const type of ['AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::Lambda::Version'])
+    if ((byType.get(type) ?? 0) >= functions) perFunctionTypes.push(type);
   const perAdded = perFunctionTypes.length;
   const room = Math.floor((LIMIT - total) / perAdded);
 
@@ -85,7 +98,9 @@ export async function template(): Promise<SectionResult> {
       .sort((a, b) => b[1] - a[1])
       .map(([r, n]) => `${r} ×${n}`)
       .join(', ');
-    lint = `cfn-lint ${spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^cfn-lint /, '')}: ${errors} errors, ${findings.length - errors} warnings or notes${listed ? ` (${listed})` : ''}`;
+    lint = `cfn-lint ${spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' })
+      .stdout.trim()
+      .replace(/^cfn-lint /, '')}: ${errors} errors, ${findings.length - errors} warnings or notes${listed ? ` (${listed})` : ''}`;
   }
 
   const S = '15 stack';

@@ -176,7 +176,7 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
 }
 
 /** Stops a child; `group` signals its whole process group (children spawned `detached` lead one). */
-function stopChild(child: ChildProcess, group = false): Promise<void> {
+export function stopChild(child: ChildProcess, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((done) => {
     const kill = (signal: NodeJS.Signals) => {
