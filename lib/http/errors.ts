@@ -73,12 +73,26 @@ function upstreamStatus(err: UpstreamError, route: ErrorRoute): number {
 }
 
 /**
+ * Middy ends an invocation a moment before the function's own timeout (its timeoutEarlyResponse
+ * throws this), so the client gets an answer instead of the platform's bare timeout.
+ */
+const isFunctionTimeout = (err: unknown): boolean =>
+  err instanceof Error && err.name === 'TimeoutError' && (err.cause as { package?: string } | undefined)?.package === '@middy/core';
+
+/**
  * The HTTP form of an error, or undefined for anything that is neither ours nor the data layer's (an
  * internal failure: a generic 500). A missing item is 404, a forged cursor 400, an unavailable
  * database 503 with Retry-After, and a taken name, a stale write or a broken table rule 409.
  */
 export function toHttpError(err: unknown, route: ErrorRoute = {}): HttpError | undefined {
   if (err instanceof HttpError) return err;
+  if (isFunctionTimeout(err)) {
+    return new HttpError(
+      504,
+      "The request did not finish within the function's time limit",
+      'The service is slow to answer right now; retry shortly (a chat message may have been stored meanwhile: read the thread before sending it again)',
+    );
+  }
   if (err instanceof NotInService) {
     // OpenAI's clients retry a 503 (after Retry-After); the spec's chat answers a conflict, or 404 when the endpoint is gone.
     if (route.openAi) return new HttpError(503, err.message, err.details, { 'Retry-After': String(err.retryAfterSeconds) }, err.code, err.param);

@@ -14,7 +14,9 @@ import {
   type UpstreamFailure,
 } from '../../lib/errors';
 import { HttpError, toHttpError } from '../../lib/http/errors';
+import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { DataError } from '../../tables/errors';
+import { call, type Handler } from '../helpers/invoke';
 
 describe('toHttpError', () => {
   test.each([
@@ -76,5 +78,14 @@ describe('toHttpError', () => {
     const http = new HttpError(415, 'wrong type');
     expect(toHttpError(http)).toBe(http);
     expect(toHttpError(new Error('boom'))).toBeUndefined();
+  });
+});
+
+describe('a request that outlives its function', () => {
+  test("is answered 504 in the route's shape when Middy ends it before the function's timeout, never a generic 500", async () => {
+    const slow = publicEndpoint({ ignoreInput: true }, () => new Promise((resolve) => setTimeout(() => resolve({ success: true }), 2_000)));
+    const res = await call(slow as Handler, { remainingMs: 100 });
+    expect(res.status).toBe(504);
+    expect(res.body).toMatchObject({ success: false, error: "The request did not finish within the function's time limit" });
   });
 });
