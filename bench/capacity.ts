@@ -257,7 +257,12 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
     process.stderr.write(`  ${label}…\n`);
     const [{ createTeam, addMember }, { readUserWithMemberships }] = await Promise.all([import('../lib/teams/service'), import('../tables/teams')]);
     for (let i = 0; i < TEAMS_READ; i++) {
-      const team = await createTeam({ name: `bench-${Date.now().toString(36)}-${i}`, monthly_budget_usd: 100, rpm_limit: 600, tpm_limit: 100_000 });
+      const team = await createTeam({
+        name: `bench-${Date.now().toString(36)}-${i}`,
+        monthly_budget_usd: 100,
+        rpm_limit: 1_000_000,
+        tpm_limit: 1_000_000_000,
+      });
       await addMember(team.id, { user_id: world.user.id, role: 'member', monthly_budget_usd: 10 });
     }
     const per: EndpointCapacity[] = [];
@@ -267,6 +272,86 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
       per.push(capacity);
     }
     results.push(per.at(-1) as EndpointCapacity);
+  }
+
+  // The metered call's one write (issue 25): what a /v1 call costs as budgets and rate limits are
+  // added, and what its settle from the stream costs (the pending call, every level, every window).
+  {
+    const [{ handler: createKey }, { handler: completions }, { call }, { createTeam, addMember }, { pendingCallsOf, settlePendingCall }] =
+      await Promise.all([
+        import('../functions/keys/create'),
+        import('../functions/gateway/completions'),
+        import('../tests/helpers/invoke'),
+        import('../lib/teams/service'),
+        import('../tables/calls'),
+      ]);
+    type Handler = Parameters<typeof call>[0];
+    const endpointName = `bench-levels-${Date.now().toString(36)}`;
+    expectOk(
+      'deploy',
+      await invoke(svc, 'deployManaged', {
+        method: 'POST',
+        path: '/api/deploy/managed',
+        token: (await sharedWorld()).adminToken,
+        body: { modelId: 'anthropic.claude-3-haiku-20240307-v1:0', endpointName, dryRun: false },
+      }),
+    );
+    const keyFor = async (token: string, body: Record<string, unknown>) => {
+      const res = await call(createKey as Handler, { method: 'POST', token, body: { name: 'bench', ...body } });
+      if (res.status !== 201) throw new Error(`key create answered ${res.status}`);
+      return res.body.key as string;
+    };
+    const complete = async (key: string) => {
+      const res = await call(completions as Handler, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: { model: endpointName, messages: [{ role: 'user', content: 'Benchmark: hello' }], max_tokens: 64 },
+      });
+      if (res.status !== 200) throw new Error(`completion answered ${res.status}: ${JSON.stringify(res.body).slice(0, 200)}`);
+    };
+    const cases: [string, () => Promise<{ key: string; userId: string }>][] = [
+      [
+        'gateway call, personal key, no budget or limit',
+        async () => {
+          const p = await svc.users.makeUser('user');
+          return { key: await keyFor(p.token, {}), userId: p.user.id };
+        },
+      ],
+      [
+        'gateway call, key rpm_limit + tpm_limit only (one UpdateItem)',
+        async () => {
+          const p = await svc.users.makeUser('user');
+          return { key: await keyFor(p.token, { rpm_limit: 100_000, tpm_limit: 100_000_000 }), userId: p.user.id };
+        },
+      ],
+      [
+        'gateway call, team key: key, member and team budgets, key and team rpm/tpm (one 5-item transaction)',
+        async () => {
+          const p = await svc.users.makeUser('user');
+          const team = await createTeam({
+            name: `bench-levels-${Date.now().toString(36)}`,
+            monthly_budget_usd: 1000,
+            rpm_limit: 100_000,
+            tpm_limit: 100_000_000,
+          });
+          await addMember(team.id, { user_id: p.user.id, role: 'member', monthly_budget_usd: 1000 });
+          return {
+            key: await keyFor(p.token, { team_id: team.id, monthly_budget_usd: 1000, rpm_limit: 100_000, tpm_limit: 100_000_000 }),
+            userId: p.user.id,
+          };
+        },
+      ],
+    ];
+    for (const [label, setup] of cases) {
+      process.stderr.write(`  ${label}…\n`);
+      const { key, userId } = await setup();
+      await complete(key); // the container learns the key's owner and the model's name, as a warm Lambda has
+      const per: EndpointCapacity[] = [];
+      for (let k = 0; k < options.repeats; k++) per.push((await metered(svc, label, () => complete(key))).capacity);
+      results.push(per.sort((a, b) => a.wcu - b.wcu)[Math.floor(per.length / 2)] as EndpointCapacity);
+      const [pending] = await pendingCallsOf(userId);
+      if (pending) results.push((await metered(svc, `${label}: its settle from the stream`, () => settlePendingCall(pending))).capacity);
+    }
   }
 
   for (const batch of AGGREGATOR_BATCHES) {

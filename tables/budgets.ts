@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE, db, getItems } from './client';
+import { TABLE, db, getItems, plainItem } from './client';
 import type { TransactItems } from './transactions';
 
 /**
@@ -69,36 +69,54 @@ export async function reserve(input: {
   expiresAt: Date;
   now: Date;
 }): Promise<Reservation | undefined> {
+  const { reservation, write } = reserveWrite(input);
+  if (!write) return undefined;
   const { owner, month } = input;
-  const amount = usd(input.amountUsd);
-  const reservation: Reservation = { owner, month, attribute: `rv_${Math.floor(input.expiresAt.getTime() / 1000)}_${input.id}`, amountUsd: amount };
-  if (amount > usd(input.budgetUsd)) return undefined;
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const { Attributes } = await db.send(
-        new UpdateCommand({
-          TableName: TABLE,
-          Key: spendKey(owner, month),
-          UpdateExpression:
-            'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) - :amount, ' +
-            'reserved = if_not_exists(reserved, :zero) + :amount, spent = if_not_exists(spent, :zero), #rv = :amount',
-          ConditionExpression: 'attribute_not_exists(headroom) OR headroom >= :amount',
-          ExpressionAttributeNames: { '#rv': reservation.attribute },
-          ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(input.budgetUsd), ':amount': amount, ':zero': 0 },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
+      const { Attributes } = await db.send(new UpdateCommand({ ...write.Update, ReturnValues: 'ALL_NEW' }));
       await releaseExpired(owner, month, Attributes, input.now);
       return reservation;
     } catch (err) {
       if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
       // Refused: if expired reservations hold the headroom, release them and try once more.
-      const item = (err as { Item?: Record<string, unknown> }).Item ?? (await readSpendItem(owner, month));
+      const item = plainItem((err as { Item?: Record<string, unknown> }).Item) ?? (await readSpendItem(owner, month));
       if (attempt > 0 || (await releaseExpired(owner, month, item, input.now)) === 0) return undefined;
     }
   }
   return undefined;
+}
+
+export type ReserveInput = { owner: BudgetOwner; month: string; budgetUsd: number; amountUsd: number; id: string; expiresAt: Date };
+
+/**
+ * The conditional write of a reservation (headroom >= the amount), for reserve() or a transaction of
+ * several (tables/holds.ts); no write when the amount is above the budget itself.
+ */
+export function reserveWrite(input: ReserveInput): {
+  reservation: Reservation;
+  write?: { Update: NonNullable<TransactItems[number]['Update']> };
+} {
+  const { owner, month } = input;
+  const amount = usd(input.amountUsd);
+  const reservation: Reservation = { owner, month, attribute: `rv_${Math.floor(input.expiresAt.getTime() / 1000)}_${input.id}`, amountUsd: amount };
+  if (amount > usd(input.budgetUsd)) return { reservation };
+  return {
+    reservation,
+    write: {
+      Update: {
+        TableName: TABLE,
+        Key: spendKey(owner, month),
+        UpdateExpression:
+          'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) - :amount, ' +
+          'reserved = if_not_exists(reserved, :zero) + :amount, spent = if_not_exists(spent, :zero), #rv = :amount',
+        ConditionExpression: 'attribute_not_exists(headroom) OR headroom >= :amount',
+        ExpressionAttributeNames: { '#rv': reservation.attribute },
+        ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(input.budgetUsd), ':amount': amount, ':zero': 0 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  };
 }
 
 async function readSpendItem(owner: BudgetOwner, month: string): Promise<Record<string, unknown> | undefined> {
@@ -107,7 +125,7 @@ async function readSpendItem(owner: BudgetOwner, month: string): Promise<Record<
 }
 
 /** Charges the expired reservations of an item their bound; returns how many it charged. */
-async function releaseExpired(owner: BudgetOwner, month: string, item: Record<string, unknown> | undefined, now: Date): Promise<number> {
+export async function releaseExpired(owner: BudgetOwner, month: string, item: Record<string, unknown> | undefined, now: Date): Promise<number> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const expired = Object.entries(item ?? {}).filter(([name]) => Number(RESERVATION.exec(name)?.[1] ?? Infinity) < nowSeconds);
   await Promise.all(expired.map(([attribute, amount]) => expire({ owner, month, attribute, amountUsd: Number(amount) })));

@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-
 import type { PlatformName } from '../core/vocabulary';
 import { retrySettles, settleItem, type BudgetOwner, type Reservation, type SpendSettle } from './budgets';
 import { TABLE, db } from './client';
+import { rateSettleWrite, type RateHold, type RateLevel } from './rates';
 import { callSortKey, usageAttributes } from './messages';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 import { usageWrites, type UsageDelta, type UsageScope } from './usage';
@@ -17,8 +18,8 @@ import { usageWrites, type UsageDelta, type UsageScope } from './usage';
  * The stream aggregator (lib/usage/aggregator.ts) settles it in one transaction: the pending item is
  * deleted (conditional on its existence: the transaction is idempotent, and a redelivered record
  * finds nothing to do), the call is logged in its key's call log (below, 90 days), the hour items of
- * its scopes count it, and each budget owner's reservation becomes the true cost (or the cost is
- * charged where none was taken). Until then every reservation holds its bound, so no budget can be
+ * its scopes count it, each budget owner's reservation becomes the true cost (or the cost is
+ * charged where none was taken), and each rate window's token bound the call's true tokens. Until then every reservation holds its bound, so no budget can be
  * overshot while the settle is in flight, and readers of the caller's own figures add the caller's
  * pending calls (pendingCallsOf: one strongly consistent Query of their own partition, empty but for
  * the second or so a settle takes), so a caller always reads their own calls.
@@ -46,15 +47,18 @@ export interface MeteredCall {
   tokensOut: number;
   latencyMs: number;
   costUsd: number;
-  /** Where the call counts: the user's and the key's usage scopes (and, with teams, the team's). */
+  /** Where the call counts: the user's and the key's usage scopes, and the teams' it counts in. */
   scopes: UsageScope[];
   /** Each budget owner's reservation to settle, or the plain charge of an owner without one. */
   settles: SpendSettle[];
+  /** The rate windows whose token bounds become the call's true tokens (tables/rates.ts). */
+  rates?: RateHold[];
 }
 
 const pendingPartition = (userId: string) => `PENDING#${userId}`;
 const CALL_LOG_TTL_SECONDS = 90 * 86_400;
 
+type StoredRate = { l: RateLevel['kind']; i: string; mi: string; tk: number };
 type StoredSettle = { o: BudgetOwner['kind']; i: string; mo: string; a?: string; amt?: number; b?: number | null };
 
 function storeSettle(s: SpendSettle): StoredSettle {
@@ -74,7 +78,7 @@ function readSettle(s: StoredSettle): SpendSettle {
 const scopeRef = (s: UsageScope) => (s.kind === 'all' ? 'all' : `${s.kind}:${s.id}`);
 function scopeOfRef(ref: string): UsageScope | undefined {
   const [kind, id] = ref.split(':', 2);
-  if (kind === 'user' || kind === 'key' || kind === 'conversation') return id ? { kind, id } : undefined;
+  if (kind === 'user' || kind === 'key' || kind === 'conversation' || kind === 'team') return id ? { kind, id } : undefined;
   return undefined;
 }
 
@@ -106,6 +110,7 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
           usd: call.costUsd,
           sc: call.scopes.map(scopeRef),
           sv: call.settles.map(storeSettle),
+          ...(call.rates?.length ? { rt: call.rates.map((r) => ({ l: r.level.kind, i: r.level.id, mi: r.minute, tk: r.tokens })) } : {}),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
@@ -141,6 +146,9 @@ export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | 
     costUsd,
     scopes: scopes as UsageScope[],
     settles: (Array.isArray(item.sv) ? (item.sv as StoredSettle[]) : []).map(readSettle),
+    ...(Array.isArray(item.rt)
+      ? { rates: (item.rt as StoredRate[]).map((r) => ({ level: { kind: r.l, id: r.i }, minute: r.mi, tokens: Number(r.tk) })) }
+      : {}),
   };
 }
 
@@ -221,6 +229,7 @@ function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactIte
     },
     { Put: { TableName: TABLE, Item: log, ConditionExpression: 'attribute_not_exists(PK)' } },
     ...usageWrites(call.scopes, new Date(call.answeredAt), usageDeltaOf(call)),
+    ...(call.rates ?? []).map((r) => rateSettleWrite(r, call.tokensIn + call.tokensOut)),
     ...settles.map((s) => settleItem(s, call.costUsd)),
   ];
 }

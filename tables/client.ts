@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { traced } from '#tracing';
 import { config } from '../core/config';
 import { logger } from '../core/observability';
@@ -136,6 +137,16 @@ export async function queryIndexPage(
     }),
   );
   return { items: Items, nextCursor: encodeCursor(LastEvaluatedKey) };
+}
+
+/**
+ * The item a failed condition returns (ReturnValuesOnConditionCheckFailure ALL_OLD), as a plain
+ * object: the document client leaves the errors' items marshalled ({N: '3'}).
+ */
+export function plainItem(item: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!item) return undefined;
+  const marshalled = Object.values(item).every((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1);
+  return marshalled ? unmarshall(item as Parameters<typeof unmarshall>[0]) : item;
 }
 
 export type ItemKey = { PK: string; SK: string };

@@ -512,6 +512,26 @@ export async function listMemberships(
   return { memberships: Items.map(membershipFromItem), nextCursor: encodeCursor(LastEvaluatedKey) };
 }
 
+/** Every item of the user's partition, or only its memberships (TEAM#): strongly consistent, all pages. */
+async function userPartitionItems(userId: string, membershipsOnly: boolean): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: membershipsOnly ? 'PK = :pk AND begins_with(SK, :team)' : 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': userPartition(userId), ...(membershipsOnly ? { ':team': MEMBERSHIP_PREFIX } : {}) },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
 /**
  * The call path's read of a user: the profile and every membership with its team's figures, in one
  * strongly consistent Query of the user's partition (one request, one read unit while the partition
@@ -520,24 +540,19 @@ export async function listMemberships(
 export async function readUserWithMemberships(userId: string): Promise<{ user: StoredUser | undefined; memberships: Membership[] }> {
   let user: StoredUser | undefined;
   const memberships: Membership[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': userPartition(userId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      if (item.SK === USER_PROFILE_SK) user = userFromItem(item);
-      else if (String(item.SK).startsWith(MEMBERSHIP_PREFIX)) memberships.push(membershipFromItem(item));
-    }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for (const item of await userPartitionItems(userId, false)) {
+    if (item.SK === USER_PROFILE_SK) user = userFromItem(item);
+    else if (String(item.SK).startsWith(MEMBERSHIP_PREFIX)) memberships.push(membershipFromItem(item));
+  }
   return { user, memberships };
+}
+
+/**
+ * A user's memberships alone (the session chat turn reads them beside its context; its user was read
+ * by the authentication): the same Query, from the partition's TEAM# items.
+ */
+export async function readMemberships(userId: string): Promise<Membership[]> {
+  return (await userPartitionItems(userId, true)).map(membershipFromItem);
 }
 
 // ------------------------------------------------------------------------ for tables/keys.ts (keys)

@@ -3,6 +3,7 @@ import { logger } from '../core/observability';
 import { getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
 import { retrySettles, settleItem, type SpendSettle } from './budgets';
+import { rateSettleWrite, type RateHold } from './rates';
 import { isDataError } from './errors';
 import { recentThreadMessages, turnPuts, type NewTurn, type StoredMessage, type TurnReply } from './messages';
 import { resourceFromItem, resourceKey, type Resource } from './resources';
@@ -55,14 +56,16 @@ export interface TurnRecord {
   userId: string;
   /** The turn starts its thread: the thread item is created with it. */
   startsThread: boolean;
+  /** The caller's teams: the turn counts in each team's usage too. */
+  teamIds?: string[];
 }
 
 /**
- * The items of an answered turn's transaction, every one of them the caller's own: the turn item
+ * The items of an answered turn's transaction, the caller's own and their teams': the turn item
  * first (its conditional put makes the transaction idempotent), its conversation index entry (the
  * conversation-wide listing reads it: listed on the caller's next request), the hour items of the
- * caller and of the conversation, and the thread item when the turn starts one. Nothing every user
- * shares is here: the service-wide and per-model totals and the resource's counters are folded from
+ * caller, of the conversation and of each of the caller's teams (shared by the team's members only),
+ * and the thread item when the turn starts one. Nothing every user shares is here: the service-wide and per-model totals and the resource's counters are folded from
  * the table's stream (tables/aggregates.ts).
  *
  * Exported for the write paths built on this one (the gateway adds its caller's key items and passes
@@ -78,6 +81,7 @@ export function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): Tran
       scopes ?? [
         { kind: 'user', id: record.userId },
         { kind: 'conversation', id: turn.conversationId },
+        ...(record.teamIds ?? []).map((id) => ({ kind: 'team' as const, id })),
       ],
       reply,
     ),
@@ -155,6 +159,7 @@ export async function recordFailedTurn(turn: NewTurn): Promise<void> {
  * Records an answered turn: one transaction of the caller's own items (turnTransaction), with the
  * user's spend settled when their budget is counted (`settles`, none otherwise).
  */
-export async function recordTurn(record: TurnRecord, settles: SpendSettle[] = []): Promise<void> {
-  await commitCharged(turnTransaction(record), settles, record.turn.reply?.costUsd ?? 0);
+export async function recordTurn(record: TurnRecord, settles: SpendSettle[] = [], rates: RateHold[] = []): Promise<void> {
+  const tokens = (record.turn.reply?.tokensIn ?? 0) + (record.turn.reply?.tokensOut ?? 0);
+  await commitCharged([...turnTransaction(record), ...rates.map((r) => rateSettleWrite(r, tokens))], settles, record.turn.reply?.costUsd ?? 0);
 }

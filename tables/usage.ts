@@ -39,7 +39,8 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * turn) is exact.
  */
 
-export type UsageScope = { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'all' };
+export type UsageScope =
+  { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'team'; id: string } | { kind: 'all' };
 
 interface UsageFigures {
   cost_usd: number;
@@ -101,6 +102,8 @@ function scopePartition(scope: UsageScope): string {
       return `USAGE#CONV#${scope.id}`;
     case 'key':
       return `USAGE#KEY#${scope.id}`;
+    case 'team':
+      return `USAGE#TEAM#${scope.id}`;
     case 'all':
       return 'USAGE#ALL';
   }
@@ -109,9 +112,9 @@ function scopePartition(scope: UsageScope): string {
 /** The scope of a usage partition key, for the stream decoder; undefined for anything else. */
 function scopeOfPartition(pk: string): UsageScope | undefined {
   if (pk === 'USAGE#ALL') return { kind: 'all' };
-  const m = /^USAGE#(USER|CONV|KEY)#(.+)$/.exec(pk);
+  const m = /^USAGE#(USER|CONV|KEY|TEAM)#(.+)$/.exec(pk);
   if (!m) return undefined;
-  const kind = m[1] === 'USER' ? 'user' : m[1] === 'CONV' ? 'conversation' : 'key';
+  const kind = m[1] === 'USER' ? 'user' : m[1] === 'CONV' ? 'conversation' : m[1] === 'TEAM' ? 'team' : 'key';
   return { kind, id: m[2] as string };
 }
 

@@ -5,6 +5,7 @@ export const UsageQuery = Type.Object(
   {
     conversationId: Type.Optional(Uuid),
     keyId: Type.Optional(Uuid),
+    teamId: Type.Optional(Uuid),
     scope: Type.Optional(Type.Union([Type.Literal('user'), Type.Literal('all')], { description: "'user' (the caller, default) or 'all' (admins)" })),
   },
   { additionalProperties: false },

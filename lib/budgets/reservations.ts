@@ -1,5 +1,8 @@
-import { monthOf, release, reserve, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
-import { BudgetExceeded } from '../errors';
+import { monthOf, release, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
+import { holdCall } from '../../tables/holds';
+import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
+import { BudgetExceeded, TooManyRequests } from '../errors';
+import { rateRefusalMessage, rateReport, type NamedLimit, type RateReport } from './rate-limits';
 import { textOf, type ChatRequest } from '../platforms/types';
 
 /**
@@ -25,37 +28,83 @@ export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages
   return texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
 }
 
-/** A budget a call counts against: its owner and the monthly amount (null: none, the spend is only counted). */
+/**
+ * A budget a call counts against: its owner and the monthly amount (null: none, the spend is only
+ * counted), and the team's name for a team's or member's (a refusal names it).
+ */
 export interface Budget {
   owner: BudgetOwner;
   budgetUsd: number | null;
+  teamName?: string;
+}
+
+/** What a call holds before the model is asked; `report` is what its caller is told of the rate windows. */
+export interface Held {
+  reservations: Reservation[];
+  rates: RateHold[];
+  report?: RateReport | Promise<RateReport>;
 }
 
 /**
- * Reserves `amountUsd` on every budget that is set, all or none: BudgetExceeded (worded
- * by `refusal`) when one cannot cover it.
+ * Holds everything a call needs before the model is asked, in one conditional write (tables/holds.ts):
+ * `amountUsd` on every budget that is set (when there is an amount), and a request and `tokens` on
+ * every limited level's minute; all or none. BudgetExceeded (worded by `refusal`) when a budget cannot
+ * cover it, TooManyRequests `rate_limit_exceeded` with Retry-After when a window is used up.
+ * `onReport` hears what the caller should be told of the windows, refusals included.
  */
-export async function reserveAll(
-  budgets: Budget[],
-  amountUsd: number,
-  callId: string,
-  now: Date,
-  refusal: (owner: BudgetOwner) => string,
-): Promise<Reservation[]> {
+export async function holdAll(input: {
+  budgets: Budget[];
+  limits: NamedLimit[];
+  amountUsd: number;
+  tokens: number;
+  callId: string;
+  now: Date;
+  refusal: (budget: Budget) => string;
+  onReport?: (report: RateReport | Promise<RateReport>) => void;
+}): Promise<Held> {
+  const { now, limits } = input;
   const month = monthOf(now);
+  const minute = minuteOf(now);
   const expiresAt = new Date(now.getTime() + RESERVATION_TTL_MS);
-  const limited = budgets.filter((b): b is Budget & { budgetUsd: number } => b.budgetUsd !== null);
-  const results = await Promise.allSettled(
-    limited.map((b) => reserve({ owner: b.owner, month, budgetUsd: b.budgetUsd, amountUsd, id: callId, expiresAt, now })),
+  const limited = input.amountUsd > 0 ? input.budgets.filter((b): b is Budget & { budgetUsd: number } => b.budgetUsd !== null) : [];
+  const tokens = Math.max(0, Math.ceil(input.tokens));
+  const result = await holdCall(
+    limited.map((b) => ({ owner: b.owner, month, budgetUsd: b.budgetUsd, amountUsd: input.amountUsd, id: input.callId, expiresAt, now })),
+    limits.map((limit) => ({ limit, hold: { level: limit.level, minute, tokens } })),
   );
-  const taken = results.flatMap((r) => (r.status === 'fulfilled' && r.value ? [r.value] : []));
-  if (taken.length === limited.length) return taken;
-  await Promise.all(taken.map(release));
-  const failure = results.find((r) => r.status === 'rejected');
-  if (failure) throw failure.reason;
-  const refused = limited[results.findIndex((r) => r.status === 'fulfilled' && !r.value)] as Budget;
-  throw new BudgetExceeded(`${refusal(refused.owner)} (up to $${amountUsd.toFixed(6)})`);
+  if (result.ok) {
+    const report = !limits.length
+      ? undefined
+      : result.counts
+        ? rateReport(limits, result.counts, minute, now)
+        : readRateCounts(
+            limits.map((l) => l.level),
+            minute,
+          ).then((counts) => rateReport(limits, counts, minute, new Date()));
+    if (report) {
+      if (report instanceof Promise) report.catch(() => undefined);
+      input.onReport?.(report);
+    }
+    return { reservations: result.reservations, rates: result.rates, report };
+  }
+  const { refusal } = result;
+  if (refusal.kind === 'budget') {
+    throw new BudgetExceeded(`${input.refusal(limited[refusal.index] as Budget)} (up to $${input.amountUsd.toFixed(6)})`);
+  }
+  const limit = limits[refusal.index] as NamedLimit;
+  const retryAfter = Math.max(1, Math.ceil((minuteEndsAt(minute) - now.getTime()) / 1000));
+  const counts = limits.map((l, i) => (i === refusal.index ? refusal.count : { requests: 0, tokens: 0 }));
+  const report = rateReport(limits, counts, minute, now);
+  // The refused dimension has nothing left, whatever the other levels hold.
+  const status = report[refusal.kind];
+  if (status) status.remaining = 0;
+  input.onReport?.(report);
+  throw new TooManyRequests(rateRefusalMessage(limit, refusal.kind, refusal.count, tokens, retryAfter), retryAfter, { code: 'rate_limit_exceeded' });
 }
+
+/** A failed call's holds given back: its reservations, and its token bounds (its requests stay counted). */
+export const releaseHeld = (held: Pick<Held, 'reservations' | 'rates'>) =>
+  Promise.all([...held.reservations.map(release), ...held.rates.map(releaseRate)]).then(() => undefined);
 
 /**
  * What each budget's spend item gets when the call is recorded: its reservation settled, or a plain

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric } from '../../core/observability';
-import { release, type Reservation, type SpendSettle } from '../../tables/budgets';
-import type { ApiKey } from '../../tables/keys';
+import type { Reservation, SpendSettle } from '../../tables/budgets';
+import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
-import type { User } from '../../tables/users';
-import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
+import { holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { NotInService } from '../errors';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { traitsOf } from '../platforms/registry';
 import type { ChatCapable, ChatReply, ChatRequest, EndpointDescription } from '../platforms/types';
 import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/service';
+import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
 /**
  * The one metered model call. Every call that costs money goes through it: the session chat turn,
@@ -20,8 +20,10 @@ import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/se
  *
  *   1. the model must be able to answer now (`NotInService` otherwise: one check, one error);
  *   2. its price, if its platform bills per token (PlatformTraits.billing);
- *   3. an upper bound of its cost reserved on every budget the payer has (the key's, the user's), all
- *      or none, in one conditional write per budget before the model is asked (BudgetExceeded);
+ *   3. an upper bound of its cost reserved on every level that has a budget (the key, the user, each
+ *      team it counts in and the user's budget within it: lib/calls/levels.ts), and a request and a
+ *      token bound on every rate-limited level (the key, the teams), all or none, in ONE conditional
+ *      write before the model is asked (BudgetExceeded, TooManyRequests rate_limit_exceeded);
  *   4. the model asked (answer, or openStream for a stream: lib/calls/stream.ts); a failure gives the
  *      reservations back, and on a platform with endpoints says so if the endpoint left service;
  *   5. the settlement: tokens, latency and cost clamped and priced, and what each budget owner's spend
@@ -33,11 +35,7 @@ import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/se
  * resource id, a /v1 model name), its wire dialect and framing, and what it stores.
  */
 
-/** Who pays for a call: the caller, and the API key it came with (none for the session chat). */
-export interface Payer {
-  user: User;
-  key?: ApiKey;
-}
+export type { Payer } from './levels';
 
 export interface PreparedCall {
   callId: string;
@@ -50,28 +48,12 @@ export interface PreparedCall {
   price?: ResolvedTokenPrice;
   budgets: Budget[];
   reservations: Reservation[];
+  /** The rate windows it took a request and its token bound from, settled to its true tokens. */
+  rates: RateHold[];
 }
 
 /** The model whose usage a resource's calls count against (the model totals). */
 export const usageModelOf = (resource: Pick<Resource, 'model_id' | 'endpoint_name'>) => resource.model_id || resource.endpoint_name;
-
-/**
- * The budgets a payer's calls count against: the key's spend is always kept (GET /api/keys shows it),
- * budget or not; the user's only while they have a budget (it saves every other call a write; a
- * budget set later starts from their usage, lib/users/service.ts).
- */
-function budgetsOf(payer: Payer): Budget[] {
-  const budgets: Budget[] = payer.key ? [{ owner: { kind: 'key', id: payer.key.id }, budgetUsd: payer.key.monthly_budget_usd }] : [];
-  if (payer.user.monthly_budget_usd !== null) budgets.push({ owner: { kind: 'user', id: payer.user.id }, budgetUsd: payer.user.monthly_budget_usd });
-  return budgets;
-}
-
-const refusalOf = (payer: Payer) => (owner: { kind: string }) =>
-  owner.kind === 'key'
-    ? 'The monthly budget of this API key cannot cover this request'
-    : payer.key
-      ? "The monthly budget of the key's owner cannot cover this request"
-      : 'Your monthly budget cannot cover this message';
 
 function notInService(resource: Resource, live: EndpointDescription | undefined): NotInService {
   if (!live) {
@@ -117,14 +99,30 @@ export async function prepareCall(input: {
   const request: ChatRequest = { ...input.request, target: traits.target(resource) };
   const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
   const budgets = budgetsOf(payer);
+  const limits = rateLimitsOf(payer);
+  const tokens = promptTokenBound(request) + (request.maxTokens ?? config.chat.maxOutputTokens);
   const limited = budgets.some((b) => b.budgetUsd !== null);
   const bound = price && limited ? tokenCost(price, promptTokenBound(request), request.maxTokens ?? config.chat.maxOutputTokens) : 0;
-  const reservations = bound > 0 ? await reserveAll(budgets, bound, callId, started, refusalOf(payer)) : [];
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, price, budgets, reservations };
+  const held =
+    bound > 0 || limits.length > 0
+      ? await holdAll({ budgets, limits, amountUsd: bound, tokens, callId, now: started, refusal: refusalOf(payer), onReport: payer.onRates })
+      : { reservations: [], rates: [] };
+  return {
+    callId,
+    started,
+    payer,
+    resource,
+    platform: chatOf(resource.type),
+    request,
+    price,
+    budgets,
+    reservations: held.reservations,
+    rates: held.rates,
+  };
 }
 
 /** A call that produced nothing: its reservations go back, nothing is counted. */
-export const releaseCall = (call: PreparedCall) => Promise.all(call.reservations.map(release)).then(() => undefined);
+export const releaseCall = (call: PreparedCall) => releaseHeld(call);
 
 /**
  * Why a model call failed, for the caller: the platform's failure, unless the resource is an endpoint
@@ -167,6 +165,8 @@ export interface Settlement {
   latencyMs: number;
   costUsd: number;
   settles: SpendSettle[];
+  /** The rate windows whose token bounds become the call's true tokens. */
+  rates: RateHold[];
 }
 
 export function settlementOf(call: PreparedCall, usage: CallUsage, answeredAt = new Date()): Settlement {
@@ -186,6 +186,7 @@ export function settlementOf(call: PreparedCall, usage: CallUsage, answeredAt = 
     latencyMs,
     costUsd,
     settles: settlesOf(call.budgets, call.reservations, call.started, costUsd),
+    rates: call.rates,
   };
 }
 

@@ -3,6 +3,7 @@ import { config } from '../../core/config';
 import { logger } from '../../core/observability';
 import { messagesOfTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
+import { readMemberships } from '../../tables/teams';
 import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
 import { answer, countCall, prepareCall, settlementOf, usageModelOf } from '../calls/metered';
@@ -16,13 +17,13 @@ import { MAX_MESSAGE_CHARS } from './limits';
 
 /**
  * One chat turn, thread or legacy: the spec's chat dialect over the one metered call
- * (lib/calls/metered.ts), storing the turn. In at most three sequential DynamoDB round trips (four for
- * a user with a monthly budget: the reservation before the model call):
+ * (lib/calls/metered.ts), storing the turn. In at most three sequential DynamoDB round trips (four when
+ * a budget or rate limit applies: the one conditional write that holds them before the model call):
  *
  *   1. the caller's user item (the authentication middleware);
  *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
- *      thread and its newest messages), with the price table alongside when the per-container
- *      price cache is cold;
+ *      thread and its newest messages) and the caller's team memberships (their budgets and limits),
+ *      with the price table alongside when the per-container price cache is cold;
  *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn): the turn item
  *      and the caller's and the conversation's usage counters (and, for a user with a monthly budget,
  *      their spend item), in one transaction of the caller's own items. The service-wide and per-model totals and the resource's chat counters are folded from
@@ -72,13 +73,15 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   const threadId = mode === 'thread' ? (request.threadId ?? randomUUID()) : null;
 
   // Round trip 2: everything the turn needs to know, read at once.
-  const [context] = await Promise.all([
+  const [context, memberships] = await Promise.all([
     readTurnContext({
       conversationId,
       resourceId,
       threadId: continuing ? (threadId as string) : undefined,
       recentTurns: config.chat.contextTurns,
     }),
+    // The caller's teams: their budgets and limits count this turn too (lib/calls/levels.ts).
+    readMemberships(user.id),
     // Warms the price cache alongside, so pricing the turn later needs no round trip of its own.
     storedPrices().catch(() => undefined),
   ]);
@@ -90,7 +93,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
 
   const history = mode === 'thread' ? buildContext(context.recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
   const call = await prepareCall({
-    payer: { user },
+    payer: { user, memberships },
     resource,
     callId: turnId,
     now: started,
@@ -129,7 +132,11 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     usageModelId: settled.usageModelId,
     costUsd: settled.costUsd,
   };
-  await recordTurn({ turn, userId: user.id, startsThread: mode === 'thread' && !continuing }, settled.settles);
+  await recordTurn(
+    { turn, userId: user.id, startsThread: mode === 'thread' && !continuing, teamIds: memberships.map((m) => m.team_id) },
+    settled.settles,
+    settled.rates,
+  );
   countCall(call, settled, 'ChatTurns');
   const [userMessage, assistantMessage] = messagesOfTurn(turn) as [StoredMessage, StoredMessage];
   return { threadId, userMessage, assistantMessage, resource };

@@ -1,7 +1,7 @@
 import { config } from '../../core/config';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
-import { answer, prepareCall, settlementOf, type PreparedCall } from '../calls/metered';
+import { answer, prepareCall, settlementOf, type Payer, type PreparedCall } from '../calls/metered';
 import { resolveModel, type NameLookup } from '../calls/resolve';
 import { BadRequest } from '../errors';
 import type { ChatRequest, ChatTurn } from '../platforms/types';
@@ -33,6 +33,7 @@ export interface CompletionInput {
   body: CompletionBody;
   key: ApiKey;
   user: User;
+  payer: Payer;
   requestId: string;
   prefetched?: Promise<NameLookup>;
 }
@@ -66,7 +67,7 @@ export function toChatRequest(body: CompletionBody): Omit<ChatRequest, 'target'>
 /** The resource resolved and the call prepared (model in service, budgets reserved), for either answer. */
 export async function prepareCompletion(input: CompletionInput): Promise<PreparedCall> {
   const resource = await resolveModel(input.key, input.body.model, input.prefetched);
-  return prepareCall({ payer: { user: input.user, key: input.key }, resource, request: toChatRequest(input.body) });
+  return prepareCall({ payer: input.payer, resource, request: toChatRequest(input.body) });
 }
 
 /** OpenAI's completion id of a call: `chatcmpl-` and the call id (so a client's id finds the call). */

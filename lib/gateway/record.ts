@@ -1,5 +1,6 @@
 import { flushMetrics } from '../../core/observability';
 import { putPendingCall } from '../../tables/calls';
+import { teamScopesOf } from '../calls/levels';
 import { countCall, type PreparedCall, type Settlement } from '../calls/metered';
 
 /**
@@ -18,10 +19,7 @@ export async function recordGatewayCall(call: PreparedCall, settlement: Settleme
     userId: call.payer.user.id,
     keyId: key.id,
     resource: { id: call.resource.id, type: call.resource.type },
-    scopes: [
-      { kind: 'user', id: call.payer.user.id },
-      { kind: 'key', id: key.id },
-    ],
+    scopes: [{ kind: 'user', id: call.payer.user.id }, { kind: 'key', id: key.id }, ...teamScopesOf(call.payer)],
   });
   countCall(call, settlement, 'GatewayCalls');
   if (streamed) flushMetrics();

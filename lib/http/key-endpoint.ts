@@ -1,7 +1,9 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
+import type { Payer } from '../calls/levels';
 import { authenticateKey, requestIdHeader } from './middlewares/authenticate-key';
+import { rateLimitHeaders } from './middlewares/rate-limit-headers';
 import { stack } from './stack';
 import type { ApiEvent } from './types';
 import type { Check, Checked } from './validation';
@@ -10,6 +12,8 @@ export interface KeyRequest<B, P = never> {
   body: B;
   key: ApiKey;
   user: User;
+  /** Who pays for the call: the key, its owner and the owner's teams (lib/calls/levels.ts); a metered call takes it as is. */
+  payer: Payer;
   event: ApiEvent;
   requestId: string;
   /** The invocation's remaining time (Lambda's context), for work that must end before the function does. */
@@ -20,7 +24,8 @@ export interface KeyRequest<B, P = never> {
 
 /**
  * A /v1 endpoint of the OpenAI-compatible gateway: the shared stack with the API-key guard instead of
- * the login-token one, OpenAI's error shape, and a request id on every answer.
+ * the login-token one, OpenAI's error shape, and a request id and the caller's rate-limit headers
+ * (x-ratelimit-*, lib/http/middlewares/rate-limit-headers.ts) on every answer.
  *
  * `prefetch` lets a call's first read that needs no key (the model's name lookup) run beside the
  * key's lookup, in the same round trip: the guard starts it from the body's `model` before it awaits
@@ -32,12 +37,20 @@ export function keyEndpoint<B extends TSchema, P = never>(
 ) {
   return stack(
     { auth: 'user', body: options.body, errorShape: 'openai', streaming: options.streaming },
-    [requestIdHeader(), authenticateKey(options.prefetch)],
+    [requestIdHeader(), authenticateKey(options.prefetch), rateLimitHeaders()],
     (request) =>
       handler({
         body: request.body,
         key: request.event.apiKey as ApiKey,
         user: request.user,
+        payer: {
+          user: request.user,
+          key: request.event.apiKey,
+          memberships: request.event.memberships ?? [],
+          onRates: (report) => {
+            request.event.rateReport = report;
+          },
+        },
         event: request.event,
         requestId: request.context.awsRequestId,
         remainingMs: () => request.context.getRemainingTimeInMillis(),

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { ApiKey } from '../../tables/keys';
+import type { Membership } from '../../tables/teams';
+import type { RateReport } from '../budgets/rate-limits';
 import type { User } from '../../tables/users';
 
 /**
@@ -16,6 +18,10 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   user?: User;
   /** Set by the /v1 guard (authenticate-key): the API key the call presented. */
   apiKey?: ApiKey;
+  /** Set by the /v1 guard: the caller's team memberships, read with their profile. */
+  memberships?: Membership[];
+  /** Set by a metered /v1 call: what its caller is told of their rate windows (the x-ratelimit-* headers). */
+  rateReport?: RateReport | Promise<RateReport>;
   /** Set by the /v1 guard: a read the handler needs, started beside the key's lookup (lib/http/key-endpoint.ts). */
   prefetched?: Promise<unknown>;
   /** Set by the input middleware: body, query and path, parsed and validated. */

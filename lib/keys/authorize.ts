@@ -1,5 +1,6 @@
 import { getKeyByHash, type ApiKey } from '../../tables/keys';
-import { getUserById, publicUser, type User } from '../../tables/users';
+import { readUserWithMemberships, type Membership } from '../../tables/teams';
+import { publicUser, type User } from '../../tables/users';
 import { hashKeySecret, isWellFormedKey } from '../auth/api-keys';
 import { Unauthorized } from '../errors';
 
@@ -20,12 +21,17 @@ function remember(hash: string, userId: string): void {
 }
 
 /**
- * Who is calling /v1: the key presented as a bearer credential, and its owner as stored now. Two
- * strongly consistent GetItems (the key's lookup by hash, the owner), side by side once the container
- * has seen the key before, so a revoked or expired key, and a deactivated owner, are refused from the
- * next call on.
+ * Who is calling /v1: the key presented as a bearer credential, and its owner as stored now with their
+ * team memberships (every budget and limit the call counts against). A strongly consistent GetItem
+ * (the key's lookup by hash) and a strongly consistent Query of the owner's partition (profile and
+ * memberships, tables/teams.ts: one read unit, as the profile's GetItem was), side by side once the
+ * container has seen the key before, so a revoked or expired key, a deactivated owner and a team key
+ * whose owner has left the team are refused from the next call on.
  */
-export async function authorizeKey(authorization: string | undefined, now = new Date()): Promise<{ key: ApiKey; user: User }> {
+export async function authorizeKey(
+  authorization: string | undefined,
+  now = new Date(),
+): Promise<{ key: ApiKey; user: User; memberships: Membership[] }> {
   if (!authorization) throw refuse('Missing API key: send it as "Authorization: Bearer mo_..."');
   const credential = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
   if (!credential) throw refuse('Malformed Authorization header: expected "Bearer <API key>"');
@@ -33,12 +39,14 @@ export async function authorizeKey(authorization: string | undefined, now = new 
   if (!isWellFormedKey(credential)) throw refuse('Incorrect API key provided');
   const hash = hashKeySecret(credential);
   const knownOwner = ownerOfHash.get(hash);
-  const [key, prefetched] = await Promise.all([getKeyByHash(hash), knownOwner ? getUserById(knownOwner) : undefined]);
+  const [key, prefetched] = await Promise.all([getKeyByHash(hash), knownOwner ? readUserWithMemberships(knownOwner) : undefined]);
   if (!key) throw refuse('Incorrect API key provided');
   remember(hash, key.user_id);
   if (key.revoked_at) throw refuse('This API key has been revoked');
   if (key.expires_at && Date.parse(key.expires_at) <= now.getTime()) throw refuse('This API key has expired');
-  const user = prefetched?.id === key.user_id ? prefetched : await getUserById(key.user_id);
+  const { user, memberships } = prefetched?.user?.id === key.user_id ? prefetched : await readUserWithMemberships(key.user_id);
   if (!user?.is_active) throw refuse("This API key's owner is deactivated");
-  return { key, user: publicUser(user) };
+  // Removing a member revokes their team keys right after the membership goes: refused in between too.
+  if (key.team_id && !memberships.some((m) => m.team_id === key.team_id)) throw refuse("This API key's owner is no longer a member of its team");
+  return { key, user: publicUser(user), memberships };
 }

@@ -4,10 +4,12 @@ import { readConversationUsage, readUsage, type Unsettled } from '../../tables/u
 import type { User } from '../../tables/users';
 import { BadRequest, Forbidden, NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
+import { teamAccess } from '../teams/service';
 
 export interface UsageQuery {
   conversationId?: string;
   keyId?: string;
+  teamId?: string;
   scope?: 'all' | 'user';
 }
 
@@ -16,17 +18,31 @@ export interface UsageQuery {
  * while the stream is behind), as uses to count: the caller reads their own calls at once. `keyId`
  * keeps one key's.
  */
-export async function unsettledCalls(userId: string | Promise<MeteredCall[]>, keyId?: string): Promise<Unsettled[]> {
+export async function unsettledCalls(userId: string | Promise<MeteredCall[]>, keyId?: string, teamId?: string): Promise<Unsettled[]> {
   const calls = await (typeof userId === 'string' ? pendingCallsOf(userId) : userId);
-  return calls.filter((c) => !keyId || c.keyId === keyId).map((c) => ({ at: new Date(c.answeredAt), delta: usageDeltaOf(c) }));
+  return calls
+    .filter((c) => !keyId || c.keyId === keyId)
+    .filter((c) => !teamId || c.scopes.some((s) => s.kind === 'team' && s.id === teamId))
+    .map((c) => ({ at: new Date(c.answeredAt), delta: usageDeltaOf(c) }));
 }
 
 /**
  * GET /api/usage/current (docs/openapi.yaml currentUsage): month-to-date and last-24-hours figures of a conversation, of
- * the caller, of one of the caller's API keys (admins: any key), or (admins) of the whole service: one read (tables/usage.ts), whose cost does not grow
+ * the caller, of one of the caller's API keys (admins: any key), of one of the caller's teams (admins:
+ * any team), or (admins) of the whole service: one read (tables/usage.ts), whose cost does not grow
  * with the history.
  */
 export async function currentUsage(user: User, query: UsageQuery, now = new Date()) {
+  if (query.teamId) {
+    if (query.keyId || query.conversationId || query.scope) throw new BadRequest("Pass 'teamId' alone, without 'keyId', 'conversationId' or 'scope'");
+    // A team's figures are shared: its settled calls and every member's chat turns are in its hour
+    // items; of the calls not settled yet (a second or so), the caller's own are added, so the caller
+    // reads their own writes. Members and admins only (anyone else: 404, as for the team itself).
+    const mine = unsettledCalls(user.id, undefined, query.teamId);
+    mine.catch(() => undefined);
+    const [, usage] = await Promise.all([teamAccess(user, query.teamId), readUsage({ kind: 'team', id: query.teamId }, now, mine)]);
+    return { success: true, scope: 'team', ...usage };
+  }
   if (query.keyId) {
     if (query.conversationId || query.scope) throw new BadRequest("Pass 'keyId' alone, without 'conversationId' or 'scope'");
     // The key's unsettled calls are its owner's: read beside it when the caller owns it (the usual case),

@@ -44,7 +44,7 @@ test('a turn the budget cannot cover is 429 in the thread shape before the model
   expect(refused.status).toBe(429);
   expect(refused.body).toEqual({
     success: false,
-    error: expect.stringMatching(/^Your monthly budget cannot cover this message \(up to \$/),
+    error: expect.stringMatching(/^Your monthly user budget cannot cover this message \(up to \$/),
     threadId: '',
     messages: [],
   });
@@ -54,7 +54,7 @@ test('a turn the budget cannot cover is 429 in the thread shape before the model
     body: { message: 'Hi', conversationId: p.conversationId, resourceId: resource.id },
   });
   expect(legacy.status).toBe(429);
-  expect(legacy.body).toEqual({ success: false, error: expect.stringMatching(/^Your monthly budget cannot cover this message/) });
+  expect(legacy.body).toEqual({ success: false, error: expect.stringMatching(/^Your monthly user budget cannot cover this message/) });
   const listed = await call(conversationMessages as Handler, { token: p.token, pathParameters: { id: p.conversationId } });
   expect(listed.body.count).toBe(0);
   expect((await usageCost(p.token)).requests).toBe(0);

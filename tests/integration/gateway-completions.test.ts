@@ -206,7 +206,7 @@ describe('the owner’s budget (PATCH /api/admin/users/{id} monthly_budget_usd)'
     expect(set.body.user.monthly_budget_usd).toBe(0.000001);
     const refused = await complete(key, hello(managed.endpoint_name));
     expect(refused.status).toBe(429);
-    expect(refused.body.error.message).toMatch(/owner/);
+    expect(refused.body.error.message).toMatch(/^Your monthly user budget cannot cover this request/);
     await patch(1);
     expect((await complete(key, hello(managed.endpoint_name))).status).toBe(200);
     await patch(null);

@@ -132,7 +132,7 @@ test('a call whose function died before it settled leaves a reservation that, on
   const today = new Date();
   const t0 = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 15, 12));
   // Reserved, then never settled: what a killed invocation leaves behind.
-  const killed = await prepareCall({ payer: { user, key }, resource, request, now: t0 });
+  const killed = await prepareCall({ payer: { user, key, memberships: [] }, resource, request, now: t0 });
   const bound = killed.reservations[0]!.amountUsd;
   expect(bound).toBeGreaterThan(0);
   const spendItem = { kind: 'key', id } as const;
@@ -141,6 +141,6 @@ test('a call whose function died before it settled leaves a reservation that, on
 
   // The key's next call after the expiry charges it its bound, beside its own reservation.
   const expired = new Date(t0.getTime() + RESERVATION_TTL_MS + 1_000);
-  const next = await prepareCall({ payer: { user, key }, resource, request, now: expired });
+  const next = await prepareCall({ payer: { user, key, memberships: [] }, resource, request, now: expired });
   expect(await spend()).toEqual({ spent_usd: bound, reserved_usd: next.reservations[0]!.amountUsd });
 });

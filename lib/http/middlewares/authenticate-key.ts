@@ -16,7 +16,8 @@ function modelOf(event: ApiEvent): string | undefined {
 }
 
 /**
- * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key and its owner.
+ * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key, its owner and
+ * the owner's team memberships.
  * With `prefetch`, the body's model lookup starts first and runs beside the key's (event.prefetched).
  */
 export function authenticateKey(prefetch?: (model: string) => Promise<unknown>): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
@@ -29,9 +30,10 @@ export function authenticateKey(prefetch?: (model: string) => Promise<unknown>):
         started.catch(() => undefined);
         event.prefetched = started;
       }
-      const { key, user } = await authorizeKey(event.headers?.authorization);
+      const { key, user, memberships } = await authorizeKey(event.headers?.authorization);
       event.apiKey = key;
       event.user = user;
+      event.memberships = memberships;
     },
   };
 }

@@ -16,10 +16,11 @@ export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai';
 export type ErrorShapeOf = ErrorShape | ((event: ApiEvent) => ErrorShape);
 
 /** OpenAI's error types by status (the official clients map statuses to their exception classes). */
-function openAiType(status: number): string {
+function openAiType(status: number, code: string | undefined, text: string): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
-  if (status === 429) return 'insufficient_quota';
+  // A rate limit names its dimension as OpenAI does ('requests' or 'tokens'); a spent budget is a quota.
+  if (status === 429) return code === 'rate_limit_exceeded' ? (/tokens per minute/.test(text) ? 'tokens' : 'requests') : 'insufficient_quota';
   return status >= 500 ? 'api_error' : 'invalid_request_error';
 }
 
@@ -28,7 +29,7 @@ export function openAiErrorBody(status: number, text: string, details?: string, 
   const named = err instanceof HttpError ? err : undefined;
   const param = named?.param ?? /field '([^']+)'/.exec(text)?.[1] ?? null;
   const message = details && status < 500 ? `${text}: ${details}` : text;
-  return { error: { message, type: openAiType(status), code: named?.code ?? null, param } };
+  return { error: { message, type: openAiType(status, named?.code, text), code: named?.code ?? null, param } };
 }
 
 function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {

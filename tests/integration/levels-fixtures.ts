@@ -1,0 +1,25 @@
+/** What the nested-budget and rate-limit tests share: a key of a user, and a call with it. */
+import { handler as createKeyFn } from '../../functions/keys/create';
+import { handler as completions } from '../../functions/gateway/completions';
+import type { Resource } from '../../tables/resources';
+import { call, type Handler } from '../helpers/invoke';
+import type { makeUser } from '../helpers/users';
+
+export type Caller = Awaited<ReturnType<typeof makeUser>>;
+
+/** A new API key of `user` (201 expected), with its secret and id. */
+export async function keyOf(user: Caller, body: Record<string, unknown> = {}) {
+  const res = await call(createKeyFn as Handler, { method: 'POST', token: user.token, body: { name: 'k', ...body } });
+  expect(res.status).toBe(201);
+  return { secret: res.body.key as string, id: res.body.id as string };
+}
+
+/** POST /v1/chat/completions of "Hello there" with max_tokens 100 on the resource. */
+export const completeOn =
+  (resource: () => Resource) =>
+  (key: string, extra: Record<string, unknown> = {}) =>
+    call(completions as Handler, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { model: resource().endpoint_name, messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 100, ...extra },
+    });
