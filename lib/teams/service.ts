@@ -121,7 +121,7 @@ export interface TeamAccess {
  * to (others' are "not found", so a team's existence is not revealed). `manage` asks for more: an
  * admin or an owner of the team (403 for a plain member).
  */
-async function teamAccess(user: User, teamId: string, need: 'see' | 'manage' = 'see'): Promise<TeamAccess> {
+export async function teamAccess(user: User, teamId: string, need: 'see' | 'manage' = 'see'): Promise<TeamAccess> {
   const { team, member } = await getTeamAndMember(teamId, user.id);
   if (!team || (!member && !isAdmin(user))) throw new NotFound('Team not found');
   const manages = isAdmin(user) || member?.role === 'owner';
