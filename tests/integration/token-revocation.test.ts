@@ -149,9 +149,14 @@ describe('the reads that authenticate', () => {
 
   const reads = async (fn: () => Promise<unknown>) => {
     const { meter: snap } = await meter.measure(fn);
+    // Item reads, and the Query of a user's partition (the /v1 guard reads the owner with their
+    // memberships in one Query), by the partition they read.
     return snap.records
-      .filter((r) => r.command === 'GetItemCommand')
-      .map((r) => ({ pk: String(r.input.Key?.PK), consistent: r.input.ConsistentRead === true }));
+      .filter((r) => r.command === 'GetItemCommand' || r.command === 'QueryCommand')
+      .map((r) => ({
+        pk: String(r.command === 'GetItemCommand' ? r.input.Key?.PK : r.input.ExpressionAttributeValues?.[':pk']),
+        consistent: r.input.ConsistentRead === true,
+      }));
   };
 
   test('a login token’s user is read strongly consistent', async () => {
