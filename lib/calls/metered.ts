@@ -5,6 +5,7 @@ import { release, type Reservation, type SpendSettle } from '../../tables/budget
 import type { ApiKey } from '../../tables/keys';
 import type { Resource } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { ensureMayCall } from './access';
 import { promptTokenBound, reserveAll, settlesOf, type Budget } from '../budgets/reservations';
 import { NotInService } from '../errors';
 import { chatOf } from '../platforms/chat';
@@ -112,6 +113,7 @@ export async function prepareCall(input: {
   const { payer, resource } = input;
   const started = new Date(input.now ?? Date.now());
   const callId = input.callId ?? randomUUID();
+  await ensureMayCall(payer.user, resource);
   await ensureInService(resource);
   const traits = traitsOf(resource.type);
   const request: ChatRequest = { ...input.request, target: traits.target(resource) };

@@ -65,7 +65,7 @@ export function toChatRequest(body: CompletionBody): Omit<ChatRequest, 'target'>
 
 /** The resource resolved and the call prepared (model in service, budgets reserved), for either answer. */
 export async function prepareCompletion(input: CompletionInput): Promise<PreparedCall> {
-  const resource = await resolveModel(input.key, input.body.model, input.prefetched);
+  const resource = await resolveModel(input.key, input.user, input.body.model, input.prefetched);
   return prepareCall({ payer: { user: input.user, key: input.key }, resource, request: toChatRequest(input.body) });
 }
 
