@@ -50,7 +50,8 @@ export async function accessView(resource: Pick<Resource, 'type' | 'access'>) {
 /**
  * PUT /api/resources/{resourceId}/access: replaces who may use the resource. Every user and team named
  * must exist (404 naming the first that does not), so a typo cannot grant nothing silently. Takes
- * effect on the next call: every call reads the resource item.
+ * effect on the next call: every call reads the resource item (the gateway eventually consistent, so
+ * on /v1 within about a second).
  */
 export async function setAccess(id: string, input: AccessUpdate, admin: Pick<User, 'username'>, now = new Date()) {
   const [resource, users, teams] = await Promise.all([getTrackedResource(id), getUsers(input.user_ids), getTeams(input.team_ids)]);
