@@ -44,6 +44,25 @@ export interface Resource {
   created_by: string;
   created_at: string;
   last_updated: string;
+  /**
+   * Who may call the resource's model (lib/calls/access.ts decides). null: never set, the platform's
+   * default applies (managed and hosted: everyone; dedicated: admins only).
+   */
+  access: ResourceAccess | null;
+}
+
+/**
+ * Who may call a resource, besides admins and super_admins (who always may): everyone, or the users
+ * and the members of the teams listed. Kept on the resource item, so a call reads it with the
+ * resource at no extra cost.
+ */
+export interface ResourceAccess {
+  everyone: boolean;
+  user_ids: string[];
+  team_ids: string[];
+  /** When an admin last set it (absent on the defaults a deploy writes). */
+  updated_at?: string;
+  updated_by?: string;
 }
 
 /**
@@ -138,8 +157,8 @@ const SPEC_FIELDS = [
   'last_updated',
 ] as const;
 
-/** The spec's fields plus what chat needs to reach the model and who created the resource. */
-const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by'] as const;
+/** The spec's fields plus what chat needs to reach the model, who created the resource and who may call it. */
+const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access'] as const;
 
 const TRACKED_FIELDS = [
   ...FIELDS,
@@ -354,6 +373,7 @@ type ResourcePatch = Partial<
     | 'idle_check_after'
     | 'platform_modified_at'
     | 'variant_names'
+    | 'access'
   >
 >;
 
@@ -615,6 +635,11 @@ export function setGuardrails(id: string, settings: GuardrailSettings, at: strin
     ...(settings.idle_timeout_minutes !== undefined ? { idle_check_after: null } : {}),
     last_updated: at,
   });
+}
+
+/** Who may call the resource (PUT /api/resources/{id}/access). undefined when the resource is gone. */
+export function setResourceAccess(id: string, access: ResourceAccess): Promise<TrackedResource | undefined> {
+  return patchResource(id, { access });
 }
 
 /** The reconciler saw invocations: it need not look again before `after`. */

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid } from '../../lib/http/schemas';
+import { IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid, WithDefault } from '../../lib/http/schemas';
 import { SPEC_STATUSES } from '../../lib/resources/lifecycle';
 
 export const ResourcePath = Type.Object({ resourceId: Uuid }, { additionalProperties: false });
@@ -41,3 +41,20 @@ export const UpdateResourceBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateResourceBody = Static<typeof UpdateResourceBody>;
+
+const AccessIds = (what: string) =>
+  WithDefault(
+    Type.Array(Uuid, { maxItems: 100, uniqueItems: true, description: `the ${what} who may use the resource (up to 100, no repeats)` }),
+    [],
+  );
+
+/** PUT /api/resources/{resourceId}/access: who besides admins may call the resource's model (replaces what was set). */
+export const ResourceAccessBody = Type.Object(
+  {
+    everyone: Type.Boolean({ description: 'true: every user may use it; false: only admins and the users and teams listed' }),
+    user_ids: AccessIds('users'),
+    team_ids: AccessIds("teams' members"),
+  },
+  { additionalProperties: false },
+);
+export type ResourceAccessBody = Static<typeof ResourceAccessBody>;

@@ -4,6 +4,7 @@ import { MetricUnit, dimensionedMetric } from '../../core/observability';
 import type { Reservation, SpendSettle } from '../../tables/budgets';
 import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
+import { ensureMayCall } from './access';
 import { holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { NotInService } from '../errors';
 import { chatOf } from '../platforms/chat';
@@ -94,6 +95,7 @@ export async function prepareCall(input: {
   const { payer, resource } = input;
   const started = new Date(input.now ?? Date.now());
   const callId = input.callId ?? randomUUID();
+  await ensureMayCall(payer.user, resource);
   await ensureInService(resource);
   const traits = traitsOf(resource.type);
   const request: ChatRequest = { ...input.request, target: traits.target(resource) };

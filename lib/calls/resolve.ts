@@ -1,7 +1,9 @@
 import { PLATFORMS, type PlatformName } from '../../core/vocabulary';
 import type { ApiKey } from '../../tables/keys';
+import type { User } from '../../tables/users';
 import { getResource, listResources, resourcesNamed, type NameHolder, type Resource } from '../../tables/resources';
 import { NotFound } from '../errors';
+import { mayCall, usableBy } from './access';
 
 /**
  * Model names, as /v1 callers give them: a resource's endpoint name, or `<platform>/<name>`.
@@ -62,11 +64,13 @@ export async function lookUpModel(model: string): Promise<NameLookup> {
 const mayUseId = (key: Pick<ApiKey, 'resource_ids'>, id: string) => !key.resource_ids || key.resource_ids.includes(id);
 
 /**
- * The resource a call names, for this key; 404 model_not_found when there is none it may use. Among
- * the resources the key may use, a bare name two platforms share means neither: it must be asked for
- * as <platform>/<name> (as GET /v1/models lists it).
+ * The resource a call names, for this key and its owner; 404 model_not_found when there is none they
+ * may use. Among the resources the key may use, a bare name two platforms share means neither: it must
+ * be asked for as <platform>/<name> (as GET /v1/models lists it). A resource the owner may not call
+ * (lib/calls/access.ts) answers as OpenAI answers a model the key cannot use: 404 model_not_found,
+ * the same as a name nobody holds, so a caller learns nothing of resources they may not use.
  */
-export async function resolveModel(key: ApiKey, model: string, prefetched?: Promise<NameLookup>): Promise<Resource> {
+export async function resolveModel(key: ApiKey, user: User, model: string, prefetched?: Promise<NameLookup>): Promise<Resource> {
   const { wanted, holders, expected } = await (prefetched ?? lookUpModel(model));
   const usable = holders.filter((h) => mayUseId(key, h.resourceId));
   if (usable.length !== 1) throw modelNotFound(model);
@@ -74,6 +78,7 @@ export async function resolveModel(key: ApiKey, model: string, prefetched?: Prom
   const resource = expected?.id === resourceId ? expected : await getResource(resourceId);
   if (!resource) throw modelNotFound(model);
   remember(wanted, resource.id);
+  if (!(await mayCall(user, resource))) throw modelNotFound(model);
   return resource;
 }
 
@@ -99,15 +104,18 @@ async function allResources(): Promise<Resource[]> {
   return resources;
 }
 
-/** The resources this key may call, each with its model id (`<platform>/<name>` where two platforms share the name). */
-export async function modelsOfKey(key: Pick<ApiKey, 'resource_ids'>): Promise<GatewayModel[]> {
+/**
+ * The resources this key and its owner may call, each with its model id (`<platform>/<name>` where two
+ * platforms share the name among the key's resources: what resolveModel needs, whoever may call them).
+ */
+export async function modelsOfKey(key: Pick<ApiKey, 'resource_ids'>, user: User): Promise<GatewayModel[]> {
   const resources = (await allResources()).filter((r) => mayUseId(key, r.id));
   const platformsOf = new Map<string, Set<string>>();
   for (const r of resources) {
     const name = r.endpoint_name.toLowerCase();
     platformsOf.set(name, (platformsOf.get(name) ?? new Set()).add(r.type));
   }
-  return resources.map((resource) => ({
+  return (await usableBy(user, resources)).map((resource) => ({
     id:
       (platformsOf.get(resource.endpoint_name.toLowerCase())?.size ?? 0) > 1 ? `${resource.type}/${resource.endpoint_name}` : resource.endpoint_name,
     resource,

@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { PlatformName } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { defaultAccess } from '../calls/access';
 
-/** A new tracked resource with every optional attribute empty. */
+/**
+ * A new tracked resource with every optional attribute empty, and its platform's default access written
+ * out (dedicated: admins only until an admin grants more; managed and hosted: everyone).
+ */
 export function newResource(
   fields: Pick<TrackedResource, 'name' | 'status' | 'health' | 'endpoint_url' | 'region' | 'model_name' | 'model_id' | 'endpoint_name'> &
     Partial<TrackedResource> & { type: PlatformName },
@@ -42,6 +46,7 @@ export function newResource(
     platform_modified_at: null,
     variant_names: null,
     client_token: null,
+    access: defaultAccess(fields.type),
     ...fields,
   };
 }

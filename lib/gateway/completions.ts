@@ -66,7 +66,7 @@ export function toChatRequest(body: CompletionBody): Omit<ChatRequest, 'target'>
 
 /** The resource resolved and the call prepared (model in service, budgets reserved), for either answer. */
 export async function prepareCompletion(input: CompletionInput): Promise<PreparedCall> {
-  const resource = await resolveModel(input.key, input.body.model, input.prefetched);
+  const resource = await resolveModel(input.key, input.payer.user, input.body.model, input.prefetched);
   return prepareCall({ payer: input.payer, resource, request: toChatRequest(input.body) });
 }
 

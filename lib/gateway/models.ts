@@ -1,9 +1,10 @@
 import type { ApiKey } from '../../tables/keys';
+import type { User } from '../../tables/users';
 import { modelsOfKey } from '../calls/resolve';
 
-/** GET /v1/models: OpenAI's list object, of the resources in service the key may call. */
-export async function listModels(key: ApiKey) {
-  const models = (await modelsOfKey(key)).filter((m) => m.resource.status === 'InService');
+/** GET /v1/models: OpenAI's list object, of the resources in service the key and its owner may call. */
+export async function listModels(key: ApiKey, user: User) {
+  const models = (await modelsOfKey(key, user)).filter((m) => m.resource.status === 'InService');
   return {
     object: 'list',
     data: models.map(({ id, resource }) => ({

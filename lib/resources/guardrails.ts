@@ -5,12 +5,21 @@ import { isBillable, monthToDate } from './billing';
  * The two guardrails of a dedicated endpoint, as rules the reconciler applies and the API shows:
  *
  *   idle    no invocation (CloudWatch AWS/SageMaker Invocations, which also counts this service's own
- *           InvokeEndpoint calls) and no chat turn through this service for idle_timeout_minutes
+ *           InvokeEndpoint calls) and no model call through this service (a session chat turn or a
+ *           /v1 gateway call: both move last_chat_at, lib/usage/aggregator.ts) for idle_timeout_minutes.
+ *           Gateway traffic is activity, as it is use: only the callers the resource's access admits
+ *           can make it (lib/calls/access.ts), and a refused call reaches no model and counts for nothing
  *   budget  the month's accrued cost (lib/resources/billing.ts) has reached monthly_budget_usd
  *
  * Either takes an InService endpoint OutOfService: the platform endpoint is deleted (nothing bills),
  * its model and configuration are kept, and start creates it again.
  */
+
+/**
+ * What counts as activity for the idle timeout, as the guardrail view states it: the service's own
+ * calls of both kinds, and invocations that bypass it (CloudWatch counts every invocation).
+ */
+export const IDLE_ACTIVITY = ['session_chat', 'gateway', 'direct_invocations'] as const;
 
 /** The longest idle timeout: a week (the request schemas take it from here). */
 export const IDLE_TIMEOUT_MAX_MINUTES = 10_080;
@@ -53,6 +62,7 @@ export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, 
     budget_remaining_usd: budget === null ? null : usd(Math.max(0, budget - mtd.usd)),
     billing: isBillable(r.status),
     last_chat_at: r.last_chat_at,
+    idle_activity: IDLE_ACTIVITY,
     /** While InService: the earliest time an idle stop can happen if no traffic comes. */
     idle_stop_not_before: watching ? (idleStopNotBefore(r) ?? null) : null,
     stopped: r.stopped,

@@ -15,6 +15,8 @@ import {
   setGuardrails,
   type TrackedResource,
 } from '../../tables/resources';
+import type { User } from '../../tables/users';
+import { accessSetting, accessView, seesAccess } from './access';
 import { billingAfter, isBillable, monthToDate } from './billing';
 import { costsOf, instancePriceOf, metricsOf } from './costs';
 import { budgetReached, guardrailView } from './guardrails';
@@ -29,11 +31,12 @@ const notTracked = () => new NotFound('Resource not found');
 const deletedError = (r: TrackedResource) => new NotFound(`Resource not found: endpoint "${r.endpoint_name}" has been deleted`);
 
 /**
- * GET /api/resources/{resourceId}/status (docs/openapi.yaml resourceStatus), with the guardrails of a dedicated resource.
- * A dedicated endpoint deleted behind the service's back is still tracked: it reads OutOfService with
- * the reason, and start creates it again (or delete removes it).
+ * GET /api/resources/{resourceId}/status (docs/openapi.yaml resourceStatus), with the guardrails of a
+ * dedicated resource and, for admins, who may use it. A dedicated endpoint deleted behind the service's
+ * back is still tracked: it reads OutOfService with the reason, and start creates it again (or delete
+ * removes it).
  */
-export async function resourceStatus(id: string, now = new Date()) {
+export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now = new Date()) {
   let resource = await getTrackedResource(id);
   if (!resource) throw notTracked();
   // Endpoints change on their platform: read what it says now (managed and hosted are always on).
@@ -43,10 +46,11 @@ export async function resourceStatus(id: string, now = new Date()) {
     if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
     resource = synced.resource;
   }
-  const [{ metrics, warning }, costs, price] = await Promise.all([
+  const [{ metrics, warning }, costs, price, access] = await Promise.all([
     metricsOf(resource),
     costsOf(resource, now),
     hasEndpoint ? instancePriceOf(resource) : 0,
+    seesAccess(caller) ? accessView(resource) : undefined,
   ]);
   return {
     success: true,
@@ -54,6 +58,7 @@ export async function resourceStatus(id: string, now = new Date()) {
     metrics,
     costs,
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
+    ...(access ? { access } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
     ...(warning || resource.vanished_at ? { warnings: [...(warning ? [warning] : []), ...(resource.vanished_at ? [VANISHED_HINT] : [])] } : {}),
   };
@@ -62,10 +67,17 @@ export async function resourceStatus(id: string, now = new Date()) {
 const VANISHED_HINT =
   'The endpoint was deleted outside this service: action start creates it again from its kept configuration; delete (confirm: true) removes the resource';
 
-/** GET /api/resources: the stored view (the status endpoint refreshes one resource from its platform). */
-export async function listResources(filter: { type?: PlatformName; status?: SpecStatus; limit: number; cursor?: string }) {
+/**
+ * GET /api/resources: the stored view (the status endpoint refreshes one resource from its platform);
+ * admins see who may use each resource too.
+ */
+export async function listResources(
+  filter: { type?: PlatformName; status?: SpecStatus; limit: number; cursor?: string },
+  caller: Pick<User, 'role'>,
+) {
   const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit, cursor: filter.cursor });
-  return { success: true, resources: resources.map(publicResource), count: resources.length, nextCursor };
+  const shown = seesAccess(caller) ? resources.map((r) => ({ ...publicResource(r), access: accessSetting(r) })) : resources.map(publicResource);
+  return { success: true, resources: shown, count: resources.length, nextCursor };
 }
 
 /** PATCH /api/resources/{resourceId}'s input: a number sets a guardrail, null clears it, absent leaves it. */

@@ -118,3 +118,38 @@ test('a revoked key, a made-up key and a login token are the SDK’s Authenticat
     expect(err).toBeInstanceOf(OpenAI.AuthenticationError);
   }
 });
+
+test('a resource its owner may not use is the SDK’s NotFoundError model_not_found and is not listed; once granted it is both', async () => {
+  const name = `gw-restricted-${suffix}`;
+  const deployed = await http('POST', '/api/deploy/managed', { token: admin, body: { modelId: MANAGED_MODEL, endpointName: name, dryRun: false } });
+  expect(deployed.status).toBe(200);
+  expect((await http('PUT', `/api/resources/${deployed.body.id}/access`, { token: admin, body: { everyone: false } })).status).toBe(200);
+  const username = `gw_user_${suffix}`;
+  const created = await http('POST', '/api/admin/users', {
+    token: admin,
+    body: { username, email: `${username}@example.com`, name: 'Gateway user', role: 'user', password: 'a-long-password' },
+  });
+  expect(created.status).toBe(201);
+  const login = await http('POST', '/api/auth/login', { body: { username, password: 'a-long-password' } });
+  const key = await http('POST', '/api/keys', { token: login.body.token, body: { name: 'mine' } });
+  const theirs = clientFor(key.body.key);
+  const listed = async () => {
+    const ids: string[] = [];
+    for await (const model of theirs.models.list()) ids.push(model.id);
+    return ids;
+  };
+  const ask = () => theirs.chat.completions.create({ model: name, messages: [{ role: 'user', content: 'Say hello' }], max_tokens: 20 });
+
+  const err = await ask().catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(OpenAI.NotFoundError);
+  expect((err as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  expect(await listed()).not.toContain(name);
+
+  const granted = await http('PUT', `/api/resources/${deployed.body.id}/access`, {
+    token: admin,
+    body: { everyone: false, user_ids: [created.body.user.id] },
+  });
+  expect(granted.status).toBe(200);
+  expect((await ask()).object).toBe('chat.completion');
+  expect(await listed()).toContain(name);
+});

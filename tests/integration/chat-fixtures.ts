@@ -31,7 +31,11 @@ const awsConfig = () => ({
   maxAttempts: 1,
 });
 
-/** Writes a tracked resource (PK RES#<id>, SK META), InService unless told otherwise. */
+/**
+ * Writes a tracked resource (PK RES#<id>, SK META), InService and open to everyone unless told
+ * otherwise (these tests are about chat; who may call a resource is tests/integration/resource-access.test.ts;
+ * `access: null` writes one whose access was never set).
+ */
 export async function putResource(fields: Partial<Resource> & Pick<Resource, 'type'>): Promise<Resource> {
   const now = new Date().toISOString();
   const id = fields.id ?? randomUUID();
@@ -50,6 +54,7 @@ export async function putResource(fields: Partial<Resource> & Pick<Resource, 'ty
     created_by: randomUUID(),
     created_at: now,
     last_updated: now,
+    access: { everyone: true, user_ids: [], team_ids: [] },
     ...fields,
   };
   await db.send(new PutCommand({ TableName: TABLE, Item: { ...resourceKey(id), entity: 'resource', ...resource } }));

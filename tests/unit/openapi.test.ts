@@ -13,7 +13,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { operationsOf, pointerOf, resolve } from '../e2e/contract';
 import { CreateUserBody, ListAuditQuery, ListUsersQuery, UpdateUserBody, UserPath } from '../../functions/admin/schemas';
 import { DeployDedicatedBody, DeployHostedBody, DeployManagedBody } from '../../functions/deploy/schemas';
-import { ControlBody, ListResourcesQuery, ResourcePath, UpdateResourceBody } from '../../functions/resources/schemas';
+import { ControlBody, ListResourcesQuery, ResourceAccessBody, ResourcePath, UpdateResourceBody } from '../../functions/resources/schemas';
 import { AdoptOrphanBody, DeleteOrphanQuery, ListOrphansQuery, OrphanPath } from '../../functions/orphans/schemas';
 import { LegacyChatBody, LegacyQuery, ThreadChatBody, ThreadQuery } from '../../functions/chat/schemas';
 import { ConversationMessagesQuery, ConversationPath, CreateConversationBody, ListConversationsQuery } from '../../functions/conversations/schemas';
@@ -441,6 +441,7 @@ const BODIES: Record<string, TSchema> = {
   deployHosted: DeployHostedBody,
   resourceControl: ControlBody,
   updateResource: UpdateResourceBody,
+  setResourceAccess: ResourceAccessBody,
   adoptOrphan: AdoptOrphanBody,
   chatThreadPost: ThreadChatBody,
   chatLegacyPost: LegacyChatBody,
@@ -469,6 +470,7 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   resourceStatus: { path: ResourcePath },
   resourceControl: { path: ResourcePath },
   updateResource: { path: ResourcePath },
+  setResourceAccess: { path: ResourcePath },
   listOrphans: { query: ListOrphansQuery },
   adoptOrphan: { path: OrphanPath },
   deleteOrphan: { path: OrphanPath, query: DeleteOrphanQuery },

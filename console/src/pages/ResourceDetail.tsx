@@ -104,6 +104,7 @@ export default function ResourceDetail() {
             <Metrics metrics={data.metrics} />
             <Costs costs={data.costs} />
             {data.guardrails ? <Guardrails id={id} guardrails={data.guardrails} admin={admin} onSaved={() => void q.reload()} /> : null}
+            {data.access ? <Access id={id} access={data.access} onSaved={() => void q.reload()} /> : null}
           </div>
         </>
       ) : null}
@@ -206,7 +207,8 @@ function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardra
           ['Cost this month', usd(g.month_to_date_usd)],
           ['Budget left', g.budget_remaining_usd === null ? '—' : usd(g.budget_remaining_usd)],
           ['Billing now', g.billing ? 'yes' : 'no'],
-          ['Last chat', dateTime(g.last_chat_at)],
+          ['Last call', dateTime(g.last_chat_at)],
+          ['Counts as activity', 'chat, /v1 gateway calls and direct invocations'],
           ['Idle stop not before', dateTime(g.idle_stop_not_before)],
         ]}
       />
@@ -242,5 +244,113 @@ function Costs({ costs }: { costs: Status['costs'] }) {
       <h2>Cost</h2>
       <Facts items={[...items, ['As of', dateTime(costs.last_updated)]]} />
     </section>
+  );
+}
+
+/** Who besides admins may use the resource (admins only: the status carries it for them). */
+function Access(props: { id: string; access: NonNullable<Status['access']>; onSaved: () => void }) {
+  const a = props.access;
+  const [everyone, setEveryone] = useState(a.everyone);
+  const [userIds, setUserIds] = useState<string[]>(a.user_ids);
+  const [teamIds, setTeamIds] = useState<string[]>(a.team_ids);
+  const users = useQuery(() => unwrap(api.GET('/api/admin/users', { params: { query: { limit: 100 } } })), []);
+  const teams = useQuery(() => unwrap(api.GET('/api/teams', { params: { query: { limit: 100 } } })), []);
+  const save = useAction(async (e: FormEvent) => {
+    e.preventDefault();
+    await unwrap(
+      api.PUT('/api/resources/{resourceId}/access', {
+        params: { path: { resourceId: props.id } },
+        body: { everyone, user_ids: everyone ? [] : userIds, team_ids: everyone ? [] : teamIds },
+      }),
+    );
+    props.onSaved();
+    return true;
+  });
+  const who = a.everyone
+    ? 'Every user'
+    : ['Admins', ...a.users.map((u) => u.username ?? `${u.id} (deleted)`), ...a.teams.map((t) => `team ${t.name ?? `${t.id} (deleted)`}`)].join(', ');
+  // Granted users and teams stay listed even when they are not on the first page of all of them.
+  // Only a super_admin may list users: an admin adds a user by id instead.
+  const [added, setAdded] = useState<string[]>([]);
+  const [newId, setNewId] = useState('');
+  const userOptions = [
+    ...(users.data?.users ?? []).filter((u) => u.role === 'user').map((u) => ({ id: u.id, label: u.username })),
+    ...a.users.filter((g) => !users.data?.users.some((u) => u.id === g.id)).map((g) => ({ id: g.id, label: g.username ?? g.id })),
+    ...added.filter((id) => !a.user_ids.includes(id)).map((id) => ({ id, label: id })),
+  ];
+  const teamOptions = [
+    ...(teams.data?.teams ?? []).map((t) => ({ id: t.id, label: t.name })),
+    ...a.teams.filter((g) => !teams.data?.teams.some((t) => t.id === g.id)).map((g) => ({ id: g.id, label: g.name ?? g.id })),
+  ];
+  return (
+    <section className="panel" aria-labelledby="access-heading">
+      <h2 id="access-heading">Who may use it</h2>
+      <Facts
+        items={[
+          ['May use it', who],
+          ['Set', a.default ? 'never: the platform default' : `${dateTime(a.updated_at)} by ${a.updated_by ?? ''}`],
+        ]}
+      />
+      <p className="hint">Admins may always use every resource. Others are refused (chat: 403; /v1: model not found) until granted here.</p>
+      <form onSubmit={(e) => void save.run(e)}>
+        <label className="check">
+          <input type="checkbox" checked={everyone} onChange={(e) => setEveryone(e.target.checked)} /> Every user
+        </label>
+        {everyone ? null : (
+          <div className="row">
+            <div>
+              <CheckList legend="Users" options={userOptions} chosen={userIds} onChange={setUserIds} empty="No users yet" />
+              {users.error ? (
+                <div className="inline-form">
+                  <input aria-label="User id to add" placeholder="user id" value={newId} onChange={(e) => setNewId(e.target.value.trim())} />
+                  <button
+                    type="button"
+                    disabled={!newId}
+                    onClick={() => {
+                      setAdded([...added, newId]);
+                      setUserIds([...userIds, newId]);
+                      setNewId('');
+                    }}
+                  >
+                    Add user
+                  </button>
+                </div>
+              ) : null}
+            </div>
+            <CheckList legend="Teams" options={teamOptions} chosen={teamIds} onChange={setTeamIds} empty="No teams yet" />
+          </div>
+        )}
+        <button type="submit" disabled={save.pending}>
+          Save access
+        </button>
+        <ErrorText error={save.error} />
+      </form>
+    </section>
+  );
+}
+
+/** A group of checkboxes choosing ids. */
+function CheckList(props: {
+  legend: string;
+  options: { id: string; label: string }[];
+  chosen: string[];
+  onChange: (ids: string[]) => void;
+  empty: string;
+}) {
+  return (
+    <fieldset>
+      <legend>{props.legend}</legend>
+      {props.options.length === 0 ? <span className="hint">{props.empty}</span> : null}
+      {props.options.map((o) => (
+        <label key={o.id} className="check">
+          <input
+            type="checkbox"
+            checked={props.chosen.includes(o.id)}
+            onChange={(e) => props.onChange(e.target.checked ? [...props.chosen, o.id] : props.chosen.filter((x) => x !== o.id))}
+          />{' '}
+          {o.label}
+        </label>
+      ))}
+    </fieldset>
   );
 }
