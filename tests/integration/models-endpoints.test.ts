@@ -48,7 +48,7 @@ describe('GET /api/models/managed', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1' });
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'customization',
@@ -92,7 +92,7 @@ describe('GET /api/models/managed', () => {
   test('the catalogue is cached in the table for the configured TTL and the next listing is served from it', async () => {
     await get(listManaged, '/api/models/managed');
     const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
-    expect(cached?.entries).toHaveLength(8);
+    expect(cached?.entries).toHaveLength(10);
     expect(cached?.complete).toBe(true);
     expect(cached?.fetchedAt).toMatch(ISO);
     const expectedExpiry = Math.floor(Date.now() / 1000) + 3600;
@@ -100,7 +100,7 @@ describe('GET /api/models/managed', () => {
     expect(cached?.expiresAt).toBeLessThanOrEqual(expectedExpiry);
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('cache');
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
   });
 
   test('an expired copy is not served while the platform answers', async () => {
@@ -108,7 +108,7 @@ describe('GET /api/models/managed', () => {
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries: [], expiresAt: Math.floor(Date.now() / 1000) - 1 });
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('live');
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
   });
 });
 
@@ -159,10 +159,12 @@ describe('GET /api/models/dedicated', () => {
     const res = await list();
     expect(res.body.source).toBe('public');
     expect(res.body.models.map((m: any) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Mistral 7B Instruct',
       'Phi-3 Mini 4K Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
+      'BGE Large EN v1.5',
       'Gemma 2B Instruct',
       'Falcon 7B Instruct BF16',
     ]);
@@ -181,11 +183,12 @@ describe('GET /api/models/dedicated', () => {
 
   test('max caps the number of models', async () => {
     expect((await list({ source: 'all', max: '3' })).body.models).toHaveLength(3);
-    expect((await list({ source: 'all', max: '50' })).body.models).toHaveLength(10);
+    expect((await list({ source: 'all', max: '50' })).body.models).toHaveLength(12);
   });
 
   test('search filters by name without regard to case, on model names and display names', async () => {
     expect((await list({ search: 'llama' })).body.models.map((m: any) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
     ]);
@@ -225,7 +228,7 @@ describe('GET /api/models/hosted', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'provider', 'success']);
     expect(res.body).toMatchObject({ success: true, provider: 'hosted' });
-    expect(res.body.models).toHaveLength(6);
+    expect(res.body.models).toHaveLength(8);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual(['id', 'name', 'provider', 'tags', 'task']);
       expect(m.provider).toBe('hosted');
