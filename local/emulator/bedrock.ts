@@ -345,7 +345,8 @@ function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, 
   if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate as string))
     throw malformed(`#/truncate: ${JSON.stringify(body.truncate)} is not a valid enum value`);
   const dimensions = model.embedding?.dimensions[0] ?? 1024;
-  const embeddings = (texts as string[]).map((t) => embeddingOf(t, dimensions));
+  // Queries and documents are embedded differently, as Cohere's models do.
+  const embeddings = (texts as string[]).map((t) => embeddingOf(`${String(body.input_type)}|${t}`, dimensions));
   const byType = Array.isArray(body.embedding_types);
   return {
     tokens: (texts as string[]).reduce((n, t) => n + tokensFor(t.length), 0),

@@ -8,7 +8,7 @@ import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, InvokeMod
 import { CreateEndpointCommand, CreateEndpointConfigCommand, CreateModelCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
-import { clientConfig, decode, injectFault, rejection } from './helpers';
+import { PNG, clientConfig, decode, injectFault, rejection } from './helpers';
 
 let emulator: RunningEmulator;
 let bedrock: BedrockRuntimeClient;
@@ -19,9 +19,6 @@ const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
 const COMMAND_R = 'cohere.command-r-v1:0';
 const TITAN_TEXT = 'amazon.titan-text-express-v1';
 const KEY = 'features-key';
-
-/** The smallest PNG there is: a 1x1 pixel. */
-export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 const weather = {
   toolSpec: {

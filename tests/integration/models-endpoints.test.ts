@@ -120,7 +120,7 @@ describe('GET /api/models/dedicated', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'source', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1', source: 'all' });
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(12);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'creationTime',
@@ -410,9 +410,9 @@ describe('POST /api/admin/sync-models', () => {
     expect(first.body.errors).toEqual([]);
     expect(Object.keys(first.body.platforms).sort()).toEqual(['dedicated', 'hosted', 'managed']);
     for (const [platform, total] of [
-      ['managed', 8],
-      ['dedicated', 10],
-      ['hosted', 6],
+      ['managed', 10],
+      ['dedicated', 12],
+      ['hosted', 8],
     ] as const) {
       const report = first.body.platforms[platform];
       expect(Object.keys(report).sort()).toEqual(['added', 'changed', 'removed', 'status', 'total', 'unchanged']);
@@ -422,9 +422,9 @@ describe('POST /api/admin/sync-models', () => {
     }
 
     const second = await sync(adminToken);
-    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
-    expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
-    expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 6, added: 0, removed: 0, changed: 0, unchanged: 6 });
+    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
+    expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 12, added: 0, removed: 0, changed: 0, unchanged: 12 });
+    expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
   });
 
   test('a sync reports models that appeared and disappeared since the cached copy', async () => {
@@ -433,7 +433,7 @@ describe('POST /api/admin/sync-models', () => {
     entries.push({ id: 'acme/retired-model', name: 'Retired Model', provider: 'hosted', tags: ['retired', 'chat'], task: 'chat' } as never);
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries });
     const res = await sync(adminToken);
-    expect(res.body.platforms.hosted).toEqual({ status: 'refreshed', total: 6, added: 1, removed: 1, changed: 0, unchanged: 5 });
+    expect(res.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 1, removed: 1, changed: 0, unchanged: 7 });
   });
 
   test('a sync drops cached dedicated searches', async () => {
