@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EndpointStatus, PlatformName } from '../core/vocabulary';
+import type { EndpointStatus, ModelCapabilities, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor, getItems } from './client';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -107,6 +107,11 @@ export interface TrackedResource extends Resource {
   variant_names: string[] | null;
   /** The client's id of the deploy that created it: a repeat with the same token gets the same answer. */
   client_token: string | null;
+  /**
+   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
+   * so that a call knows without another read; null on resources tracked before it was recorded.
+   */
+  capabilities: ModelCapabilities | null;
 }
 
 /** Why a guardrail took the endpoint OutOfService. */
@@ -164,6 +169,7 @@ const TRACKED_FIELDS = [
   'platform_modified_at',
   'variant_names',
   'client_token',
+  'capabilities',
 ] as const;
 
 export function resourceFromItem(item: Record<string, unknown>): Resource {

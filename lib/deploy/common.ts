@@ -42,6 +42,7 @@ export function newResource(
     platform_modified_at: null,
     variant_names: null,
     client_token: null,
+    capabilities: null,
     ...fields,
   };
 }
