@@ -53,6 +53,8 @@ function requiredAlternativesHold(schema: Json, value: unknown): boolean {
 function sample(schema: Json, optional = true): unknown {
   if (schema.const !== undefined) return schema.const;
   if (schema.oneOf) return sample(schema.oneOf[0], optional);
+  // A tagged union's if/then/else chain (Tagged in lib/http/schemas.ts) ends in its untagged branch.
+  if (schema.if) return sample(schema.else, optional);
   // An object-level anyOf of required fields is not a union of values: the object needs one of them.
   if (schema.anyOf && schema.type !== 'object') return sample(schema.anyOf[0], optional);
   switch (schema.type) {
