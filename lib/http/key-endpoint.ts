@@ -37,7 +37,10 @@ export function keyEndpoint<B extends TSchema, P = never>(
   const anthropic = options.dialect === 'anthropic';
   return stack(
     { auth: 'user', body: options.body, errorShape: anthropic ? 'anthropic' : 'openai', streaming: options.streaming },
-    [requestIdHeader(anthropic ? ['x-request-id', 'request-id'] : undefined), authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch })],
+    [
+      requestIdHeader(anthropic ? ['x-request-id', 'request-id'] : undefined),
+      authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }),
+    ],
     (request) =>
       handler({
         body: request.body,

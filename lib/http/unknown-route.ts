@@ -21,7 +21,9 @@ export function unknownRouteShape(event: ApiEvent): ErrorShape {
 export function unknownRoute(event: ApiEvent): NotFound {
   const route = `${event.requestContext.http.method} ${event.rawPath}`;
   if (isGateway(event.rawPath)) {
-    return new NotFound(`Unknown request URL: ${route}. Please check the URL for typos; this gateway serves ${GATEWAY_ROUTES}`, { code: 'unknown_url' });
+    return new NotFound(`Unknown request URL: ${route}. Please check the URL for typos; this gateway serves ${GATEWAY_ROUTES}`, {
+      code: 'unknown_url',
+    });
   }
   return new NotFound('Route not found', route);
 }

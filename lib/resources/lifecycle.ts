@@ -89,13 +89,7 @@ const refuse = (statusCode: 400 | 409, message: string): ControlDecision => ({ k
  * call: action matrix and confirmation), then with the endpoint's current status and whether its
  * platform endpoint is absent with its configuration kept (stopped by a guardrail, or vanished).
  */
-export function decideControl(
-  type: PlatformName,
-  action: ControlAction,
-  confirm: boolean,
-  status?: EndpointStatus,
-  absent = false,
-): ControlDecision {
+export function decideControl(type: PlatformName, action: ControlAction, confirm: boolean, status?: EndpointStatus, absent = false): ControlDecision {
   if (traitsOf(type).lifecycle !== 'endpoint') {
     if (action !== 'delete') {
       return refuse(
