@@ -44,6 +44,12 @@ export interface Resource {
   created_by: string;
   created_at: string;
   last_updated: string;
+  inference_image: string | null;
+  /**
+   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
+   * so that a call knows without another read; null on resources tracked before it was recorded.
+   */
+  capabilities: ModelCapabilities | null;
 }
 
 /**
@@ -69,7 +75,6 @@ export interface TrackedResource extends Resource {
   deploy_state: 'reserved' | 'started' | null;
   endpoint_arn: string | null;
   model_package_arn: string | null;
-  inference_image: string | null;
   model_data_url: string | null;
   execution_role_arn: string | null;
   operation: PendingOperation | null;
@@ -107,11 +112,6 @@ export interface TrackedResource extends Resource {
   variant_names: string[] | null;
   /** The client's id of the deploy that created it: a repeat with the same token gets the same answer. */
   client_token: string | null;
-  /**
-   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
-   * so that a call knows without another read; null on resources tracked before it was recorded.
-   */
-  capabilities: ModelCapabilities | null;
 }
 
 /** Why a guardrail took the endpoint OutOfService. */
@@ -143,8 +143,8 @@ const SPEC_FIELDS = [
   'last_updated',
 ] as const;
 
-/** The spec's fields plus what chat needs to reach the model and who created the resource. */
-const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by'] as const;
+/** The spec's fields plus what chat needs to reach the model (and to know what it can do) and who created the resource. */
+const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'inference_image', 'capabilities'] as const;
 
 const TRACKED_FIELDS = [
   ...FIELDS,
@@ -152,7 +152,6 @@ const TRACKED_FIELDS = [
   'deploy_state',
   'endpoint_arn',
   'model_package_arn',
-  'inference_image',
   'model_data_url',
   'execution_role_arn',
   'operation',
@@ -169,7 +168,6 @@ const TRACKED_FIELDS = [
   'platform_modified_at',
   'variant_names',
   'client_token',
-  'capabilities',
 ] as const;
 
 export function resourceFromItem(item: Record<string, unknown>): Resource {

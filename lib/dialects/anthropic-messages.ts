@@ -41,6 +41,7 @@ import {
   streamFailure,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
+import type { FeatureFields } from '../calls/metered';
 
 // ---------------------------------------------------------------------------------------------
 // The request, as functions/gateway/schemas.ts lets it through
@@ -364,3 +365,6 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 
 /** Anthropic's error body: `{"type": "error", "error": {"type", "message"}}`. */
 export { anthropicErrorBody as errorBody };
+
+/** The fields of the features a model may lack, as Anthropic's Messages API names them (the refusal's `param`). */
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'output_config.format', images: 'messages' };

@@ -36,6 +36,7 @@ import {
   streamFailure,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
+import type { FeatureFields } from '../calls/metered';
 
 // ---------------------------------------------------------------------------------------------
 // The request, as functions/gateway/schemas.ts lets it through
@@ -301,3 +302,6 @@ export async function* frames(
 
 /** OpenAI's error body: `{error: {message, type, code, param}}`. */
 export { openAiErrorBody as errorBody };
+
+/** The fields of the features a model may lack, as OpenAI's chat names them (the refusal's `param`). */
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };

@@ -48,6 +48,7 @@ import {
   streamFailure,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
+import type { FeatureFields } from '../calls/metered';
 
 // ---------------------------------------------------------------------------------------------
 // The request, as functions/gateway/schemas.ts lets it through
@@ -519,3 +520,6 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
     response: responseObject(meta, call.echo, { status, output, usage, incomplete_details }),
   });
 }
+
+/** The fields of the features a model may lack, as the Responses API names them (the refusal's `param`). */
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'text.format', images: 'input' };

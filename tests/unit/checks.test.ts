@@ -257,13 +257,22 @@ describe('OpenAI request fields the gateway does not offer yet', () => {
   const base = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
 
   test.each([
-    ['tools', [{ type: 'function', function: { name: 'f' } }]],
     ['logprobs', true],
-    ['response_format', { type: 'json_object' }],
+    ['audio', { voice: 'alloy', format: 'mp3' }],
+    ['functions', [{ name: 'f' }]],
   ])("%s is refused as not supported yet, with OpenAI's code unsupported_parameter and param naming it", (field, value) => {
     const err = refusal(() => completion.parse({ ...base, [field]: value }));
     expect(err.message).toBe(`Unsupported parameter: '${field}' is not supported by this gateway yet`);
     expect(toHttpError(err)).toMatchObject({ statusCode: 400, code: 'unsupported_parameter', param: field });
+  });
+
+  test.each([
+    ['tools', [{ type: 'function', function: { name: 'f' } }]],
+    ['response_format', { type: 'json_object' }],
+    ['tool_choice', 'auto'],
+    ['parallel_tool_calls', false],
+  ])('%s, which the gateway now serves, is accepted', (field, value) => {
+    expect(() => completion.parse({ ...base, [field]: value })).not.toThrow();
   });
 
   test('a misspelt field stays an unknown field', () => {

@@ -18,13 +18,13 @@ import { PNG, answering, refusal } from '../helpers/dialects';
 // What a passing check lets through is what the dialect reads: a type error here if they drift apart.
 type Fits<A extends B, B> = [A, B];
 export type DialectBodies = [
-  Fits<Static<typeof schemas.OpenAiChatBody>, openAiChat.OpenAiChatBody>,
+  Fits<Static<typeof schemas.ChatCompletionBody>, openAiChat.OpenAiChatBody>,
   Fits<Static<typeof schemas.EmbeddingsBody>, openAiEmbeddings.EmbeddingsBody>,
   Fits<Static<typeof schemas.ResponsesBody>, openAiResponses.ResponsesBody>,
   Fits<Static<typeof schemas.MessagesBody>, anthropicMessages.MessagesBody>,
 ];
 
-const chat = validator(checks.OpenAiChatBody, 'body');
+const chat = validator(checks.ChatCompletionBody, 'body');
 const embeddings = validator(checks.EmbeddingsBody, 'body');
 const responses = validator(checks.ResponsesBody, 'body');
 const messages = validator(checks.MessagesBody, 'body');
