@@ -22,7 +22,7 @@
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
 import type { ChatReply, ChatTurn, ContentPart, FinishReason, ToolChoice, ToolSpec } from '../platforms/types';
-import { anthropicErrorBody } from './anthropic-errors';
+import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
   StreamedCalls,
   argumentsObject,

@@ -4,7 +4,7 @@
  * (MessageStream assembles the message from the events; an `error` event is raised by its type).
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { anthropicErrorBody } from '../../lib/dialects/anthropic-errors';
+import { anthropicErrorBody } from '../../lib/http/anthropic-errors';
 import { answer, frames, parse, type MessagesBody } from '../../lib/dialects/anthropic-messages';
 import { UpstreamError } from '../../lib/errors';
 import { JPEG, META, PNG, SETTLED, answering, events, stream, text, refusal, reply } from '../helpers/dialects';

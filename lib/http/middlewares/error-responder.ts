@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
-import { anthropicErrorBody } from '../../dialects/anthropic-errors';
+import { anthropicErrorBody } from '../anthropic-errors';
 import { UpstreamError } from '../../errors';
 import { HttpError, toHttpError, type ErrorRoute } from '../errors';
 import type { ApiEvent } from '../types';
@@ -11,7 +11,7 @@ import type { ApiEvent } from '../types';
  * with the text in `message`. `thread`: chat thread errors, which add threadId '' and messages [].
  * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse. `anthropic`:
  * Anthropic's Messages API route (POST /v1/messages) answers in Anthropic's shape
- * (lib/dialects/anthropic-errors.ts).
+ * (lib/http/anthropic-errors.ts).
  */
 export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai' | 'anthropic';
 

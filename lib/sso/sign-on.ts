@@ -36,9 +36,9 @@ import { recordUserAction } from '../audit/user-action';
 import { NotFound, isDomainError } from '../errors';
 import { addMember, removeMember } from '../teams/service';
 import { provisionUser, updateUser } from '../users/service';
-import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from './oidc';
-import { describeFailure, failure, type Redirect } from './sso-start';
-import { issueToken } from './tokens';
+import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from '../auth/oidc';
+import { describeFailure, failure, type Redirect } from '../auth/sso-start';
+import { issueToken } from '../auth/tokens';
 
 /**
  * GET /api/auth/oidc/callback: the provider's answer. Always a redirect to the console, with the
