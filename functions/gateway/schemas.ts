@@ -211,6 +211,7 @@ export const ChatCompletionBody = Type.Object(
     seed: Type.Optional(Type.Integer()),
     presence_penalty: Type.Optional(Zero),
     frequency_penalty: Type.Optional(Zero),
+    store: Type.Optional(Nullable(Type.Boolean({ description: 'accepted and changes nothing: the gateway stores no completion' }))),
     ...notSupported([
       'functions',
       'function_call',
@@ -224,7 +225,6 @@ export const ChatCompletionBody = Type.Object(
       'verbosity',
       'web_search_options',
       'service_tier',
-      'store',
       'metadata',
       'prompt_cache_key',
       'safety_identifier',

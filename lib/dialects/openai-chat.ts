@@ -95,6 +95,8 @@ export interface OpenAiChatBody {
   tool_choice?: OpenAiToolChoice;
   parallel_tool_calls?: boolean;
   response_format?: ResponseFormat;
+  /** Accepted (the Vercel AI SDK sends it with `store: false`) and changes nothing: no completion is stored. */
+  store?: boolean | null;
 }
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */

@@ -271,6 +271,7 @@ describe('OpenAI request fields the gateway does not offer yet', () => {
     ['response_format', { type: 'json_object' }],
     ['tool_choice', 'auto'],
     ['parallel_tool_calls', false],
+    ['store', false],
   ])('%s, which the gateway now serves, is accepted', (field, value) => {
     expect(() => completion.parse({ ...base, [field]: value })).not.toThrow();
   });

@@ -353,8 +353,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         }
       }
     }
-    // Session chat (thread and legacy) and the gateway (its HTTP API route and its streaming URL).
-    expect(byRole.size).toBe(4);
+    // Session chat (thread and legacy share a role), the gateway's chat (chat completions on the HTTP API
+    // and the streaming URL, the Responses and Messages APIs share one) and its embeddings.
+    expect(byRole.size).toBe(3);
     for (const statements of byRole.values()) {
       for (const st of statements) {
         expect(JSON.stringify(st.Resource)).toMatch(/:endpoint\/\*"/);
