@@ -249,22 +249,36 @@ export function functionTimeoutMs(area: string, functionName: string): number {
   return (own ?? provider) * 1000;
 }
 
+/** The routes the deploy sends to function URLs (console/deploy/cloudfront.yml), with their functions. */
+const STREAMING_ROUTES = [
+  { path: '/v1/chat/completions', functionName: 'chatCompletionsStream', load: () => import('../functions/gateway/completions-stream') },
+  { path: '/v1/responses', functionName: 'responsesStream', load: () => import('../functions/gateway/responses-stream') },
+  { path: '/v1/messages', functionName: 'messagesStream', load: () => import('../functions/gateway/messages-stream') },
+] as const;
+
 /**
- * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions
- * (functions/gateway/completions-stream.ts), with its deployed timeout unless `timeoutMs` says
- * otherwise (a test of the deadline). Call once the service's environment is in process.env: the
- * handler reads its configuration when its module loads.
+ * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions,
+ * /v1/responses and /v1/messages (functions/gateway/*-stream.ts), each with its deployed timeout unless
+ * `timeoutMs` says otherwise (a test of the deadline). `port` is the first one's (the others take free
+ * loopback ports: only the front door calls them). Call once the service's environment is in
+ * process.env: a handler reads its configuration when its module loads.
  */
 export async function startFunctionUrls(
   options: { port?: number; timeoutMs?: number } = {},
 ): Promise<{ routes: FunctionUrlRoute[]; close(): Promise<void> }> {
   installAwsLambdaGlobal();
-  const { handler } = await import('../functions/gateway/completions-stream');
-  const completions = await startLambdaUrl({
-    handler,
-    functionName: 'chatCompletionsStream',
-    port: options.port,
-    timeoutMs: options.timeoutMs ?? functionTimeoutMs('gateway', 'chatCompletionsStream'),
-  });
-  return { routes: [{ method: 'POST', path: '/v1/chat/completions', url: completions.url }], close: () => completions.close() };
+  const started = await Promise.all(
+    STREAMING_ROUTES.map(async (route, i) =>
+      startLambdaUrl({
+        handler: (await route.load()).handler,
+        functionName: route.functionName,
+        port: i === 0 ? options.port : undefined,
+        timeoutMs: options.timeoutMs ?? functionTimeoutMs('gateway', route.functionName),
+      }),
+    ),
+  );
+  return {
+    routes: STREAMING_ROUTES.map((route, i) => ({ method: 'POST', path: route.path, url: started[i]!.url })),
+    close: () => Promise.all(started.map((s) => s.close())).then(() => undefined),
+  };
 }

@@ -201,6 +201,28 @@ describe('structured output on /v1/chat/completions', () => {
     expect(typeof JSON.parse(text)).toBe('object');
   });
 
+  // The emulator's model writes the user's words into a string, whatever its pattern: an answer that does not validate, as a real model's may not.
+  const PIN = {
+    type: 'json_schema',
+    json_schema: { name: 'pin', schema: { type: 'object', properties: { pin: { type: 'string', pattern: '^[0-9]{4}$' } }, required: ['pin'] } },
+  };
+
+  test('an answer that does not validate against the schema is a 502 saying so, and the call is still charged', async () => {
+    const { owner, key, id } = await newKey();
+    const res = await post(completions, key, ask(hosted.endpoint_name, 'Make up a pin', { response_format: PIN }));
+    expect(res.status).toBe(502);
+    expect(res.body.error.message).toMatch(/not the structured output asked for: .*does not match the schema "pin"/);
+    expect(await keySpent(owner, id)).toBeGreaterThan(0);
+  });
+
+  test('a streamed answer that does not validate ends with an error event instead of [DONE], and is charged', async () => {
+    const { owner, key, id } = await newKey();
+    const res = await post(completions, key, ask(managed.endpoint_name, 'Make up a pin', { response_format: PIN, stream: true }));
+    expect(res.raw).not.toContain('[DONE]');
+    expect(events(res.raw).at(-1).error.message).toMatch(/not the structured output asked for/);
+    expect(await keySpent(owner, id)).toBeGreaterThan(0);
+  });
+
   test('a model without JSON output is refused with 400 param response_format', async () => {
     const { key } = await newKey();
     const res = await post(completions, key, ask(textOnly.endpoint_name, 'Hi', { response_format: { type: 'json_object' } }));
