@@ -126,6 +126,14 @@ describe('openai', () => {
     expect(deltas.join('')).toBe(final.output_text);
   });
 
+  test('a streamed request for what the model cannot do is refused by the streaming function before any chunk', async () => {
+    const err = await openai.chat.completions
+      .create({ model: names.titan, messages: [{ role: 'user', content: 'Hi' }], stream: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(err).toMatchObject({ param: 'model', code: 'model_not_capable' });
+  });
+
   test('a model that cannot embed is the SDK’s BadRequestError with param model', async () => {
     const err = await openai.embeddings.create({ model: names.managed, input: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.BadRequestError);
