@@ -51,27 +51,22 @@ export async function gateway(options: GatewayOptions): Promise<SectionResult> {
     ]);
   type Handler = Parameters<typeof call>[0];
 
-  // A managed resource deployed the real way (the gateway lists resources through their index).
-  const endpointName = `bench-gw-${randomUUID().slice(0, 8)}`;
-  expectOk(
-    'deploy',
-    await invoke(svc, 'deployManaged', {
-      method: 'POST',
-      path: '/api/deploy/managed',
-      token: world.adminToken,
-      body: { modelId: MODEL, endpointName, dryRun: false },
-    }),
-  );
-  const embedName = `bench-emb-${randomUUID().slice(0, 8)}`;
-  expectOk(
-    'deploy',
-    await invoke(svc, 'deployManaged', {
-      method: 'POST',
-      path: '/api/deploy/managed',
-      token: world.adminToken,
-      body: { modelId: EMBED_MODEL, endpointName: embedName, dryRun: false },
-    }),
-  );
+  // Managed resources deployed the real way (the gateway lists resources through their index): a chat model and an embedding model.
+  const deployManaged = async (modelId: string, prefix: string) => {
+    const name = `${prefix}-${randomUUID().slice(0, 8)}`;
+    expectOk(
+      'deploy',
+      await invoke(svc, 'deployManaged', {
+        method: 'POST',
+        path: '/api/deploy/managed',
+        token: world.adminToken,
+        body: { modelId, endpointName: name, dryRun: false },
+      }),
+    );
+    return name;
+  };
+  const endpointName = await deployManaged(MODEL, 'bench-gw');
+  const embedName = await deployManaged(EMBED_MODEL, 'bench-emb');
   const newKey = async (body: Record<string, unknown>) => {
     const res = await call(createKey as Handler, {
       method: 'POST',
@@ -279,7 +274,10 @@ function report(
       capacities.map((c) => [c.label, fmtNum(c.rcu), fmtNum(c.wcu), c.calls, c.rounds, `$${dollarsPerMillion(c).toFixed(2)}`, c.commands]),
     ),
     '',
-    `For scale: a Claude 3 Haiku call of 1,000 input and 300 output tokens costs $0.000625, $625 per million calls; the gateway's DynamoDB requests add ${capacities.slice(0, 2).map((c) => `${((dollarsPerMillion(c) / 625) * 100).toFixed(1)} %`).join(' (with a budget) and ')} (without).`,
+    `For scale: a Claude 3 Haiku call of 1,000 input and 300 output tokens costs $0.000625, $625 per million calls; the gateway's DynamoDB requests add ${capacities
+      .slice(0, 2)
+      .map((c) => `${((dollarsPerMillion(c) / 625) * 100).toFixed(1)} %`)
+      .join(' (with a budget) and ')} (without).`,
   ].join('\n');
   return { rows, markdown };
 }
