@@ -1,4 +1,4 @@
-import { completeSignOn } from '../../lib/sso/sign-on';
+import { completeSignOn } from '../../lib/signon/callback';
 import { redirect } from '../../lib/http/endpoint';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { OidcCallbackQuery } from '../../generated/checks/auth';

@@ -1,4 +1,4 @@
-import { beginSignOn } from '../../lib/auth/sso-start';
+import { beginSignOn } from '../../lib/signon/start';
 import { redirect } from '../../lib/http/endpoint';
 import { publicEndpoint } from '../../lib/http/public-endpoint';
 import { OidcLoginQuery } from '../../generated/checks/auth';

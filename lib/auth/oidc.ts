@@ -1,6 +1,6 @@
 /**
  * OpenID Connect, the relying party's side: the authorization code flow with PKCE (S256), state and
- * nonce, against any provider found by discovery (OIDC_ISSUER). lib/sso/sign-on.ts turns the verified
+ * nonce, against any provider found by discovery (OIDC_ISSUER). lib/signon/callback.ts turns the verified
  * identity into this service's user and token.
  *
  * The flow's secrets (state, nonce, PKCE verifier) travel in one cookie, encrypted and authenticated

@@ -200,7 +200,7 @@ export async function listMembers(user: User, teamId: string, query: { limit: nu
 }
 
 /**
- * Adds a member (admins and owners). Used by sign-on too (`source: 'sso'`, by lib/sso/sign-on.ts). A
+ * Adds a member (admins and owners). Used by sign-on too (`source: 'sso'`, by lib/signon/callback.ts). A
  * member's budget moves their spend item of this month at once: someone who left and joins again in
  * the same month finds the spend they already had.
  */

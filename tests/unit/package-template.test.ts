@@ -353,9 +353,26 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         }
       }
     }
-    // Session chat (thread and legacy share a role), the gateway's chat (chat completions on the HTTP API
-    // and the streaming URL, the Responses and Messages APIs share one) and its embeddings.
-    expect(byRole.size).toBe(3);
+    // Session chat (thread and legacy), the gateway's chat (chat completions, the Responses and Messages
+    // APIs: their HTTP API routes and their streaming URLs) and its embeddings, and nothing else
+    // (functions granted exactly the same statements share a role).
+    const invokers = resources('AWS::Lambda::Function')
+      .filter(([, fn]) => byRole.has(fn.Properties.Role['Fn::GetAtt'][0]))
+      .map(([name]) => name)
+      .sort();
+    expect(invokers).toEqual(
+      [
+        'ChatThreadPostLambdaFunction',
+        'ChatLegacyPostLambdaFunction',
+        'ChatCompletionsLambdaFunction',
+        'ChatCompletionsStreamLambdaFunction',
+        'ResponsesLambdaFunction',
+        'ResponsesStreamLambdaFunction',
+        'MessagesLambdaFunction',
+        'MessagesStreamLambdaFunction',
+        'EmbeddingsLambdaFunction',
+      ].sort(),
+    );
     for (const statements of byRole.values()) {
       for (const st of statements) {
         expect(JSON.stringify(st.Resource)).toMatch(/:endpoint\/\*"/);

@@ -7,7 +7,7 @@
 import { SignJWT, createLocalJWKSet, exportJWK, generateKeyPair, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { loadConfig } from '../../core/config';
 import { flowCookieOf, verifyIdToken } from '../../lib/auth/oidc';
-import { roleFromGroups, usernameFrom } from '../../lib/sso/sign-on';
+import { roleFromGroups, usernameFrom } from '../../lib/signon/callback';
 
 const OIDC = {
   OIDC_ISSUER: 'https://id.example.com',

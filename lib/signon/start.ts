@@ -1,12 +1,12 @@
 /**
  * The start of a sign-on, and how any sign-on step that cannot go on ends: a module of its own so
  * that the login start's function bundles the protocol (lib/auth/oidc.ts) and nothing of the users,
- * teams or table that the callback needs (lib/sso/sign-on.ts).
+ * teams or table that the callback needs (lib/signon/callback.ts).
  */
 import { config } from '../../core/config';
 import { MetricUnit, logger, metrics } from '../../core/observability';
 import { DomainError, NotFound } from '../errors';
-import { SsoError, cookieHeader, oidcConfig, startFlow } from './oidc';
+import { SsoError, cookieHeader, oidcConfig, startFlow } from '../auth/oidc';
 
 export interface Redirect {
   location: string;

@@ -37,7 +37,7 @@ import { NotFound, isDomainError } from '../errors';
 import { addMember, removeMember } from '../teams/service';
 import { provisionUser, updateUser } from '../users/service';
 import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from '../auth/oidc';
-import { describeFailure, failure, type Redirect } from '../auth/sso-start';
+import { describeFailure, failure, type Redirect } from './start';
 import { issueToken } from '../auth/tokens';
 
 /**
