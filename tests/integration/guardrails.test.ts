@@ -451,7 +451,8 @@ describe('monthly budget', () => {
     const report = await reconcile({ now: later(createdAt, 60_000) });
     expect(report.stops).toContainEqual({ resourceId: id, endpointName: name, reason: 'budget' });
     const [entry] = (await auditOf(id)).filter((e) => e.action === 'resource.budget_stop');
-    expect(entry.reason).toMatch(/^This month's cost \$0\.02 reached the monthly budget of \$0\.01/);
+    // 60 s of $1.408 an hour, in the one rounding of money the service shows (lib/pricing/money.ts).
+    expect(entry.reason).toMatch(/^This month's cost \$0\.0235 reached the monthly budget of \$0\.01/);
 
     const refused = await controlOf(id, { action: 'start' });
     expect(refused.status).toBe(409);

@@ -7,7 +7,7 @@
  */
 import { handler as loginHandler } from '../../functions/auth/login';
 import { delayAfterMs, login } from '../../lib/auth/login';
-import { HttpError } from '../../lib/http/errors';
+import { toHttpError } from '../../lib/http/errors';
 import { call, type Handler } from '../helpers/invoke';
 import { PASSWORD, makeUser } from '../helpers/users';
 
@@ -30,9 +30,11 @@ async function attempt(loginName: string, password: string, sourceIp: string, no
     await login({ login: loginName, password, sourceIp }, now);
     return { status: 200 };
   } catch (err) {
-    if (!(err instanceof HttpError)) throw err;
-    if (err.statusCode === 429) return { status: 429, retryAfter: Number(err.headers?.['Retry-After']) };
-    return { status: err.statusCode as 401 };
+    // What the client gets: the error's HTTP form (lib/http/errors.ts).
+    const http = toHttpError(err);
+    if (!http) throw err;
+    if (http.statusCode === 429) return { status: 429, retryAfter: Number(http.headers['Retry-After']) };
+    return { status: http.statusCode as 401 };
   }
 }
 
