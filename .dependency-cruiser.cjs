@@ -8,7 +8,7 @@
  *
  * Inside lib/, an order of its own (docs/architecture.md, Layers):
  *
- *   lib/http, lib/gateway        the edge: the Middy stack and the /v1 entry points, which speak HTTP
+ *   lib/http, lib/gateway, lib/dialects   the edge: the Middy stack, the /v1 entry points and their wire dialects, which speak HTTP
  *   lib/<domain>/                chat, deploy, resources, keys, teams, usage, … (the spec's operations)
  *   lib/calls/                   the one metered model call
  *   lib/budgets, lib/pricing, lib/platforms, lib/auth   the foundations
@@ -22,7 +22,7 @@
  */
 const SHIPPED = '^(core|tables|lib|functions)/';
 const BESIDE = '^(local|scripts|bench|tests|console)/';
-const EDGE = '^lib/(http|gateway)/';
+const EDGE = '^lib/(http|gateway|dialects)/';
 const FOUNDATIONS = '^lib/(budgets|pricing|platforms|auth)/';
 /** Everything of lib/ above the foundations: the edge, the domains and the metered call. */
 const ABOVE_FOUNDATIONS = '^lib/(?!(budgets|pricing|platforms|auth)/)[^/]+/';

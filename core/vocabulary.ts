@@ -21,3 +21,21 @@ export type Role = (typeof ROLES)[number];
 
 /** A SageMaker instance type such as ml.g5.xlarge: what price entries and dedicated deploys name. */
 export const INSTANCE_TYPE = /^ml\.[a-z0-9]+\.[a-z0-9]+$/;
+
+/**
+ * What a model can be asked to do (lib/platforms: a platform's traits say what its models may do at
+ * most; a tracked resource stores what its model does). Here because a tracked resource keeps it.
+ */
+export interface ModelCapabilities {
+  chat: boolean;
+  /** The answer as it is generated (server-sent events). */
+  stream: boolean;
+  /** Function calling: tools offered, tool calls answered, tool results sent back. */
+  tools: boolean;
+  /** An answer that is a JSON document (and, with a schema, one that validates). */
+  jsonOutput: boolean;
+  /** Images among the input (base64 `data:` bytes). */
+  imageInput: boolean;
+  /** Vectors for texts instead of a chat answer. */
+  embeddings: boolean;
+}

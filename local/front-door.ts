@@ -15,7 +15,8 @@
  *   - errors that serverless-offline, hapi or Node's parser answer by themselves are rewritten into
  *     the service's error shapes (local/layer-errors.ts); the service's own errors pass untouched.
  *   - `functionUrls` are the routes the deploy's CloudFront sends to a Lambda function URL instead of
- *     the HTTP API (POST /v1/chat/completions, which streams): served by local/lambda-url.ts.
+ *     the HTTP API (POST /v1/chat/completions, /v1/responses and /v1/messages, which stream): served by
+ *     local/lambda-url.ts.
  *
  * `root: false` serves the API alone (the e2e tests, which need no console build).
  */

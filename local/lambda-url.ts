@@ -162,18 +162,40 @@ export interface LambdaUrl {
   close(): Promise<void>;
 }
 
+/** A response-streaming function as its URL serves it. */
+interface UrlFunction {
+  handler: unknown;
+  functionName: string;
+  /** Its timeout (120 s unless told). */
+  timeoutMs?: number;
+}
+
 /**
  * Serves a response-streaming handler as its function URL would, on `port` (0: any free port), killing
  * an invocation that runs longer than `timeoutMs` (the function's timeout; 120 s unless told).
  */
-export async function startLambdaUrl(options: { handler: unknown; functionName: string; port?: number; timeoutMs?: number }): Promise<LambdaUrl> {
-  const handler = options.handler as StreamingHandler;
-  if (typeof handler !== 'function' || !handler[STREAMING]) {
-    throw new Error(`${options.functionName} is not a response-streaming handler (awslambda.streamifyResponse)`);
+export function startLambdaUrl(options: UrlFunction & { port?: number }): Promise<LambdaUrl> {
+  return serveFunctionUrls({ port: options.port, functions: { '*': options } });
+}
+
+/**
+ * Several functions' URLs on one loopback port, each chosen by the request's path (`*`: any path):
+ * the front door sends each route to its function, and `npm start` keeps to its configured ports.
+ */
+async function serveFunctionUrls(options: { port?: number; functions: Record<string, UrlFunction> }): Promise<LambdaUrl> {
+  for (const fn of Object.values(options.functions)) {
+    const handler = fn.handler as StreamingHandler;
+    if (typeof handler !== 'function' || !handler[STREAMING]) {
+      throw new Error(`${fn.functionName} is not a response-streaming handler (awslambda.streamifyResponse)`);
+    }
   }
-  const timeoutMs = options.timeoutMs ?? 120_000;
+  const functionOf = (url: string | undefined) => options.functions[(url ?? '/').split('?')[0] ?? '/'] ?? options.functions['*'];
 
   const server = createServer((req, res) => {
+    const fn = functionOf(req.url);
+    if (!fn) return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Not Found' }));
+    const handler = fn.handler as StreamingHandler;
+    const timeoutMs = fn.timeoutMs ?? 120_000;
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -181,11 +203,11 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
       const deadline = Date.now() + timeoutMs;
       const context = {
         awsRequestId: requestId,
-        functionName: options.functionName,
+        functionName: fn.functionName,
         functionVersion: '$LATEST',
-        invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${options.functionName}`,
+        invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${fn.functionName}`,
         memoryLimitInMB: '1024',
-        logGroupName: `/aws/lambda/${options.functionName}`,
+        logGroupName: `/aws/lambda/${fn.functionName}`,
         logStreamName: 'local',
         callbackWaitsForEmptyEventLoop: false,
         getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
@@ -200,7 +222,7 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
       const timeout = setTimeout(() => {
         killed = true;
         stream.frozen = true;
-        console.error(`[${options.functionName}] Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+        console.error(`[${fn.functionName}] Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
         if (!reader.started) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
         else res.destroy();
       }, timeoutMs);
@@ -217,7 +239,7 @@ export async function startLambdaUrl(options: { handler: unknown; functionName: 
       handler(functionUrlEvent(req, Buffer.concat(chunks), requestId), stream, context).catch((err: unknown) => {
         if (killed || res.writableEnded || res.destroyed) return;
         if (!reader.started) {
-          console.error(`[${options.functionName}] invocation failed:`, err);
+          console.error(`[${fn.functionName}] invocation failed:`, err);
           res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
         } else res.destroy();
       });
@@ -249,22 +271,32 @@ export function functionTimeoutMs(area: string, functionName: string): number {
   return (own ?? provider) * 1000;
 }
 
+/** The routes the deploy sends to function URLs (console/deploy/cloudfront.yml), with their functions. */
+const STREAMING_ROUTES = [
+  { path: '/v1/chat/completions', functionName: 'chatCompletionsStream', load: () => import('../functions/gateway/completions-stream') },
+  { path: '/v1/responses', functionName: 'responsesStream', load: () => import('../functions/gateway/responses-stream') },
+  { path: '/v1/messages', functionName: 'messagesStream', load: () => import('../functions/gateway/messages-stream') },
+] as const;
+
 /**
- * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions
- * (functions/gateway/completions-stream.ts), with its deployed timeout unless `timeoutMs` says
- * otherwise (a test of the deadline). Call once the service's environment is in process.env: the
- * handler reads its configuration when its module loads.
+ * The routes the deploy sends to function URLs, each served here: POST /v1/chat/completions,
+ * /v1/responses and /v1/messages (functions/gateway/*-stream.ts), each with its deployed timeout unless
+ * `timeoutMs` says otherwise (a test of the deadline), all on `port` (each chosen by its path, as each
+ * has its own URL in AWS). Call once the service's environment is in
+ * process.env: a handler reads its configuration when its module loads.
  */
 export async function startFunctionUrls(
   options: { port?: number; timeoutMs?: number } = {},
 ): Promise<{ routes: FunctionUrlRoute[]; close(): Promise<void> }> {
   installAwsLambdaGlobal();
-  const { handler } = await import('../functions/gateway/completions-stream');
-  const completions = await startLambdaUrl({
-    handler,
-    functionName: 'chatCompletionsStream',
-    port: options.port,
-    timeoutMs: options.timeoutMs ?? functionTimeoutMs('gateway', 'chatCompletionsStream'),
-  });
-  return { routes: [{ method: 'POST', path: '/v1/chat/completions', url: completions.url }], close: () => completions.close() };
+  const functions: Record<string, UrlFunction> = {};
+  for (const route of STREAMING_ROUTES) {
+    functions[route.path] = {
+      handler: (await route.load()).handler,
+      functionName: route.functionName,
+      timeoutMs: options.timeoutMs ?? functionTimeoutMs('gateway', route.functionName),
+    };
+  }
+  const served = await serveFunctionUrls({ port: options.port, functions });
+  return { routes: STREAMING_ROUTES.map((route) => ({ method: 'POST', path: route.path, url: served.url })), close: () => served.close() };
 }

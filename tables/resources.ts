@@ -1,5 +1,5 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { EndpointStatus, PlatformName } from '../core/vocabulary';
+import type { EndpointStatus, ModelCapabilities, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor, getItems } from './client';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -44,6 +44,12 @@ export interface Resource {
   created_by: string;
   created_at: string;
   last_updated: string;
+  inference_image: string | null;
+  /**
+   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
+   * so that a call knows without another read; null on resources tracked before it was recorded.
+   */
+  capabilities: ModelCapabilities | null;
   /**
    * Who may call the resource's model (lib/calls/access.ts decides). null: never set, the platform's
    * default applies (managed and hosted: everyone; dedicated: admins only).
@@ -88,7 +94,6 @@ export interface TrackedResource extends Resource {
   deploy_state: 'reserved' | 'started' | null;
   endpoint_arn: string | null;
   model_package_arn: string | null;
-  inference_image: string | null;
   model_data_url: string | null;
   execution_role_arn: string | null;
   operation: PendingOperation | null;
@@ -157,8 +162,8 @@ const SPEC_FIELDS = [
   'last_updated',
 ] as const;
 
-/** The spec's fields plus what chat needs to reach the model, who created the resource and who may call it. */
-const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access'] as const;
+/** The spec's fields plus what chat needs to reach the model (and to know what it can do), who created the resource and who may call it. */
+const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access', 'inference_image', 'capabilities'] as const;
 
 const TRACKED_FIELDS = [
   ...FIELDS,
@@ -166,7 +171,6 @@ const TRACKED_FIELDS = [
   'deploy_state',
   'endpoint_arn',
   'model_package_arn',
-  'inference_image',
   'model_data_url',
   'execution_role_arn',
   'operation',

@@ -1,5 +1,5 @@
 import { keyEndpoint } from '../../lib/http/key-endpoint';
-import { answerCompletion } from '../../lib/gateway/stream';
+import { answerCompletion } from '../../lib/gateway/completions';
 import { lookUpModel } from '../../lib/calls/resolve';
 import { ChatCompletionBody } from '../../generated/checks/gateway';
 

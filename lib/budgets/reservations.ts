@@ -19,14 +19,33 @@ const TEMPLATE_TOKENS_PER_MESSAGE = 10;
 const TEMPLATE_TOKENS = 20;
 
 /**
- * An upper bound of the prompt's tokens: its UTF-8 bytes (a byte-level tokenizer never makes more
- * tokens than bytes) plus the chat template's allowance. Generous on purpose: what it reserves beyond
- * the true cost is given back when the call settles.
+ * What one image may count as input at most: the platforms scale an image down to about 1.15
+ * megapixels and count about 1,600 tokens for it (Anthropic's and Converse's documented formula,
+ * width x height / 750). Its base64 bytes would be a bound too, but one of millions of tokens.
  */
-export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages'>): number {
+export const IMAGE_TOKENS = 1_600;
+
+/**
+ * An upper bound of the prompt's tokens: its UTF-8 bytes (a byte-level tokenizer never makes more
+ * tokens than bytes), the tools' and the output schema's JSON and the tool calls' arguments likewise,
+ * an allowance per image, plus the chat template's allowance. Generous on purpose: what it reserves
+ * beyond the true cost is given back when the call settles.
+ */
+export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages' | 'tools' | 'outputFormat'>): number {
   const texts = [request.system ?? '', ...request.messages.map((m) => textOf(m.content))];
-  return texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
+  const bytes = (t: string) => Buffer.byteLength(t, 'utf8');
+  let tokens = texts.reduce((n, t) => n + bytes(t), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
+  for (const m of request.messages) {
+    if (typeof m.content !== 'string') tokens += m.content.filter((p) => p.type === 'image').length * IMAGE_TOKENS;
+    if (m.role === 'assistant') for (const c of m.toolCalls ?? []) tokens += bytes(c.name) + bytes(c.arguments) + TEMPLATE_TOKENS_PER_MESSAGE;
+  }
+  if (request.tools?.length) tokens += bytes(JSON.stringify(request.tools)) + TEMPLATE_TOKENS;
+  if (request.outputFormat) tokens += bytes(JSON.stringify(request.outputFormat)) + TEMPLATE_TOKENS;
+  return tokens;
 }
+
+/** An upper bound of the tokens of texts to embed: their UTF-8 bytes, and a few per text for the model's markers. */
+export const embeddingTokenBound = (inputs: string[]) => inputs.reduce((n, t) => n + Buffer.byteLength(t, 'utf8') + 2, 0);
 
 /**
  * A budget a call counts against: its owner and the monthly amount (null: none, the spend is only

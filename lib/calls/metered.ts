@@ -4,13 +4,15 @@ import { MetricUnit, dimensionedMetric } from '../../core/observability';
 import type { Reservation, SpendSettle } from '../../tables/budgets';
 import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
+import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
+import { BadRequest, NotInService, UpstreamError } from '../errors';
+import { capabilitiesOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
-import { holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
-import { NotInService } from '../errors';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { checkJsonOutput } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
-import type { ChatCapable, ChatReply, ChatRequest, EndpointDescription } from '../platforms/types';
+import type { ChatCapable, ChatReply, ChatRequest, EmbeddingReply, EmbeddingRequest, EndpointDescription, FinishReason } from '../platforms/types';
 import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
@@ -38,19 +40,58 @@ import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
 export type { Payer } from './levels';
 
-export interface PreparedCall {
+/** What every metered call holds between its reservation and its settlement, whatever it asks the model. */
+export interface MeteredCall {
   callId: string;
   started: Date;
   payer: Payer;
   resource: Resource;
-  platform: ChatCapable;
-  request: ChatRequest;
   /** Absent on platforms billed by the hour: their calls cost nothing more. */
   price?: ResolvedTokenPrice;
   budgets: Budget[];
   reservations: Reservation[];
   /** The rate windows it took a request and its token bound from, settled to its true tokens. */
   rates: RateHold[];
+}
+
+/** A chat call, prepared. */
+export interface PreparedCall extends MeteredCall {
+  platform: ChatCapable;
+  request: ChatRequest;
+}
+
+/** An embeddings call, prepared (its platform: lib/platforms/embeddings.ts, which only its entry point bundles). */
+export interface PreparedEmbedding extends MeteredCall {
+  request: EmbeddingRequest;
+}
+
+/**
+ * The request's fields, as the caller's dialect names them, for the refusal of a feature the model
+ * lacks (OpenAI's chat: tools, response_format, messages; Responses: tools, text.format, input).
+ */
+export interface FeatureFields {
+  tools: string;
+  outputFormat: string;
+  images: string;
+}
+
+const OPENAI_CHAT_FIELDS: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };
+
+const hasImages = (request: Pick<ChatRequest, 'messages'>) =>
+  request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image'));
+
+/**
+ * A request for what the model cannot do is refused before anything is reserved or asked, naming the
+ * model and the field (ModelCapabilities, recorded at deploy: lib/platforms/capabilities.ts).
+ */
+function checkCapabilities(resource: Resource, request: Omit<ChatRequest, 'target'>, fields: FeatureFields): void {
+  const can = capabilitiesOf(resource);
+  const refuse = (what: string, param: string) =>
+    new BadRequest(`The model '${resource.endpoint_name}' ${what}`, { code: 'model_not_capable', param });
+  if (!can.chat) throw refuse(can.embeddings ? 'is an embedding model: it cannot chat (POST /v1/embeddings)' : 'cannot chat', 'model');
+  if (request.tools?.length && !can.tools) throw refuse('does not support tools (function calling)', fields.tools);
+  if (request.outputFormat && !can.jsonOutput) throw refuse('does not support structured output (JSON)', fields.outputFormat);
+  if (!can.imageInput && hasImages(request)) throw refuse('does not accept images: send text only', fields.images);
 }
 
 /** The model whose usage a resource's calls count against (the model totals). */
@@ -84,11 +125,42 @@ async function ensureInService(resource: Resource): Promise<void> {
   if (live?.status !== 'InService') throw notInService(resource, live);
 }
 
+/**
+ * The price, and the holds of a call whose input and output are bounded by these token counts: its
+ * cost bound reserved on every budget level and its request and token bound on every rate-limited
+ * level, all or none, in one write (lib/budgets/reservations.ts `holdAll`).
+ */
+async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => { tokensIn: number; tokensOut: number }) {
+  const traits = traitsOf(resource.type);
+  const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
+  const budgets = budgetsOf(payer);
+  const limits = rateLimitsOf(payer);
+  const { tokensIn, tokensOut } = bound();
+  const limited = budgets.some((b) => b.budgetUsd !== null);
+  const amountUsd = price && limited ? tokenCost(price, tokensIn, tokensOut) : 0;
+  const held =
+    amountUsd > 0 || limits.length > 0
+      ? await holdAll({
+          budgets,
+          limits,
+          amountUsd,
+          tokens: tokensIn + tokensOut,
+          callId,
+          now: started,
+          refusal: refusalOf(payer),
+          onReport: payer.onRates,
+        })
+      : { reservations: [], rates: [] };
+  return { price, budgets, reservations: held.reservations, rates: held.rates };
+}
+
 /** Steps 1-3: the model able to answer, the request addressed to it, the budgets reserved. */
 export async function prepareCall(input: {
   payer: Payer;
   resource: Resource;
   request: Omit<ChatRequest, 'target'>;
+  /** How the caller's dialect names the fields of the features a model may lack (default: OpenAI's chat). */
+  fields?: FeatureFields;
   callId?: string;
   now?: Date;
 }): Promise<PreparedCall> {
@@ -96,35 +168,40 @@ export async function prepareCall(input: {
   const started = new Date(input.now ?? Date.now());
   const callId = input.callId ?? randomUUID();
   await ensureMayCall(payer.user, resource);
+  checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
   await ensureInService(resource);
-  const traits = traitsOf(resource.type);
-  const request: ChatRequest = { ...input.request, target: traits.target(resource) };
-  const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
-  const budgets = budgetsOf(payer);
-  const limits = rateLimitsOf(payer);
-  const tokens = promptTokenBound(request) + (request.maxTokens ?? config.chat.maxOutputTokens);
-  const limited = budgets.some((b) => b.budgetUsd !== null);
-  const bound = price && limited ? tokenCost(price, promptTokenBound(request), request.maxTokens ?? config.chat.maxOutputTokens) : 0;
-  const held =
-    bound > 0 || limits.length > 0
-      ? await holdAll({ budgets, limits, amountUsd: bound, tokens, callId, now: started, refusal: refusalOf(payer), onReport: payer.onRates })
-      : { reservations: [], rates: [] };
-  return {
-    callId,
-    started,
-    payer,
-    resource,
-    platform: chatOf(resource.type),
-    request,
-    price,
-    budgets,
-    reservations: held.reservations,
-    rates: held.rates,
-  };
+  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const held = await reserveFor(payer, resource, callId, started, () => ({
+    tokensIn: promptTokenBound(request),
+    tokensOut: request.maxTokens ?? config.chat.maxOutputTokens,
+  }));
+  return { callId, started, payer, resource, platform: chatOf(resource.type), request, ...held };
 }
 
-/** A call that produced nothing: its reservations go back, nothing is counted. */
-export const releaseCall = (call: PreparedCall) => releaseHeld(call);
+/** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */
+export async function prepareEmbedding(input: {
+  payer: Payer;
+  resource: Resource;
+  request: Omit<EmbeddingRequest, 'target'>;
+}): Promise<PreparedEmbedding> {
+  const { payer, resource } = input;
+  const started = new Date();
+  const callId = randomUUID();
+  await ensureMayCall(payer.user, resource);
+  if (!capabilitiesOf(resource).embeddings) {
+    throw new BadRequest(`The model '${resource.endpoint_name}' is not an embedding model (POST /v1/chat/completions)`, {
+      code: 'model_not_capable',
+      param: 'model',
+    });
+  }
+  await ensureInService(resource);
+  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: embeddingTokenBound(request.inputs), tokensOut: 0 }));
+  return { callId, started, payer, resource, request, ...held };
+}
+
+/** A call that produced nothing: its reservations and rate holds go back, nothing is counted. */
+export const releaseCall = (call: MeteredCall) => releaseHeld(call);
 
 /**
  * Why a model call failed, for the caller: the platform's failure, unless the resource is an endpoint
@@ -138,12 +215,37 @@ export async function explainFailure(resource: Resource, err: unknown): Promise<
 
 /** Step 4 for an answer in one piece; a failure releases the reservations and is explained. */
 export async function answer(call: PreparedCall): Promise<ChatReply> {
+  return asked(call, () => call.platform.chat(call.request));
+}
+
+/** Step 4 of an embeddings call, by the platform's embeddings side (lib/platforms/embeddings.ts `embeddingsOf`). */
+export async function embed(call: PreparedEmbedding, embed: (request: EmbeddingRequest) => Promise<EmbeddingReply>): Promise<EmbeddingReply> {
+  return asked(call, () => embed(call.request));
+}
+
+async function asked<T>(call: MeteredCall, ask: () => Promise<T>): Promise<T> {
   try {
-    return await call.platform.chat(call.request);
+    return await ask();
   } catch (err) {
     await releaseCall(call);
     throw await explainFailure(call.resource, err);
   }
+}
+
+/**
+ * Whether a JSON answer is what was asked (request.outputFormat): it must parse, and with a schema
+ * validate, natively produced or not (lib/platforms/json-output.ts). An answer that is not is still a
+ * call the platform charged: it is settled, and then refused with this error (a 502: the model failed).
+ */
+export function jsonOutputFailure(
+  request: Pick<ChatRequest, 'outputFormat'>,
+  content: string,
+  end: { calledTools: boolean; finishReason?: FinishReason },
+): UpstreamError | undefined {
+  // A model that called the caller's tools has not answered yet; one cut off at max_tokens says so itself.
+  if (!request.outputFormat || end.calledTools || end.finishReason === 'length') return undefined;
+  const check = checkJsonOutput(content, request.outputFormat);
+  return check.valid ? undefined : new UpstreamError('model', `The model's answer is not the structured output asked for: ${check.problem}`);
 }
 
 /** What the platform reported of a call (or, for a stream cut short, what was estimated). */
@@ -171,7 +273,7 @@ export interface Settlement {
   rates: RateHold[];
 }
 
-export function settlementOf(call: PreparedCall, usage: CallUsage, answeredAt = new Date()): Settlement {
+export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = new Date()): Settlement {
   const tokensIn = Math.max(0, Math.round(usage.tokensIn));
   const tokensOut = Math.max(0, Math.round(usage.tokensOut));
   const latencyMs = Math.max(0, Math.round(usage.latencyMs));
@@ -193,7 +295,7 @@ export function settlementOf(call: PreparedCall, usage: CallUsage, answeredAt = 
 }
 
 /** Counted once the call is recorded, so the metrics agree with the usage figures. `counter` is the entry's own (ChatTurns, GatewayCalls). */
-export function countCall(call: PreparedCall, settlement: Settlement, counter: string): void {
+export function countCall(call: MeteredCall, settlement: Settlement, counter: string): void {
   const dimension = { platform: call.resource.type };
   dimensionedMetric(counter, dimension, 1);
   dimensionedMetric('TokensIn', dimension, settlement.tokensIn);

@@ -1,5 +1,5 @@
 import { textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
-import { explainFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
+import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
 /**
  * A metered call answered as a stream (step 4 of lib/calls/metered.ts for `stream: true`): the
@@ -69,6 +69,9 @@ async function* metered(
   upstream: AbortController,
 ): AsyncGenerator<MeteredEvent> {
   let produced = '';
+  // The answer's text alone, for the check of a JSON answer (produced also counts the tool calls).
+  let text = '';
+  let calledTools = false;
   let usage: Extract<ChatStreamEvent, { kind: 'usage' }> | undefined;
   let finished: FinishReason | undefined;
   let settled = false;
@@ -122,9 +125,14 @@ async function* metered(
       else if (event.kind === 'stop') finished ??= event.finishReason;
       else {
         produced += event.kind === 'tool_call' ? event.name : event.text;
+        if (event.kind === 'text') text += event.text;
+        if (event.kind === 'tool_call') calledTools = true;
         yield event;
       }
     }
+    // A JSON answer is checked once whole (its pieces have been sent): one that is not what was asked
+    // is settled and then told as a failure, as a platform's would be.
+    failure ??= jsonOutputFailure(call.request, text, { calledTools, finishReason: finished });
     if (failure !== undefined) {
       await settle();
       // The platform's failure as the platform adapter made it (a domain error, or what explainFailure said).

@@ -47,6 +47,7 @@ export function newResource(
     variant_names: null,
     client_token: null,
     access: defaultAccess(fields.type),
+    capabilities: null,
     ...fields,
   };
 }

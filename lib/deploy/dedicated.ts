@@ -4,6 +4,7 @@ import { BadRequest, Conflict, DomainError, UpstreamError } from '../errors';
 import { logger } from '../../core/observability';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { dedicatedCatalogue } from '../platforms/dedicated/catalogue';
+import { dedicatedCapabilities } from '../platforms/dedicated/features';
 import { ownerTags, ownership } from '../platforms/dedicated/tags';
 import type { DedicatedDeploySpec, DedicatedModelEntry, EndpointDescription } from '../platforms/types';
 import { usd } from '../pricing/money';
@@ -205,6 +206,7 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
       idle_timeout_minutes: guardrails.idleTimeoutMinutes,
       monthly_budget_usd: guardrails.monthlyBudgetUsd,
       client_token: input.clientToken ?? null,
+      capabilities: deployedCapabilities(spec, modelPackage),
       // Billing starts with the creation request (lib/resources/billing.ts), and so does the idle clock.
       billing_month: monthOf(now),
       billable_since: at,
@@ -239,6 +241,18 @@ export async function deployDedicated(input: DedicatedDeployRequest, user: User,
     logger.warn({ message: 'deploy bookkeeping write failed', resourceId: resource.id, error: err.message }),
   );
   return deployAnswer(resource);
+}
+
+/** What the deployed model can do: its container, its names, the content types its package takes. */
+function deployedCapabilities(spec: Checked['spec'], modelPackage?: DedicatedModelEntry) {
+  const container = modelPackage?.inferenceContainers[0];
+  return dedicatedCapabilities({
+    image: spec.inferenceImage ?? container?.image,
+    names: [modelPackage?.displayName, spec.modelPackageArn, spec.modelDataUrl, container?.modelDataUrl, spec.inferenceImage].filter(
+      (n): n is string => Boolean(n),
+    ),
+    contentTypes: modelPackage?.supportedContentTypes,
+  });
 }
 
 /** The answer of a started deploy (a repeat gets the same, with the resource's current status). */

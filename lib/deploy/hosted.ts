@@ -1,5 +1,6 @@
 import { BadRequest, UpstreamError } from '../errors';
 import { hosted } from '../platforms/hosted/api';
+import { hostedCapabilities } from '../platforms/hosted/models';
 import { getTokenPrice } from '../pricing/service';
 import { isDataError } from '../../tables/errors';
 import { getNameHolder, getTrackedResource, type TrackedResource } from '../../tables/resources';
@@ -83,6 +84,7 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
       model_name: model.name,
       model_id: input.modelId,
       endpoint_name: name,
+      capabilities: hostedCapabilities(input.modelId),
     },
     user,
     now,

@@ -1,5 +1,6 @@
 import { BadRequest } from '../errors';
 import { managed } from '../platforms/managed/catalogue';
+import { managedCapabilities } from '../platforms/managed/features';
 import { getTokenPrice } from '../pricing/service';
 import type { User } from '../../tables/users';
 import { DRY_RUN_NOTE, newResource } from './common';
@@ -84,6 +85,7 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
       model_name: info.modelName,
       model_id: input.modelId,
       endpoint_name: input.endpointName,
+      capabilities: managedCapabilities(info),
     },
     user,
     now,

@@ -1,7 +1,7 @@
 import { flushMetrics } from '../../core/observability';
 import { putPendingCall } from '../../tables/calls';
 import { teamScopesOf } from '../calls/levels';
-import { countCall, type PreparedCall, type Settlement } from '../calls/metered';
+import { countCall, type MeteredCall, type Settlement } from '../calls/metered';
 
 /**
  * What a /v1 call stores: nothing of the client's data (an OpenAI-compatible gateway is a pipe its
@@ -10,7 +10,7 @@ import { countCall, type PreparedCall, type Settlement } from '../calls/metered'
  * user's and the key's usage and the budgets' spend. `streamed`: a stream's settle runs after its
  * invocation's request log flushed the metrics, so it flushes its own.
  */
-export async function recordGatewayCall(call: PreparedCall, settlement: Settlement, requestId: string, streamed = false): Promise<void> {
+export async function recordGatewayCall(call: MeteredCall, settlement: Settlement, requestId: string, streamed = false): Promise<void> {
   const key = call.payer.key;
   if (!key) throw new Error('recordGatewayCall: a gateway call always has its API key');
   await putPendingCall({

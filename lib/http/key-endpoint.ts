@@ -23,21 +23,30 @@ export interface KeyRequest<B, P = never> {
 }
 
 /**
- * A /v1 endpoint of the OpenAI-compatible gateway: the shared stack with the API-key guard instead of
- * the login-token one, OpenAI's error shape, and a request id and the caller's rate-limit headers
- * (x-ratelimit-*, lib/http/middlewares/rate-limit-headers.ts) on every answer.
+ * A /v1 endpoint of the gateway: the shared stack with the API-key guard instead of the login-token
+ * one, a request id and the caller's rate-limit headers (x-ratelimit-*,
+ * lib/http/middlewares/rate-limit-headers.ts) on every answer, and the errors of the API it speaks.
+ * `dialect` is `openai` (the default: OpenAI's error shape, the key as a bearer credential) or
+ * `anthropic` (POST /v1/messages: Anthropic's error shape, the key in x-api-key or as a bearer
+ * credential, the request id also in Anthropic's `request-id`; the anthropic-version header is
+ * accepted whatever it says, as the one version this dialect speaks is 2023-06-01's).
  *
  * `prefetch` lets a call's first read that needs no key (the model's name lookup) run beside the
  * key's lookup, in the same round trip: the guard starts it from the body's `model` before it awaits
  * the key, and the handler awaits it. A caller refused by the guard learns nothing from it.
  */
 export function keyEndpoint<B extends TSchema, P = never>(
-  options: { body?: Check<B>; streaming?: boolean; prefetch?: (model: string) => Promise<P> },
+  options: { body?: Check<B>; streaming?: boolean; dialect?: 'openai' | 'anthropic'; prefetch?: (model: string) => Promise<P> },
   handler: (request: KeyRequest<Checked<B>, P>) => Promise<unknown>,
 ) {
+  const anthropic = options.dialect === 'anthropic';
   return stack(
-    { auth: 'user', body: options.body, errorShape: 'openai', streaming: options.streaming },
-    [requestIdHeader(), authenticateKey(options.prefetch), rateLimitHeaders()],
+    { auth: 'user', body: options.body, errorShape: anthropic ? 'anthropic' : 'openai', streaming: options.streaming },
+    [
+      requestIdHeader(anthropic ? ['x-request-id', 'request-id'] : undefined),
+      authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }),
+      rateLimitHeaders(),
+    ],
     (request) =>
       handler({
         body: request.body,

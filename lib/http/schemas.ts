@@ -113,3 +113,64 @@ export function Discriminated<T extends TObject[]>(propertyName: string, branche
   }
   return Type.Unsafe<Static<TUnion<T>>>({ [Kind]: DISCRIMINATED, type: 'object', ...options, oneOf: branches, discriminator: { propertyName } });
 }
+
+/**
+ * A union of object schemas told apart by one property that one branch may leave out: the Responses
+ * API's input items (`type` is `function_call`, `function_call_output`, …, or absent or `message` for a
+ * message), Anthropic's tools (`type` absent or `custom`). JSON Schema's discriminator needs the
+ * property present, so the union is an if/then/else chain instead: a value whose property names a
+ * tagged branch is checked against that branch alone, one without it (or with the untagged branch's
+ * value) against the untagged branch, and one with any other value is refused on that property, with
+ * the union's description as the hint. Each refusal names the field at fault, as a discriminated
+ * union's do.
+ */
+export const TAGGED = 'TaggedUnion';
+const TAGGED_PARTS = Symbol('tagged parts');
+
+interface TaggedParts {
+  property: string;
+  tagged: TObject[];
+  untagged: TObject;
+}
+
+if (!TypeRegistry.Has(TAGGED)) {
+  TypeRegistry.Set<{ [TAGGED_PARTS]: TaggedParts }>(TAGGED, (schema, value) => {
+    const { property, tagged, untagged } = schema[TAGGED_PARTS];
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const tag = (value as Record<string, unknown>)[property];
+    const branch = tag === undefined || tag === literalOf(untagged, property) ? untagged : tagged.find((b) => literalOf(b, property) === tag);
+    return branch !== undefined && Value.Check(branch, value);
+  });
+}
+
+const literalOf = (branch: TObject, property: string) => (branch.properties[property] as TLiteral | undefined)?.const;
+
+export function Tagged<T extends TObject[], U extends TObject>(property: string, tagged: [...T], untagged: U, options: { description: string }) {
+  const untaggedTag = literalOf(untagged, property);
+  for (const branch of tagged) {
+    if (literalOf(branch, property) === undefined || !branch.required?.includes(property))
+      throw new Error(`Tagged: every tagged branch needs a required literal '${property}'`);
+  }
+  if (untaggedTag === undefined || untagged.required?.includes(property))
+    throw new Error(`Tagged: the untagged branch needs an optional literal '${property}'`);
+  const tags = [...tagged.map((b) => literalOf(b, property)), untaggedTag];
+  const has = (value?: unknown) => ({
+    type: 'object',
+    required: [property],
+    ...(value !== undefined && { properties: { [property]: { const: value } } }),
+  });
+  // The last link: a value that names no tagged branch is the untagged one, once its tag is one of the allowed values.
+  let chain: Record<string, unknown> = {
+    if: has(),
+    then: { allOf: [{ type: 'object', properties: { [property]: { enum: tags, description: options.description } } }, untagged] },
+    else: untagged,
+  };
+  for (const branch of [...tagged].reverse()) chain = { if: has(literalOf(branch, property)), then: branch, else: { type: 'object', ...chain } };
+  return Type.Unsafe<Static<TUnion<[...T, U]>>>({
+    [Kind]: TAGGED,
+    [TAGGED_PARTS]: { property, tagged, untagged },
+    type: 'object',
+    description: options.description,
+    ...chain,
+  });
+}

@@ -10,7 +10,7 @@ import type { ApiEvent } from './types';
  * the spec's.
  */
 
-const GATEWAY_ROUTES = 'GET /v1/models and POST /v1/chat/completions';
+const GATEWAY_ROUTES = 'GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses and POST /v1/messages';
 
 const isGateway = (path: string) => path === '/v1' || path.startsWith('/v1/');
 

@@ -84,20 +84,26 @@ const fieldOf = (instancePath: string, property?: unknown) =>
 /** The description of the schema a failing keyword belongs to (its schema path without the keyword). */
 const hintOf = (check: Check<TSchema>, schemaPath: string): string | undefined => check.hints[schemaPath.slice(0, schemaPath.lastIndexOf('/'))];
 
-function describe(check: Check<TSchema>, location: Location, value: unknown): string {
+function describe(check: Check<TSchema>, location: Location, value: unknown, reported = check.validate.errors ?? []): string {
   // With allErrors off the validator stops at the first failure; a failed anyOf (a union of
   // literals, an amount that is 0 or in a range, a choice of required fields) reports its branches
-  // first and itself last, so the last error is the one to word, with its branches to say why.
-  const errors = check.validate.errors ?? [];
+  // first and itself last, so the last error is the one to word, with its branches to say why. A
+  // failed branch of an if/then chain (Tagged in lib/http/schemas.ts) reports its errors and then
+  // the `if`, which says nothing more.
+  const errors = reported.filter((e) => e.keyword !== 'if');
   const error = errors.at(-1);
   if (!error) return `Invalid ${location}`;
   const branches = errors.filter((e) => e !== error && e.instancePath === error.instancePath && e.schemaPath.startsWith(`${error.schemaPath}/`));
+  if (error.keyword === 'anyOf') {
+    const meant = meantBranch(error, errors, valueAt(value, error.instancePath));
+    if (meant) return describe(check, location, value, meant);
+  }
   switch (error.keyword) {
     case 'required':
       return `Missing required field '${fieldOf(error.instancePath, error.params.missingProperty)}'`;
     case 'additionalProperties': {
-      // Inside one branch of a discriminated union, say what that branch takes.
-      const hint = error.schemaPath.includes('/oneOf/') ? hintOf(check, error.schemaPath) : undefined;
+      // Inside one branch of a discriminated or tagged union, say what that branch takes.
+      const hint = /\/(oneOf\/\d+|then|else|allOf\/\d+)\/additionalProperties$/.test(error.schemaPath) ? hintOf(check, error.schemaPath) : undefined;
       return `Unknown field '${fieldOf(error.instancePath, error.params.additionalProperty)}'${hint ? ` (${hint})` : ''}`;
     }
     case 'discriminator': {
@@ -121,6 +127,27 @@ function describe(check: Check<TSchema>, location: Location, value: unknown): st
   if (error.keyword === 'anyOf' && hint && !branches.every((e) => e.keyword === 'const')) return `Invalid field '${field}': must be ${hint}`;
   const message = wording(error);
   return `Invalid field '${field}': ${message}${hint ? ` (${hint})` : ''}`;
+}
+
+/**
+ * The one branch of a failed union that the value was meant for, when the others failed only because
+ * the value is not of their kind (another JSON type, or a literal where the value is an object or an
+ * array): its errors, so that the refusal names the field inside it ("Missing required field
+ * 'messages.1.content.0.image_url.url'") instead of "must be one of the allowed values".
+ */
+function meantBranch(union: CheckError, errors: CheckError[], value: unknown): CheckError[] | undefined {
+  const prefix = `${union.schemaPath}/`;
+  const byBranch = new Map<string, CheckError[]>();
+  for (const e of errors) {
+    if (e === union || !e.schemaPath.startsWith(prefix)) continue;
+    const branch = e.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), e]);
+  }
+  const compound = value !== null && typeof value === 'object';
+  const misfit = (e: CheckError) =>
+    e.instancePath === union.instancePath && (e.keyword === 'type' || (compound && (e.keyword === 'const' || e.keyword === 'enum')));
+  const meant = [...byBranch.values()].filter((branchErrors) => !branchErrors.some(misfit));
+  return meant.length === 1 && meant.length < byBranch.size ? meant[0] : undefined;
 }
 
 /** The part of a value an instancePath (JSON pointer) points to. */

@@ -21,20 +21,44 @@ function remember(hash: string, userId: string): void {
 }
 
 /**
- * Who is calling /v1: the key presented as a bearer credential, and its owner as stored now with their
- * team memberships (every budget and limit the call counts against). A strongly consistent GetItem
- * (the key's lookup by hash) and a strongly consistent Query of the owner's partition (profile and
- * memberships, tables/teams.ts: one read unit, as the profile's GetItem was), side by side once the
- * container has seen the key before, so a revoked or expired key, a deactivated owner and a team key
- * whose owner has left the team are refused from the next call on.
+ * The credential a request presents. `authorization` is the Authorization header (OpenAI's clients:
+ * `Bearer <key>`); `apiKey` is the x-api-key header, which Anthropic's clients send instead, and is
+ * set only on the routes that speak Anthropic's API (elsewhere the header is ignored, so the OpenAI
+ * routes keep OpenAI's wording).
  */
-export async function authorizeKey(
-  authorization: string | undefined,
-  now = new Date(),
-): Promise<{ key: ApiKey; user: User; memberships: Membership[] }> {
-  if (!authorization) throw refuse('Missing API key: send it as "Authorization: Bearer mo_..."');
+export interface PresentedKey {
+  authorization?: string;
+  apiKey?: string;
+  /** Whether the route takes x-api-key: the refusals then name both ways of sending a key. */
+  acceptsApiKeyHeader?: boolean;
+}
+
+/** The key itself, from x-api-key (where the route takes it) or else the bearer credential. */
+function credentialOf({ authorization, apiKey, acceptsApiKeyHeader }: PresentedKey): string {
+  if (acceptsApiKeyHeader && apiKey !== undefined) return apiKey.trim();
+  if (!authorization) {
+    throw refuse(
+      acceptsApiKeyHeader
+        ? 'Missing API key: send it as "x-api-key: mo_..." or "Authorization: Bearer mo_..."'
+        : 'Missing API key: send it as "Authorization: Bearer mo_..."',
+    );
+  }
   const credential = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
   if (!credential) throw refuse('Malformed Authorization header: expected "Bearer <API key>"');
+  return credential;
+}
+
+/**
+ * Who is calling /v1: the key presented (as a bearer credential, or in x-api-key where the route takes
+ * it), and its owner as stored now with their team memberships (every budget and limit the call
+ * counts against). A strongly consistent GetItem (the key's lookup by hash) and a strongly consistent
+ * Query of the owner's partition (profile and memberships, tables/teams.ts: one read unit, as the
+ * profile's GetItem was), side by side once the container has seen the key before, so a revoked or
+ * expired key, a deactivated owner and a team key whose owner has left the team are refused from the
+ * next call on.
+ */
+export async function authorizeKey(presented: PresentedKey, now = new Date()): Promise<{ key: ApiKey; user: User; memberships: Membership[] }> {
+  const credential = credentialOf(presented);
   if (credential.split('.').length === 3) throw refuse('Login tokens are not accepted on /v1: create an API key (POST /api/keys) and use it');
   if (!isWellFormedKey(credential)) throw refuse('Incorrect API key provided');
   const hash = hashKeySecret(credential);

@@ -17,28 +17,13 @@
  * whose contract reports every platform failure one way says so in its options (`platformFailures`).
  * Nothing else of the upstream's internals reaches a client.
  */
-import type { EndpointStatus, PlatformName } from '../../core/vocabulary';
+import type { EndpointStatus, ModelCapabilities, PlatformName } from '../../core/vocabulary';
 
-export { PLATFORMS, type EndpointStatus, type PlatformName } from '../../core/vocabulary';
+export { PLATFORMS, type EndpointStatus, type ModelCapabilities, type PlatformName } from '../../core/vocabulary';
 
 // ---------------------------------------------------------------------------------------------
 // What a platform is: its traits
 // ---------------------------------------------------------------------------------------------
-
-/** What a model can be asked to do. A platform's traits say what its models may do at most. */
-export interface ModelCapabilities {
-  chat: boolean;
-  /** The answer as it is generated (server-sent events). */
-  stream: boolean;
-  /** Function calling: tools offered, tool calls answered, tool results sent back. */
-  tools: boolean;
-  /** An answer that is a JSON document (and, with a schema, one that validates). */
-  jsonOutput: boolean;
-  /** Images among the input (base64 `data:` bytes). */
-  imageInput: boolean;
-  /** Vectors for texts instead of a chat answer. */
-  embeddings: boolean;
-}
 
 export interface PlatformTraits {
   readonly name: PlatformName;
@@ -167,9 +152,15 @@ export interface ChatCapable {
 
 export interface EmbeddingRequest {
   target: string;
+  /** One or more texts (an adapter splits them into as many platform calls as the model's limits need). */
   inputs: string[];
-  /** The vectors' size, for models that offer several. */
+  /** The vectors' size, for models that offer several (Titan v2: 256, 512, 1024); refused (BadRequest, param `dimensions`) where the model has no such size. */
   dimensions?: number;
+  /**
+   * What the texts are for, where the model embeds queries and documents differently (Cohere's
+   * input_type search_query / search_document): default `document`. OpenAI's API has no such field.
+   */
+  inputType?: 'query' | 'document';
 }
 
 export interface EmbeddingReply {
@@ -299,16 +290,6 @@ export interface EndpointMetrics {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Helpers
-// ---------------------------------------------------------------------------------------------
-
-/** A request's limits and sampling in the OpenAI wire names (the hosted API and the dedicated containers speak them). */
-export function openAiSampling(request: ChatRequest): Record<string, unknown> {
-  const fields = { max_tokens: request.maxTokens, temperature: request.temperature, top_p: request.topP, stop: request.stop };
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
-}
-
-// ---------------------------------------------------------------------------------------------
 // The three platforms' control sides (chat is ChatCapable above)
 // ---------------------------------------------------------------------------------------------
 
@@ -389,7 +370,7 @@ export interface DedicatedMetrics {
   ): Promise<{ counts: Map<string, { count: number; lastActiveAt?: string }>; calls: number }>;
 }
 
-export interface HostedPlatform extends ChatCapable {
+export interface HostedPlatform extends ChatCapable, EmbeddingCapable {
   readonly configured: boolean;
   readonly baseUrl: string;
   /** `raw` is the upstream response as received, for `debug=1`. */

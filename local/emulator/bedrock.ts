@@ -1,9 +1,22 @@
 /**
  * Amazon Bedrock, control plane and runtime (both restJson1, both signed as "bedrock"):
- * ListFoundationModels, GetFoundationModel, Converse and ConverseStream.
+ * ListFoundationModels, GetFoundationModel, Converse and ConverseStream (text, images, tool use), and
+ * InvokeModel for the embedding models (Titan Text Embeddings v2 and Cohere Embed, each its own body).
  */
 import { FOUNDATION_MODELS, type FoundationModel } from './catalogue';
-import { emulateChat, modelLatency, type ChatTurn } from './chat';
+import {
+  embeddingOf,
+  emulateChat,
+  isImage,
+  modelLatency,
+  piecesOf,
+  str,
+  tokensFor,
+  type ChatRequest,
+  type ChatResult,
+  type ChatTurn,
+  type ToolResultIn,
+} from './chat';
 import { eventFrame, exceptionFrame } from './eventstream';
 import { EmulatorError, jsonReply, parseJson, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
@@ -70,14 +83,77 @@ async function getFoundationModel(ctx: Ctx, identifier: string): Promise<Reply> 
   return jsonReply({ modelDetails: summary(ctx.opts.region, model) });
 }
 
+interface ContentBlockIn {
+  text?: unknown;
+  image?: { format?: unknown; source?: { bytes?: unknown } };
+  toolUse?: { toolUseId?: unknown; name?: unknown; input?: unknown };
+  toolResult?: { toolUseId?: unknown; content?: { text?: unknown; json?: unknown; image?: unknown }[]; status?: unknown };
+}
+
 interface ConverseBody {
-  messages?: Array<{ role?: string; content?: Array<{ text?: string }> }>;
+  messages?: Array<{ role?: string; content?: ContentBlockIn[] }>;
   system?: Array<{ text?: string }>;
   inferenceConfig?: { maxTokens?: number };
+  toolConfig?: {
+    tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[];
+    toolChoice?: { auto?: unknown; any?: unknown; tool?: { name?: unknown } };
+  };
+}
+
+const NO_TOOL_USE = "This model doesn't support tool use.";
+const NO_STREAMED_TOOL_USE = "This model doesn't support tool use in streaming mode.";
+const TOOL_CONFIG_REQUIRED = 'The toolConfig field must be defined when using toolUse and toolResult content blocks.';
+const NO_IMAGES = "This model doesn't support the image content block that you provided. Try again with a model that supports image input.";
+
+/** The tool configuration as the emulated model's tools and choice, refused where the model cannot take it. */
+function readToolConfig(model: FoundationModel, config: ConverseBody['toolConfig'], streamed: boolean) {
+  if (!config) return {};
+  const features = model.converse;
+  if (!features?.tools) throw validation(NO_TOOL_USE);
+  if (streamed && !features.streamTools) throw validation(NO_STREAMED_TOOL_USE);
+  const specs = Array.isArray(config.tools) ? config.tools : [];
+  if (specs.length === 0) {
+    throw validation(
+      "1 validation error detected: Value at 'toolConfig.tools' failed to satisfy constraint: Member must have length greater than or equal to 1",
+    );
+  }
+  const tools = specs.map((t, i) => {
+    const name = t.toolSpec?.name;
+    const schema = t.toolSpec?.inputSchema?.json;
+    if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,64}$/.test(name)) {
+      throw validation(
+        `1 validation error detected: Value at 'toolConfig.tools.${i + 1}.member.toolSpec.name' failed to satisfy constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_-]+`,
+      );
+    }
+    if (!schema || typeof schema !== 'object' || (schema as { type?: unknown }).type !== 'object') {
+      throw validation(`The value at toolConfig.tools.${i}.toolSpec.inputSchema.json.type must be object`);
+    }
+    return { name, schema: schema as Record<string, unknown> };
+  });
+  const choice = config.toolChoice;
+  let toolChoice: ChatRequest['toolChoice'] = 'auto';
+  if (choice?.any !== undefined) {
+    if (!features.toolChoice.includes('any'))
+      throw validation("This model doesn't support the toolChoice.any field. Remove toolChoice.any and try again.");
+    toolChoice = 'any';
+  } else if (choice?.tool !== undefined) {
+    if (!features.toolChoice.includes('tool'))
+      throw validation("This model doesn't support the toolChoice.tool field. Remove toolChoice.tool and try again.");
+    const name = choice.tool.name;
+    if (typeof name !== 'string' || !tools.some((t) => t.name === name))
+      throw validation(`The tool ${String(name)} in toolChoice is not among the tools in toolConfig.`);
+    toolChoice = { name };
+  }
+  return { tools, toolChoice };
+}
+
+/** A toolResult's content as text: its text blocks, its JSON written out. */
+function resultText(content: NonNullable<ContentBlockIn['toolResult']>['content']): string {
+  return (content ?? []).map((c) => (typeof c.text === 'string' ? c.text : c.json !== undefined ? JSON.stringify(c.json) : '')).join('\n');
 }
 
 /** Validates a Converse request the way the service does and reduces it to the shared chat input. */
-function readConversation(ctx: Ctx, modelId: string) {
+function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
   const model = findModel(modelId);
   if (!model) throw new EmulatorError(404, 'ResourceNotFoundException', MODEL_NOT_FOUND);
   if (!model.outputModalities.includes('TEXT')) throw validation(NOT_A_CHAT_MODEL);
@@ -85,7 +161,10 @@ function readConversation(ctx: Ctx, modelId: string) {
   const body = parseJson<ConverseBody>(ctx);
   const messages = Array.isArray(body.messages) ? body.messages : [];
   if (messages.length === 0 || messages[0]?.role !== 'user') throw validation(MUST_START_WITH_USER);
+  const { tools, toolChoice } = readToolConfig(model, body.toolConfig, streamed);
 
+  const names = new Map<string, string>();
+  let openToolUses: string[] = [];
   const turns: ChatTurn[] = messages.map((m, i) => {
     if (m.role !== 'user' && m.role !== 'assistant') {
       throw validation(
@@ -99,11 +178,46 @@ function readConversation(ctx: Ctx, modelId: string) {
         `The content field in the Message object at messages.${i} is empty. Add a ContentBlock object to the content field and try again.`,
       );
     }
-    const text = m.content
-      .map((block) => (typeof block.text === 'string' ? block.text : ''))
-      .filter(Boolean)
-      .join('\n');
-    return { role: m.role, text };
+    const texts: string[] = [];
+    const toolResults: ToolResultIn[] = [];
+    const toolUses: string[] = [];
+    let images = 0;
+    m.content.forEach((block, j) => {
+      if (typeof block.text === 'string') {
+        if (!block.text.trim())
+          throw validation(
+            `The text field in the ContentBlock object at messages.${i}.content.${j} is blank. Add text to the text field, and try again.`,
+          );
+        texts.push(block.text);
+      } else if (block.image) {
+        if (m.role !== 'user') throw validation(`messages.${i}.content.${j}: images are only allowed in user messages.`);
+        if (!model.inputModalities.includes('IMAGE')) throw validation(NO_IMAGES);
+        const format = str(block.image.format);
+        const bytes = typeof block.image.source?.bytes === 'string' ? Buffer.from(block.image.source.bytes, 'base64') : Buffer.alloc(0);
+        if (!['png', 'jpeg', 'gif', 'webp'].includes(format) || !isImage(format, bytes)) {
+          throw validation(`The image at messages.${i}.content.${j} could not be processed: it is not a valid ${format || 'image'} image.`);
+        }
+        images++;
+      } else if (block.toolUse) {
+        if (!body.toolConfig) throw validation(TOOL_CONFIG_REQUIRED);
+        const id = str(block.toolUse.toolUseId);
+        toolUses.push(id);
+        names.set(id, str(block.toolUse.name));
+      } else if (block.toolResult) {
+        if (!body.toolConfig) throw validation(TOOL_CONFIG_REQUIRED);
+        const id = str(block.toolResult.toolUseId);
+        toolResults.push({ id, name: names.get(id), text: resultText(block.toolResult.content), isError: block.toolResult.status === 'error' });
+      }
+    });
+    if (m.role === 'user') {
+      if (toolResults.length > openToolUses.length) {
+        throw validation(`The number of toolResult blocks at messages.${i}.content exceeds the number of toolUse blocks of previous turn.`);
+      }
+      const missing = openToolUses.filter((id) => !toolResults.some((r) => r.id === id));
+      if (missing.length > 0) throw validation(`Expected toolResult blocks at messages.${i}.content for the following Ids: ${missing.join(', ')}`);
+    }
+    openToolUses = m.role === 'assistant' ? toolUses : [];
+    return { role: m.role, text: texts.join('\n'), images, toolResults };
   });
   const system = (body.system ?? []).map((block) => block.text ?? '').filter(Boolean);
 
@@ -114,7 +228,7 @@ function readConversation(ctx: Ctx, modelId: string) {
         'Member must have value greater than or equal to 1',
     );
   }
-  return emulateChat({ model: model.modelId, system, turns, maxTokens });
+  return emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
 }
 
 function modelError(): EmulatorError {
@@ -123,13 +237,20 @@ function modelError(): EmulatorError {
   });
 }
 
+const stopReason = (result: ChatResult) => (result.stop === 'length' ? 'max_tokens' : result.stop === 'tool_use' ? 'tool_use' : 'end_turn');
+const toolUseId = (id: string) => `tooluse_${id}`;
+
 async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
-  const result = readConversation(ctx, modelId);
+  const result = readConversation(ctx, modelId, false);
   const latencyMs = await modelLatency(ctx.opts);
   if (ctx.fail) throw modelError();
+  const content = [
+    ...(result.text ? [{ text: result.text }] : []),
+    ...result.toolCalls.map((c) => ({ toolUse: { toolUseId: toolUseId(c.id), name: c.name, input: c.input } })),
+  ];
   return jsonReply({
-    output: { message: { role: 'assistant', content: [{ text: result.text }] } },
-    stopReason: result.stop === 'length' ? 'max_tokens' : 'end_turn',
+    output: { message: { role: 'assistant', content } },
+    stopReason: stopReason(result),
     usage: {
       inputTokens: result.inputTokens,
       outputTokens: result.outputTokens,
@@ -140,17 +261,28 @@ async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
 }
 
 async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
-  const result = readConversation(ctx, modelId);
+  const result = readConversation(ctx, modelId, true);
   const latencyMs = await modelLatency(ctx.opts);
   if (ctx.fail) throw modelError();
 
   // Word-sized deltas, like the service, so consumers must concatenate rather than take one chunk.
-  const pieces = result.text.match(/\S+\s*/g) ?? [result.text];
+  // A text block (index 0 when there is text), then one block per tool call: its start (id and name),
+  // its input JSON in pieces, its stop.
+  const pieces = result.text ? (result.text.match(/\S+\s*/g) ?? [result.text]) : [];
+  const textBlocks = pieces.length > 0 ? 1 : 0;
   const frames = [
     eventFrame('messageStart', { role: 'assistant' }),
     ...pieces.map((text) => eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text } })),
-    eventFrame('contentBlockStop', { contentBlockIndex: 0 }),
-    eventFrame('messageStop', { stopReason: result.stop === 'length' ? 'max_tokens' : 'end_turn' }),
+    ...(textBlocks ? [eventFrame('contentBlockStop', { contentBlockIndex: 0 })] : []),
+    ...result.toolCalls.flatMap((call, i) => {
+      const contentBlockIndex = textBlocks + i;
+      return [
+        eventFrame('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: toolUseId(call.id), name: call.name } } }),
+        ...piecesOf(JSON.stringify(call.input)).map((input) => eventFrame('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input } } })),
+        eventFrame('contentBlockStop', { contentBlockIndex }),
+      ];
+    }),
+    eventFrame('messageStop', { stopReason: stopReason(result) }),
     eventFrame('metadata', {
       usage: {
         inputTokens: result.inputTokens,
@@ -166,6 +298,91 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
     originalStatusCode: 500,
   });
   return streamReply(ctx, 'application/vnd.amazon.eventstream', frames, failure);
+}
+
+// ---------------------------------------------------------------- InvokeModel: the embedding models' own bodies
+
+/** Bedrock's words for a body the model's schema refuses. */
+const malformed = (detail: string) => validation(`Malformed input request: ${detail}, please reformat your input and try again.`);
+
+function checkKeys(body: Record<string, unknown>, allowed: string[]): void {
+  for (const key of Object.keys(body)) if (!allowed.includes(key)) throw malformed(`#: extraneous key [${key}] is not permitted`);
+}
+
+/** Titan Text Embeddings v2: one text a call. */
+function titanEmbedding(model: FoundationModel, body: Record<string, unknown>) {
+  checkKeys(body, ['inputText', 'dimensions', 'normalize', 'embeddingTypes']);
+  if (!('inputText' in body)) throw malformed('#: required key [inputText] not found');
+  const text = body.inputText;
+  if (typeof text !== 'string') throw malformed(`#/inputText: expected type: String, found: ${typeof text}`);
+  if (text.length === 0) throw malformed('#/inputText: expected minLength: 1, actual: 0');
+  const dimensions = body.dimensions ?? 1024;
+  if (!model.embedding?.dimensions.includes(dimensions as number))
+    throw malformed(`#/dimensions: ${JSON.stringify(dimensions)} is not a valid enum value`);
+  const normalize = body.normalize ?? true;
+  if (typeof normalize !== 'boolean') throw malformed('#/normalize: expected type: Boolean');
+  const embedding = embeddingOf(text, dimensions as number, normalize);
+  const tokens = tokensFor(text.length);
+  const types = Array.isArray(body.embeddingTypes) ? (body.embeddingTypes as string[]) : undefined;
+  return {
+    tokens,
+    answer: { embedding, ...(types?.includes('float') ? { embeddingsByType: { float: embedding } } : {}), inputTextTokenCount: tokens },
+  };
+}
+
+const COHERE_INPUT_TYPES = ['search_document', 'search_query', 'classification', 'clustering', 'image'];
+
+/** Cohere Embed v3: up to 96 texts a call, with what they are for. */
+function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, unknown>) {
+  checkKeys(body, ['texts', 'images', 'input_type', 'truncate', 'embedding_types']);
+  if (!('input_type' in body)) throw malformed('#: required key [input_type] not found');
+  if (!COHERE_INPUT_TYPES.includes(body.input_type as string))
+    throw malformed(`#/input_type: ${JSON.stringify(body.input_type)} is not a valid enum value`);
+  const texts = body.texts;
+  if (!Array.isArray(texts)) throw malformed('#: required key [texts] not found');
+  if (texts.length > 96) throw malformed(`#/texts: expected maximum item count: 96, found: ${texts.length}`);
+  if (texts.some((t) => typeof t !== 'string')) throw malformed('#/texts: expected type: String');
+  if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate as string))
+    throw malformed(`#/truncate: ${JSON.stringify(body.truncate)} is not a valid enum value`);
+  const dimensions = model.embedding?.dimensions[0] ?? 1024;
+  // Queries and documents are embedded differently, as Cohere's models do.
+  const embeddings = (texts as string[]).map((t) => embeddingOf(`${String(body.input_type)}|${t}`, dimensions));
+  const byType = Array.isArray(body.embedding_types);
+  return {
+    tokens: (texts as string[]).reduce((n, t) => n + tokensFor(t.length), 0),
+    answer: {
+      id: `emb-${ctx.state.nextId++}`,
+      texts,
+      // Asked for by type, the vectors come keyed by type; otherwise as floats directly.
+      embeddings: byType ? { float: embeddings } : embeddings,
+      response_type: byType ? 'embeddings_by_type' : 'embeddings_floats',
+    },
+  };
+}
+
+async function invokeModel(ctx: Ctx, modelId: string): Promise<Reply> {
+  const model = findModel(modelId);
+  if (!model) throw new EmulatorError(404, 'ResourceNotFoundException', MODEL_NOT_FOUND);
+  if (!model.embedding) throw validation('The emulator answers InvokeModel for embedding models only; use Converse for chat models.');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(ctx.body.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw malformed('#: expected type: JSONObject');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed('#: expected type: JSONObject');
+  const { answer, tokens } = model.embedding.body === 'titan-v2' ? titanEmbedding(model, body) : cohereEmbedding(ctx, model, body);
+  const latencyMs = await modelLatency(ctx.opts);
+  if (ctx.fail) throw modelError();
+  // The token count and latency come as headers for every model, whatever its body says.
+  return {
+    ...jsonReply(answer),
+    headers: {
+      'content-type': 'application/json',
+      'x-amzn-bedrock-input-token-count': String(tokens),
+      'x-amzn-bedrock-invocation-latency': String(latencyMs),
+    },
+  };
 }
 
 // ---------------------------------------------------------------- routing
@@ -193,6 +410,7 @@ export const bedrock: ServiceDef = {
       if (action === 'converse-stream') {
         return { op: 'ConverseStream', keys: [modelId], canFail: true, run: () => converseStream(ctx, modelId) };
       }
+      if (action === 'invoke') return { op: 'InvokeModel', keys: [modelId], canFail: true, run: () => invokeModel(ctx, modelId) };
     }
     return undefined;
   },

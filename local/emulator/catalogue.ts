@@ -20,7 +20,34 @@ export interface FoundationModel {
   /** Per 1k tokens, USD, on-demand. */
   inputPrice: number;
   outputPrice: number;
+  /**
+   * What Converse lets the model do beyond text, as AWS's "Supported models and model features" table
+   * and the ToolChoice reference say: tool use, tool use while streaming, and the tool choices beyond
+   * `auto` (`any`, `tool`: only Claude 3+ and Nova take `tool`). Absent: no tool use.
+   */
+  converse?: { tools: boolean; streamTools: boolean; toolChoice: ('auto' | 'any' | 'tool')[] };
+  /** Embedding models: the InvokeModel body they take and the vector sizes they answer. */
+  embedding?: { body: 'titan-v2' | 'cohere-v3'; dimensions: number[] };
 }
+
+/** Cohere Embed v3 (English, multilingual): 1024 numbers a text, InvokeModel only. */
+function cohereEmbed(modelId: string, modelName: string): FoundationModel {
+  return {
+    modelId,
+    modelName,
+    providerName: 'Cohere',
+    inputModalities: ['TEXT'],
+    outputModalities: ['EMBEDDING'],
+    responseStreamingSupported: false,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.0001,
+    outputPrice: 0,
+    embedding: { body: 'cohere-v3', dimensions: [1024] },
+  };
+}
+
+const CLAUDE_TOOLS = { tools: true, streamTools: true, toolChoice: ['auto', 'any', 'tool'] } as FoundationModel['converse'];
 
 export const FOUNDATION_MODELS: FoundationModel[] = [
   {
@@ -34,6 +61,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inferenceTypesSupported: ['ON_DEMAND'],
     inputPrice: 0.00025,
     outputPrice: 0.00125,
+    converse: CLAUDE_TOOLS,
   },
   {
     modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
@@ -46,6 +74,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inferenceTypesSupported: ['ON_DEMAND'],
     inputPrice: 0.003,
     outputPrice: 0.015,
+    converse: CLAUDE_TOOLS,
   },
   {
     modelId: 'amazon.titan-text-express-v1',
@@ -70,6 +99,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inferenceTypesSupported: ['ON_DEMAND'],
     inputPrice: 0.00006,
     outputPrice: 0.00024,
+    converse: CLAUDE_TOOLS,
   },
   {
     modelId: 'meta.llama3-8b-instruct-v1:0',
@@ -106,6 +136,8 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inferenceTypesSupported: ['ON_DEMAND'],
     inputPrice: 0.0005,
     outputPrice: 0.0015,
+    // Command R calls tools, but not while streaming, and takes no toolChoice beyond auto.
+    converse: { tools: true, streamTools: false, toolChoice: ['auto'] },
   },
   {
     modelId: 'amazon.titan-embed-text-v2:0',
@@ -118,7 +150,10 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inferenceTypesSupported: ['ON_DEMAND'],
     inputPrice: 0.00002,
     outputPrice: 0,
+    embedding: { body: 'titan-v2', dimensions: [1024, 512, 256] },
   },
+  cohereEmbed('cohere.embed-english-v3', 'Embed English'),
+  cohereEmbed('cohere.embed-multilingual-v3', 'Embed Multilingual'),
 ];
 
 // ---------------------------------------------------------------- SageMaker instances and prices
@@ -171,6 +206,8 @@ const DLC_ACCOUNT = '763104351884';
 const tgiImage = (region: string) =>
   `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-py310-cu121-ubuntu22.04`;
 const lmiImage = (region: string) => `${DLC_ACCOUNT}.dkr.ecr.${region}.amazonaws.com/djl-inference:0.28.0-lmi10.0.0-cu124`;
+/** Hugging Face's Text Embeddings Inference container for SageMaker (its own ECR account). */
+const teiImage = (region: string) => `683313688378.dkr.ecr.${region}.amazonaws.com/tei:2.0.1-tei1.4.0-gpu-py310-cu122-ubuntu22.04`;
 const jumpstartBucket = (region: string) => `s3://jumpstart-cache-prod-${region}`;
 
 interface HubDocInput {
@@ -184,6 +221,7 @@ interface HubDocInput {
   minMemoryMb: number;
   accelerators: number;
   env: Record<string, string>;
+  task?: string;
 }
 
 function hubDocument(d: HubDocInput) {
@@ -210,7 +248,7 @@ function hubDocument(d: HubDocInput) {
     InferenceEnableNetworkIsolation: true,
     ModelDataDownloadTimeout: 1200,
     ContainerStartupHealthCheckTimeout: 1200,
-    Task: 'text-generation',
+    Task: d.task ?? 'text-generation',
     Framework: 'huggingface',
     Datatype: 'llm',
     License: d.license,
@@ -349,6 +387,46 @@ export const HUB_MODELS: HubModel[] = [
       env: tgiEnv(4095, 4096, 1),
     }),
   },
+  {
+    name: 'meta-vlm-llama-3-2-11b-vision-instruct',
+    version: '1.1.0',
+    displayName: 'Meta Llama 3.2 11B Vision Instruct',
+    description: 'Llama 3.2 11B Vision: an instruction-tuned model that reads images as well as text.',
+    keywords: ['@task:text-generation', '@framework:djl', '@capability:inference', '@gated'],
+    createdAt: day('2024-09-25'),
+    document: hubDocument({
+      name: 'meta-vlm-llama-3-2-11b-vision-instruct',
+      image: lmiImage,
+      artifactPath: 'meta-llama/Llama-3.2-11B-Vision-Instruct',
+      defaultInstance: 'ml.g5.12xlarge',
+      instances: ['ml.g5.12xlarge', 'ml.g5.48xlarge', 'ml.p4d.24xlarge'],
+      license: 'Llama 3.2 Community License',
+      gated: true,
+      minMemoryMb: 98304,
+      accelerators: 4,
+      env: { SAGEMAKER_PROGRAM: 'inference.py', OPTION_MAX_ROLLING_BATCH_SIZE: '16', OPTION_TENSOR_PARALLEL_DEGREE: '4' },
+    }),
+  },
+  {
+    name: 'huggingface-sentencesimilarity-bge-large-en-v1-5',
+    version: '2.0.0',
+    displayName: 'BGE Large EN v1.5',
+    description: 'BAAI general embedding (large, English): text to 1024-dimensional vectors for retrieval, served by Text Embeddings Inference.',
+    keywords: ['@task:sentence-similarity', '@framework:huggingface', '@capability:inference'],
+    createdAt: day('2024-03-12'),
+    document: hubDocument({
+      name: 'huggingface-sentencesimilarity-bge-large-en-v1-5',
+      image: teiImage,
+      artifactPath: 'BAAI/bge-large-en-v1.5',
+      defaultInstance: 'ml.g5.xlarge',
+      instances: ['ml.g5.xlarge', 'ml.g5.2xlarge', 'ml.m5.xlarge'],
+      license: 'MIT',
+      minMemoryMb: 4096,
+      accelerators: 1,
+      env: { HF_MODEL_ID: '/opt/ml/model', MAX_CLIENT_BATCH_SIZE: '32' },
+      task: 'sentence-similarity',
+    }),
+  },
 ];
 
 // ---------------------------------------------------------------- Account model packages
@@ -450,6 +528,10 @@ export const MODEL_PACKAGES: ModelPackage[] = [
 export interface HostedModel {
   id: string;
   ownedBy: string;
+  /** Reads images (OpenAI `image_url` parts). */
+  vision?: boolean;
+  /** An embedding model (POST /v1/embeddings) of this many dimensions, instead of a chat model. */
+  embeddingDimensions?: number;
 }
 
 export const HOSTED_MODELS: HostedModel[] = [
@@ -459,6 +541,8 @@ export const HOSTED_MODELS: HostedModel[] = [
   { id: 'google/gemma-2-9b-it', ownedBy: 'google' },
   { id: 'nvidia/nemotron-4-340b-instruct', ownedBy: 'nvidia' },
   { id: 'microsoft/phi-3-mini-128k-instruct', ownedBy: 'microsoft' },
+  { id: 'meta/llama-3.2-11b-vision-instruct', ownedBy: 'meta', vision: true },
+  { id: 'baai/bge-m3', ownedBy: 'baai', embeddingDimensions: 1024 },
 ];
 
 /** The NVIDIA API reports one fixed `created` for every catalogue model. */

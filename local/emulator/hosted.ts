@@ -1,10 +1,23 @@
 /**
  * The hosted OpenAI-compatible API (NVIDIA API catalogue flavour) under /v1. Errors are RFC 7807
  * problem documents, as integrate.api.nvidia.com sends them. As there, the model list is public and
- * only inference needs the key: no key is 401, a wrong key is 403.
+ * only inference needs the key: no key is 401, a wrong key is 403. Chat completions take OpenAI's
+ * tools, tool_choice, parallel_tool_calls, response_format and image_url parts (for the vision model);
+ * POST /v1/embeddings answers the embedding model.
  */
 import { HOSTED_MODELS, HOSTED_MODEL_CREATED, type HostedModel } from './catalogue';
-import { emulateChat, fromOpenAiMessages, modelLatency, openAiChunks, openAiCompletion, openAiStreamError, type OpenAiMessage } from './chat';
+import {
+  embeddingOf,
+  emulateChat,
+  fromOpenAiBody,
+  modelLatency,
+  openAiChunks,
+  openAiCompletion,
+  openAiStreamError,
+  str,
+  tokensFor,
+  type OpenAiChatBody,
+} from './chat';
 import { EmulatorError, jsonReply, parseJson, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const problem = (status: number, title: string, detail: string, type = 'about:blank') =>
@@ -35,24 +48,17 @@ function findModel(id: string): HostedModel {
   return model;
 }
 
-interface CompletionBody {
-  model?: string;
-  messages?: OpenAiMessage[];
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-}
+const invalid = (message: string) => problem(400, 'Bad Request', message);
 
 async function chatCompletions(ctx: Ctx): Promise<Reply> {
   authorise(ctx);
-  const body = parseJson<CompletionBody>(ctx);
-  const model = findModel(String(body.model ?? ''));
+  const body = parseJson<OpenAiChatBody>(ctx);
+  const model = findModel(str(body.model));
+  if (model.embeddingDimensions) throw invalid(`Model ${model.id} is an embedding model: use /v1/embeddings`);
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     throw problem(422, 'Validation failed', 'body -> messages\n  field required', 'urn:kaizen:problem-details:validation-failed');
   }
-  const { system, turns } = fromOpenAiMessages(body.messages);
-  const result = emulateChat({ model: model.id, system, turns, maxTokens: body.max_completion_tokens ?? body.max_tokens });
+  const result = emulateChat(fromOpenAiBody(body, { id: model.id, vision: model.vision === true }, invalid));
   await modelLatency(ctx.opts);
 
   const id = `chatcmpl-${ctx.state.nextId++}`;
@@ -67,6 +73,59 @@ async function chatCompletions(ctx: Ctx): Promise<Reply> {
     events.map((e) => Buffer.from(e)),
     Buffer.from(openAiStreamError('Inference failed while generating the response')),
   );
+}
+
+interface EmbeddingsBody {
+  model?: unknown;
+  input?: unknown;
+  encoding_format?: unknown;
+  dimensions?: unknown;
+}
+
+/** POST /v1/embeddings: OpenAI's shape; the vectors as floats, or as base64 little-endian float32 when asked. */
+async function embeddings(ctx: Ctx): Promise<Reply> {
+  authorise(ctx);
+  const body = parseJson<EmbeddingsBody>(ctx);
+  const model = findModel(str(body.model));
+  if (!model.embeddingDimensions) throw invalid(`Model ${model.id} is not an embedding model`);
+  const inputs = typeof body.input === 'string' ? [body.input] : body.input;
+  if (!Array.isArray(inputs) || inputs.length === 0 || inputs.some((t) => typeof t !== 'string' || t.length === 0)) {
+    throw problem(
+      422,
+      'Validation failed',
+      'body -> input\n  must be a non-empty string or array of non-empty strings',
+      'urn:kaizen:problem-details:validation-failed',
+    );
+  }
+  if (inputs.length > 2048) throw invalid('input may hold at most 2048 texts');
+  if (body.dimensions !== undefined) throw invalid(`Model ${model.id} does not support the dimensions parameter`);
+  const format = body.encoding_format ?? 'float';
+  if (format !== 'float' && format !== 'base64') throw invalid('encoding_format must be float or base64');
+  await modelLatency(ctx.opts);
+  const tokens = (inputs as string[]).reduce((n, t) => n + tokensFor(t.length), 0);
+  const dimensions = model.embeddingDimensions;
+  return jsonReply({
+    object: 'list',
+    data: (inputs as string[]).map((text, index) => {
+      const vector = embeddingOf(text, dimensions);
+      return {
+        object: 'embedding',
+        index,
+        embedding: format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector,
+      };
+    }),
+    model: model.id,
+    usage: { prompt_tokens: tokens, total_tokens: tokens },
+  });
+}
+
+/** The model a POST names, for fault matching (an unreadable body has none; the handler reports it). */
+function modelOf(ctx: Ctx): string {
+  try {
+    return str((JSON.parse(ctx.body.toString('utf8')) as { model?: unknown }).model);
+  } catch {
+    return '';
+  }
 }
 
 export const hosted: ServiceDef = {
@@ -84,13 +143,10 @@ export const hosted: ServiceDef = {
       return { op: 'models.retrieve', keys: [id], run: async () => jsonReply(modelObject(findModel(id))) };
     }
     if (ctx.method === 'POST' && ctx.path === '/v1/chat/completions') {
-      let model = '';
-      try {
-        model = String((JSON.parse(ctx.body.toString('utf8')) as CompletionBody).model ?? '');
-      } catch {
-        // The handler reports the unreadable body; fault matching just has no model to go on.
-      }
-      return { op: 'chat.completions', keys: [model], run: () => chatCompletions(ctx) };
+      return { op: 'chat.completions', keys: [modelOf(ctx)], run: () => chatCompletions(ctx) };
+    }
+    if (ctx.method === 'POST' && ctx.path === '/v1/embeddings') {
+      return { op: 'embeddings', keys: [modelOf(ctx)], run: () => embeddings(ctx) };
     }
     return undefined;
   },

@@ -1,13 +1,17 @@
 /**
  * Amazon SageMaker Runtime InvokeEndpoint (restJson1, POST /endpoints/{name}/invocations) and
  * InvokeEndpointWithResponseStream (POST /endpoints/{name}/invocations-response-stream: the container's
- * bytes as PayloadPart events of application/vnd.amazon.eventstream). The "container" behind every
- * endpoint speaks the OpenAI chat-completions shape that TGI and LMI serve, and their server-sent
- * events when the payload asks for `stream: true`.
+ * bytes as PayloadPart events of application/vnd.amazon.eventstream). What answers depends on the
+ * endpoint's container image, as on SageMaker:
+ * - Text Embeddings Inference (an image named `tei`): TEI's /invocations is its /embed, `{inputs,
+ *   normalize, truncate, dimensions}` in, an array of vectors out, at most 32 texts a call;
+ * - any other (TGI, LMI): the OpenAI chat-completions shape of their Messages API (tools, tool_choice,
+ *   response_format, image_url parts for a vision model), their server-sent events when the payload
+ *   asks for `stream: true`, and TGI's native `{inputs}` generate request.
  * Every call, faulted or not, is recorded so CloudWatch can report what really happened.
  */
-import { emulateChat, fromOpenAiMessages, modelLatency, openAiChunks, openAiCompletion, type OpenAiMessage } from './chat';
-import { endpointModels, settleEndpoint } from './sagemaker';
+import { embeddingOf, emulateChat, fromOpenAiBody, modelLatency, openAiChunks, openAiCompletion, type OpenAiChatBody } from './chat';
+import { endpointContainer, endpointModels, settleEndpoint } from './sagemaker';
 import { eventFrame, exceptionFrame } from './eventstream';
 import { EmulatorError, jsonReply, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
@@ -36,15 +40,41 @@ function modelError(ctx: Ctx, endpoint: string, status: number, message: string)
   );
 }
 
-interface InvocationBody {
-  messages?: OpenAiMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-  max_tokens?: number;
+interface InvocationBody extends OpenAiChatBody {
   max_new_tokens?: number;
-  /** TGI's native shape: one prompt string. */
-  inputs?: string;
+  /** TGI's native shape: one prompt string; TEI's: one text or several. */
+  inputs?: unknown;
   parameters?: { max_new_tokens?: number };
+  normalize?: unknown;
+  truncate?: unknown;
+  dimensions?: unknown;
+}
+
+/** TEI's default --max-client-batch-size. */
+const TEI_MAX_BATCH = 32;
+/** The vector size of the emulated TEI model (BGE large). */
+const TEI_DIMENSIONS = 1024;
+const TEI_IMAGE = /\/tei(-cpu)?:|text-embeddings-inference/;
+const VISION_MODEL = /vision|llava|idefics|pixtral|-vl-|-vl\b/i;
+
+/** TEI's /embed: validation errors are 422 (413 for too many texts) with TEI's own messages. */
+function teiEmbed(ctx: Ctx, name: string, body: InvocationBody): unknown {
+  const inputs = typeof body.inputs === 'string' ? [body.inputs] : body.inputs;
+  if (!Array.isArray(inputs) || inputs.some((t) => typeof t !== 'string')) {
+    throw modelError(
+      ctx,
+      name,
+      422,
+      'Failed to deserialize the JSON body into the target type: inputs: data did not match any variant of untagged enum Input',
+    );
+  }
+  if (inputs.length === 0) throw modelError(ctx, name, 422, '`inputs` cannot be empty');
+  if (inputs.length > TEI_MAX_BATCH) throw modelError(ctx, name, 413, `batch size ${inputs.length} > maximum allowed batch size ${TEI_MAX_BATCH}`);
+  const dimensions = body.dimensions ?? TEI_DIMENSIONS;
+  if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > TEI_DIMENSIONS) {
+    throw modelError(ctx, name, 422, `\`dimensions\` must be between 1 and ${TEI_DIMENSIONS}`);
+  }
+  return (inputs as string[]).map((text) => embeddingOf(text, dimensions, body.normalize !== false));
 }
 
 async function invokeEndpoint(ctx: Ctx, name: string, streamed = false): Promise<Reply> {
@@ -62,11 +92,18 @@ async function invokeEndpoint(ctx: Ctx, name: string, streamed = false): Promise
   } catch {
     throw modelError(ctx, name, 400, 'Failed to deserialize the JSON body into the target type');
   }
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw modelError(ctx, name, 422, 'Failed to deserialize the JSON body into the target type');
 
   await modelLatency(ctx.opts);
   if (ctx.fail) throw modelError(ctx, name, 500, 'CUDA error: an illegal memory access was encountered');
 
   const headers = { 'content-type': 'application/json', 'x-amzn-invoked-production-variant': variant };
+  const container = endpointContainer(ctx.state, ctx.opts, ep.configName);
+  if (TEI_IMAGE.test(container.image)) {
+    if (streamed) throw modelError(ctx, name, 404, 'Not Found');
+    return { ...jsonReply(teiEmbed(ctx, name, body)), headers };
+  }
   if (typeof body.inputs === 'string') {
     const result = emulateChat({
       model,
@@ -80,8 +117,8 @@ async function invokeEndpoint(ctx: Ctx, name: string, streamed = false): Promise
     throw modelError(ctx, name, 422, 'Failed to deserialize the JSON body into the target type: missing field `messages`');
   }
 
-  const { system, turns } = fromOpenAiMessages(body.messages);
-  const result = emulateChat({ model, system, turns, maxTokens: body.max_tokens ?? body.max_new_tokens });
+  const request = fromOpenAiBody(body, { id: model, vision: VISION_MODEL.test(container.names) }, (message) => modelError(ctx, name, 422, message));
+  const result = emulateChat({ ...request, maxTokens: request.maxTokens ?? body.max_new_tokens });
   const id = `chatcmpl-${ctx.state.nextId++}`;
   const created = Math.floor(Date.now() / 1000);
   if (!streamed) return { ...jsonReply(openAiCompletion(id, model, result, created)), headers };

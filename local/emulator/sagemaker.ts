@@ -103,6 +103,26 @@ export function endpointModels(state: EmulatorState, configName: string | undefi
   return config ? config.variants.map((v) => v.ModelName) : [];
 }
 
+/**
+ * What runs behind an endpoint's first variant: the container image (given, or the model package's)
+ * and everything that names the model (image, package, artefacts), for the runtime to decide what the
+ * container answers (a TEI container embeds; a TGI/LMI one chats) and whether its model reads images.
+ */
+export function endpointContainer(state: EmulatorState, opts: ResolvedOptions, configName: string | undefined): { image: string; names: string } {
+  const model = state.models.get(endpointModels(state, configName)[0] ?? '');
+  const container = (model?.input.PrimaryContainer ?? (model?.input.Containers as unknown[] | undefined)?.[0] ?? {}) as {
+    Image?: string;
+    ModelPackageName?: string;
+    ModelDataUrl?: string;
+    ModelDataSource?: { S3DataSource?: { S3Uri?: string } };
+  };
+  const wanted = (container.ModelPackageName ?? '').toLowerCase();
+  const pkg = wanted ? MODEL_PACKAGES.find((p) => packageArn(opts, p) === wanted) : undefined;
+  const image = container.Image ?? (pkg?.container(opts.region, opts.accountId).Image as string | undefined) ?? '';
+  const names = [image, wanted, container.ModelDataUrl, container.ModelDataSource?.S3DataSource?.S3Uri, model?.name].filter(Boolean).join(' ');
+  return { image, names };
+}
+
 function variantSummaries(state: EmulatorState, ep: Endpoint) {
   const config = state.endpointConfigs.get(ep.configName);
   if (!ep.deployed || !config) return undefined;

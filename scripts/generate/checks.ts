@@ -48,9 +48,14 @@ function hintsOf(schema: Record<string, unknown>, path = '#', out: Record<string
   for (const [key, value] of Object.entries((schema.properties as Record<string, Record<string, unknown>>) ?? {}))
     hintsOf(value, `${path}/properties/${key}`, out);
   if (schema.items && typeof schema.items === 'object') hintsOf(schema.items as Record<string, unknown>, `${path}/items`, out);
-  for (const keyword of ['oneOf', 'anyOf'] as const) {
+  for (const keyword of ['oneOf', 'anyOf', 'allOf'] as const) {
     const branches = schema[keyword];
     if (Array.isArray(branches)) branches.forEach((branch: Record<string, unknown>, i) => hintsOf(branch, `${path}/${keyword}/${i}`, out));
+  }
+  // The branches of an if/then/else chain (Tagged in lib/http/schemas.ts).
+  for (const keyword of ['then', 'else'] as const) {
+    const branch = schema[keyword];
+    if (branch && typeof branch === 'object') hintsOf(branch as Record<string, unknown>, `${path}/${keyword}`, out);
   }
   return out;
 }

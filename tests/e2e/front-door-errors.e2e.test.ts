@@ -56,12 +56,12 @@ describe('errors the local HTTP layer answers have the service’s shape', () =>
     ['through the front door', () => process.env.E2E_FRONT_DOOR_URL as string],
     ['from serverless-offline', () => process.env.E2E_BASE_URL as string],
   ])('an unknown route under /v1 is a 404 in OpenAI’s shape with code unknown_url, %s', async (_via, base) => {
-    const res = await fetch(`${base()}/v1/embeddings`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const res = await fetch(`${base()}/v1/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({
       error: {
         message:
-          'Unknown request URL: POST /v1/embeddings. Please check the URL for typos; this gateway serves GET /v1/models and POST /v1/chat/completions',
+          'Unknown request URL: POST /v1/completions. Please check the URL for typos; this gateway serves GET /v1/models, POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses and POST /v1/messages',
         type: 'invalid_request_error',
         code: 'unknown_url',
         param: null,

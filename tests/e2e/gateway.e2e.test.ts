@@ -74,21 +74,22 @@ test('an unknown model is the SDK’s NotFoundError with code model_not_found', 
 });
 
 test('a route the gateway does not serve is the SDK’s NotFoundError with code unknown_url and a message naming the route', async () => {
-  const err = await client.embeddings.create({ model: managedName, input: 'Hello' }).catch((e: unknown) => e);
+  // The legacy completions API (POST /v1/completions), which this gateway does not serve.
+  const err = await client.completions.create({ model: managedName, prompt: 'Hello' }).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(OpenAI.NotFoundError);
   const notFound = err as InstanceType<typeof OpenAI.NotFoundError>;
   expect(notFound.code).toBe('unknown_url');
   expect(notFound.type).toBe('invalid_request_error');
   expect(notFound.param).toBeNull();
-  expect(notFound.error).toMatchObject({ message: expect.stringMatching(/^Unknown request URL: POST \/v1\/embeddings\. /) });
+  expect(notFound.error).toMatchObject({ message: expect.stringMatching(/^Unknown request URL: POST \/v1\/completions\. /) });
 });
 
 test('a parameter the gateway does not support yet is the SDK’s BadRequestError with code unsupported_parameter', async () => {
   const err = await client.chat.completions
-    .create({ model: managedName, messages: [{ role: 'user', content: 'Hi' }], response_format: { type: 'json_object' } })
+    .create({ model: managedName, messages: [{ role: 'user', content: 'Hi' }], logprobs: true })
     .catch((e: unknown) => e);
   expect(err).toBeInstanceOf(OpenAI.BadRequestError);
-  expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'response_format' });
+  expect(err).toMatchObject({ code: 'unsupported_parameter', param: 'logprobs' });
 });
 
 test('a bad request is the SDK’s BadRequestError naming the parameter', async () => {

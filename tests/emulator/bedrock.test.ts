@@ -22,9 +22,9 @@ afterAll(async () => {
 });
 
 describe('Bedrock control plane', () => {
-  it('lists the eight shipped foundation models with ARNs, modalities and an ACTIVE lifecycle', async () => {
+  it('lists the ten shipped foundation models with ARNs, modalities and an ACTIVE lifecycle', async () => {
     const out = await control.send(new ListFoundationModelsCommand({}));
-    expect(out.modelSummaries).toHaveLength(8);
+    expect(out.modelSummaries).toHaveLength(10);
     const haiku = out.modelSummaries?.find((m) => m.modelId === HAIKU);
     expect(haiku).toEqual({
       modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${HAIKU}`,
@@ -49,9 +49,13 @@ describe('Bedrock control plane', () => {
     ]);
   });
 
-  it('filters the list by output modality so only the embedding model answers EMBEDDING', async () => {
+  it('filters the list by output modality so only the embedding models answer EMBEDDING', async () => {
     const out = await control.send(new ListFoundationModelsCommand({ byOutputModality: 'EMBEDDING' }));
-    expect(out.modelSummaries?.map((m) => m.modelId)).toEqual(['amazon.titan-embed-text-v2:0']);
+    expect(out.modelSummaries?.map((m) => m.modelId)).toEqual([
+      'amazon.titan-embed-text-v2:0',
+      'cohere.embed-english-v3',
+      'cohere.embed-multilingual-v3',
+    ]);
   });
 
   it('filters the list by customization and inference type together', async () => {

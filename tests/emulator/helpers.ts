@@ -9,6 +9,9 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { toHttpError } from '../../lib/http/errors';
 
+/** The smallest PNG there is: a 1x1 pixel. */
+export const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
 export const credentials = { accessKeyId: 'test', secretAccessKey: 'test' };
 
 /**

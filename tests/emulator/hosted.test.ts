@@ -22,12 +22,12 @@ function chat(body: unknown, headers: Record<string, string> = { authorization: 
 const LLAMA = 'meta/llama-3.1-8b-instruct';
 
 describe('hosted OpenAI-compatible API', () => {
-  it('lists the six catalogue models in the OpenAI list shape', async () => {
+  it('lists the eight catalogue models (six chat, a vision and an embedding model) in the OpenAI list shape', async () => {
     const res = await fetch(`${emulator.url}/v1/models`);
     const body = (await res.json()) as any;
     expect(res.status).toBe(200);
     expect(body.object).toBe('list');
-    expect(body.data).toHaveLength(6);
+    expect(body.data).toHaveLength(8);
     expect(body.data[0]).toEqual({ id: LLAMA, object: 'model', created: 735790403, owned_by: 'meta', root: LLAMA, parent: null });
   });
 

@@ -65,8 +65,14 @@ describe('SageMaker public hub', () => {
   it('lists the public hub models with Date creation times', async () => {
     const out = await sm.send(new ListHubContentsCommand({ HubName: 'SageMakerPublicHub', HubContentType: 'Model' }));
     const names = out.HubContentSummaries?.map((h) => h.HubContentName);
-    expect(names).toHaveLength(6);
-    expect(names).toEqual(expect.arrayContaining(['huggingface-llm-mistral-7b-instruct', 'meta-textgeneration-llama-3-8b-instruct']));
+    expect(names).toHaveLength(8);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'huggingface-llm-mistral-7b-instruct',
+        'meta-textgeneration-llama-3-8b-instruct',
+        'huggingface-sentencesimilarity-bge-large-en-v1-5',
+      ]),
+    );
     const first = out.HubContentSummaries?.[0];
     expect(first?.CreationTime).toBeInstanceOf(Date);
     expect(first?.HubContentStatus).toBe('Available');
@@ -79,7 +85,7 @@ describe('SageMaker public hub', () => {
       new ListHubContentsCommand({ HubName: 'SageMakerPublicHub', HubContentType: 'Model', MaxResults: 4, NextToken: first.NextToken }),
     );
     expect(first.HubContentSummaries).toHaveLength(4);
-    expect(second.HubContentSummaries).toHaveLength(2);
+    expect(second.HubContentSummaries).toHaveLength(4);
     expect(second.NextToken).toBeUndefined();
   });
 

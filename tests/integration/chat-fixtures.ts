@@ -16,7 +16,7 @@ import {
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db } from '../../tables/client';
-import { resourceKey, type Resource } from '../../tables/resources';
+import { resourceKey, type Resource, type TrackedResource } from '../../tables/resources';
 import { handler as createConversation } from '../../functions/conversations/create';
 import { call, type Handler } from '../helpers/invoke';
 
@@ -36,7 +36,7 @@ const awsConfig = () => ({
  * otherwise (these tests are about chat; who may call a resource is tests/integration/resource-access.test.ts;
  * `access: null` writes one whose access was never set).
  */
-export async function putResource(fields: Partial<Resource> & Pick<Resource, 'type'>): Promise<Resource> {
+export async function putResource(fields: Partial<TrackedResource> & Pick<Resource, 'type'>): Promise<Resource> {
   const now = new Date().toISOString();
   const id = fields.id ?? randomUUID();
   const resource: Resource = {
@@ -55,6 +55,8 @@ export async function putResource(fields: Partial<Resource> & Pick<Resource, 'ty
     created_at: now,
     last_updated: now,
     access: { everyone: true, user_ids: [], team_ids: [] },
+    inference_image: null,
+    capabilities: null,
     ...fields,
   };
   await db.send(new PutCommand({ TableName: TABLE, Item: { ...resourceKey(id), entity: 'resource', ...resource } }));
@@ -68,7 +70,10 @@ export const hostedResource = (modelId = HOSTED_MODEL) => putResource({ type: 'h
  * Creates an endpoint on the emulator (lifecycle delay 0) and tracks it as a dedicated resource. It
  * is InService, or, with `failCreate`, Failed (a 'fail' fault scoped to this endpoint's creation).
  */
-export async function dedicatedResource(fields: Partial<Resource> = {}, options: { failCreate?: boolean } = {}): Promise<Resource> {
+export async function dedicatedResource(
+  fields: Partial<TrackedResource> = {},
+  options: { failCreate?: boolean; image?: string } = {},
+): Promise<Resource> {
   const name = `chat-ep-${randomUUID().slice(0, 12)}`;
   const sm = new SageMakerClient(awsConfig());
   try {
@@ -77,7 +82,7 @@ export async function dedicatedResource(fields: Partial<Resource> = {}, options:
         ModelName: `${name}-model`,
         ExecutionRoleArn: 'arn:aws:iam::123456789012:role/model-ops-test-sagemaker',
         PrimaryContainer: {
-          Image: '763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:latest',
+          Image: options.image ?? '763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:latest',
           ModelDataUrl: 's3://bucket/model.tar.gz',
         },
       }),

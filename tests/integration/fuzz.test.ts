@@ -40,8 +40,9 @@ test('the generator covers every operation of the document', () => {
   expect(ops.length).toBeGreaterThanOrEqual(30);
   for (const op of ops) expect(cases.some((c) => c.op === op.key)).toBe(true);
   expect(cases.length).toBeGreaterThan(200);
-  // A bound on the file's running time: about 20 cases an operation (teams and sign-on brought it past 900).
-  expect(cases.length).toBeLessThan(1300);
+  // A bound on the file's running time: about 20 cases an operation (teams and sign-on brought it past
+  // 900; the gateway's embeddings, Responses and Messages bodies, with their many fields, past 1,300).
+  expect(cases.length).toBeLessThan(1500);
 });
 
 describe.each(ops.map((op) => [op.key]))('%s', (key) => {

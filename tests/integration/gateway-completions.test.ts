@@ -119,14 +119,14 @@ describe('POST /v1/chat/completions', () => {
 
   test('an OpenAI field the gateway does not support yet is 400 unsupported_parameter naming it, and a misspelt field an unknown one', async () => {
     const { key } = await newKey();
-    const tools = await complete(key, hello(managed.endpoint_name, { tools: [{ type: 'function', function: { name: 'lookup' } }] }));
-    expect(tools.status).toBe(400);
-    expect(tools.body).toEqual({
+    const logprobs = await complete(key, hello(managed.endpoint_name, { logprobs: true }));
+    expect(logprobs.status).toBe(400);
+    expect(logprobs.body).toEqual({
       error: {
-        message: "Unsupported parameter: 'tools' is not supported by this gateway yet",
+        message: "Unsupported parameter: 'logprobs' is not supported by this gateway yet",
         type: 'invalid_request_error',
         code: 'unsupported_parameter',
-        param: 'tools',
+        param: 'logprobs',
       },
     });
     const typo = await complete(key, hello(managed.endpoint_name, { tols: [] }));

@@ -23,3 +23,12 @@ export const completeOn =
       headers: { authorization: `Bearer ${key}` },
       body: { model: resource().endpoint_name, messages: [{ role: 'user', content: 'Hello there' }], max_tokens: 100, ...extra },
     });
+
+/**
+ * Windows are calendar minutes: a test that counts one window's calls starts them at least 15 s before
+ * the minute ends, so they all fall in it (a set-up wait, not a timing assertion).
+ */
+export async function inOneMinute(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
+}

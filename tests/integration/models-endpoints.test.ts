@@ -48,7 +48,7 @@ describe('GET /api/models/managed', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1' });
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'customization',
@@ -92,7 +92,7 @@ describe('GET /api/models/managed', () => {
   test('the catalogue is cached in the table for the configured TTL and the next listing is served from it', async () => {
     await get(listManaged, '/api/models/managed');
     const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
-    expect(cached?.entries).toHaveLength(8);
+    expect(cached?.entries).toHaveLength(10);
     expect(cached?.complete).toBe(true);
     expect(cached?.fetchedAt).toMatch(ISO);
     const expectedExpiry = Math.floor(Date.now() / 1000) + 3600;
@@ -100,7 +100,7 @@ describe('GET /api/models/managed', () => {
     expect(cached?.expiresAt).toBeLessThanOrEqual(expectedExpiry);
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('cache');
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
   });
 
   test('an expired copy is not served while the platform answers', async () => {
@@ -108,7 +108,7 @@ describe('GET /api/models/managed', () => {
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries: [], expiresAt: Math.floor(Date.now() / 1000) - 1 });
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('live');
-    expect(res.body.models).toHaveLength(8);
+    expect(res.body.models).toHaveLength(10);
   });
 });
 
@@ -120,7 +120,7 @@ describe('GET /api/models/dedicated', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'source', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1', source: 'all' });
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(12);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'creationTime',
@@ -159,10 +159,12 @@ describe('GET /api/models/dedicated', () => {
     const res = await list();
     expect(res.body.source).toBe('public');
     expect(res.body.models.map((m: any) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Mistral 7B Instruct',
       'Phi-3 Mini 4K Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
+      'BGE Large EN v1.5',
       'Gemma 2B Instruct',
       'Falcon 7B Instruct BF16',
     ]);
@@ -181,11 +183,12 @@ describe('GET /api/models/dedicated', () => {
 
   test('max caps the number of models', async () => {
     expect((await list({ source: 'all', max: '3' })).body.models).toHaveLength(3);
-    expect((await list({ source: 'all', max: '50' })).body.models).toHaveLength(10);
+    expect((await list({ source: 'all', max: '50' })).body.models).toHaveLength(12);
   });
 
   test('search filters by name without regard to case, on model names and display names', async () => {
     expect((await list({ search: 'llama' })).body.models.map((m: any) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
     ]);
@@ -225,7 +228,7 @@ describe('GET /api/models/hosted', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'provider', 'success']);
     expect(res.body).toMatchObject({ success: true, provider: 'hosted' });
-    expect(res.body.models).toHaveLength(6);
+    expect(res.body.models).toHaveLength(8);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual(['id', 'name', 'provider', 'tags', 'task']);
       expect(m.provider).toBe('hosted');
@@ -407,9 +410,9 @@ describe('POST /api/admin/sync-models', () => {
     expect(first.body.errors).toEqual([]);
     expect(Object.keys(first.body.platforms).sort()).toEqual(['dedicated', 'hosted', 'managed']);
     for (const [platform, total] of [
-      ['managed', 8],
-      ['dedicated', 10],
-      ['hosted', 6],
+      ['managed', 10],
+      ['dedicated', 12],
+      ['hosted', 8],
     ] as const) {
       const report = first.body.platforms[platform];
       expect(Object.keys(report).sort()).toEqual(['added', 'changed', 'removed', 'status', 'total', 'unchanged']);
@@ -419,9 +422,9 @@ describe('POST /api/admin/sync-models', () => {
     }
 
     const second = await sync(adminToken);
-    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
-    expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
-    expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 6, added: 0, removed: 0, changed: 0, unchanged: 6 });
+    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
+    expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 12, added: 0, removed: 0, changed: 0, unchanged: 12 });
+    expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
   });
 
   test('a sync reports models that appeared and disappeared since the cached copy', async () => {
@@ -430,7 +433,7 @@ describe('POST /api/admin/sync-models', () => {
     entries.push({ id: 'acme/retired-model', name: 'Retired Model', provider: 'hosted', tags: ['retired', 'chat'], task: 'chat' } as never);
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries });
     const res = await sync(adminToken);
-    expect(res.body.platforms.hosted).toEqual({ status: 'refreshed', total: 6, added: 1, removed: 1, changed: 0, unchanged: 5 });
+    expect(res.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 1, removed: 1, changed: 0, unchanged: 7 });
   });
 
   test('a sync drops cached dedicated searches', async () => {

@@ -26,14 +26,16 @@ describe('dedicated catalogue against the shared emulator', () => {
   test('the public source lists hub models newest first as spec 2.6 dedicated entries', async () => {
     const models = await dedicated.listModels({ source: 'public', max: 20 });
     expect(models.map((m) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Mistral 7B Instruct',
       'Phi-3 Mini 4K Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
+      'BGE Large EN v1.5',
       'Gemma 2B Instruct',
       'Falcon 7B Instruct BF16',
     ]);
-    expect(models[0]).toEqual({
+    expect(models[1]).toEqual({
       modelPackageArn: HUB('huggingface-llm-mistral-7b-instruct', '3.1.0'),
       displayName: 'Mistral 7B Instruct',
       creationTime: '2024-06-11T00:00:00.000Z',
@@ -86,11 +88,12 @@ describe('dedicated catalogue against the shared emulator', () => {
 
   test('all merges both sources newest first and max caps the result', async () => {
     const models = await dedicated.listModels({ source: 'all', max: 3 });
-    expect(models.map((m) => m.displayName)).toEqual(['llm-support-bot v2', 'llm-support-bot v1', 'Mistral 7B Instruct']);
+    expect(models.map((m) => m.displayName)).toEqual(['Meta Llama 3.2 11B Vision Instruct', 'llm-support-bot v2', 'llm-support-bot v1']);
   });
 
   test('search filters by name on the platform side', async () => {
     expect((await dedicated.listModels({ source: 'public', max: 20, search: 'llama' })).map((m) => m.displayName)).toEqual([
+      'Meta Llama 3.2 11B Vision Instruct',
       'Meta Llama 3 70B Instruct',
       'Meta Llama 3 8B Instruct',
     ]);

@@ -23,7 +23,7 @@ describe('hosted adapter against the shared emulator', () => {
 
   test('listModels maps /v1/models to hosted list entries and keeps the raw answer', async () => {
     const { models, raw } = await hosted.listModels();
-    expect(models).toHaveLength(6);
+    expect(models).toHaveLength(8);
     expect(models.find((m) => m.id === LLAMA)).toEqual({
       id: LLAMA,
       name: 'Llama 3.1 8B Instruct',
@@ -132,7 +132,7 @@ describe('hosted adapter faults (private emulator)', () => {
 
   test('one throttled answer is retried away', async () => {
     await injectFault(emulator.url, { target: 'models.list', fault: '429', count: 1 });
-    expect((await platform.listModels()).models).toHaveLength(6);
+    expect((await platform.listModels()).models).toHaveLength(8);
     expect(await calls('models.list')).toBe(2);
   });
 

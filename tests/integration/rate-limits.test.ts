@@ -15,7 +15,7 @@ import { call, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource, newConversation } from './chat-fixtures';
-import { completeOn, keyOf, type Caller } from './levels-fixtures';
+import { completeOn, inOneMinute, keyOf, type Caller } from './levels-fixtures';
 
 jest.setTimeout(180_000);
 
@@ -27,15 +27,6 @@ let seq = 0;
 beforeAll(async () => {
   [admin, superAdmin, resource] = await Promise.all([makeUser('admin'), makeUser('super_admin'), listed(managedResource())]);
 });
-
-/**
- * Windows are calendar minutes: a test that counts one window's calls starts them at least 15 s before
- * the minute ends, so they all fall in it (a set-up wait, not a timing assertion).
- */
-async function inOneMinute(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 15_000) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 const complete = completeOn(() => resource);
 const models = (key: string) => call(listModels as Handler, { headers: { authorization: `Bearer ${key}` } });

@@ -54,7 +54,7 @@ describe('team keys', () => {
     const res = await createKey(t.member.token, { name: 'svc', team_id: t.id, rpm_limit: 60, tpm_limit: 90_000 });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ team_id: t.id, rpm_limit: 60, tpm_limit: 90_000, user_id: t.member.user.id });
-    const { key } = await authorizeKey(`Bearer ${res.body.key}`);
+    const { key } = await authorizeKey({ authorization: `Bearer ${res.body.key}` });
     expect(key).toMatchObject({ team_id: t.id, rpm_limit: 60, tpm_limit: 90_000 });
     expect((await teamOf(t.owner.token, t.id)).body.team.active_keys).toBe(1);
   });
@@ -145,7 +145,7 @@ describe('rate limits on keys', () => {
     expect(created.body).toMatchObject({ rpm_limit: 100, tpm_limit: 5000, team_id: null });
     const patched = await patchKey(token, created.body.id, { rpm_limit: null, tpm_limit: 6000 });
     expect(patched.body.key).toMatchObject({ rpm_limit: null, tpm_limit: 6000 });
-    expect((await authorizeKey(`Bearer ${created.body.key}`)).key).toMatchObject({ rpm_limit: null, tpm_limit: 6000 });
+    expect((await authorizeKey({ authorization: `Bearer ${created.body.key}` })).key).toMatchObject({ rpm_limit: null, tpm_limit: 6000 });
   });
 
   test('a limit below 1, fractional or above its maximum is a 400 naming the field', async () => {

@@ -53,6 +53,8 @@ function requiredAlternativesHold(schema: Json, value: unknown): boolean {
 function sample(schema: Json, optional = true): unknown {
   if (schema.const !== undefined) return schema.const;
   if (schema.oneOf) return sample(schema.oneOf[0], optional);
+  // A tagged union's if/then/else chain (Tagged in lib/http/schemas.ts) ends in its untagged branch.
+  if (schema.if) return sample(schema.else, optional);
   // An object-level anyOf of required fields is not a union of values: the object needs one of them.
   if (schema.anyOf && schema.type !== 'object') return sample(schema.anyOf[0], optional);
   switch (schema.type) {
@@ -255,13 +257,23 @@ describe('OpenAI request fields the gateway does not offer yet', () => {
   const base = { model: 'm', messages: [{ role: 'user', content: 'Hi' }] };
 
   test.each([
-    ['tools', [{ type: 'function', function: { name: 'f' } }]],
     ['logprobs', true],
-    ['response_format', { type: 'json_object' }],
+    ['audio', { voice: 'alloy', format: 'mp3' }],
+    ['functions', [{ name: 'f' }]],
   ])("%s is refused as not supported yet, with OpenAI's code unsupported_parameter and param naming it", (field, value) => {
     const err = refusal(() => completion.parse({ ...base, [field]: value }));
     expect(err.message).toBe(`Unsupported parameter: '${field}' is not supported by this gateway yet`);
     expect(toHttpError(err)).toMatchObject({ statusCode: 400, code: 'unsupported_parameter', param: field });
+  });
+
+  test.each([
+    ['tools', [{ type: 'function', function: { name: 'f' } }]],
+    ['response_format', { type: 'json_object' }],
+    ['tool_choice', 'auto'],
+    ['parallel_tool_calls', false],
+    ['store', false],
+  ])('%s, which the gateway now serves, is accepted', (field, value) => {
+    expect(() => completion.parse({ ...base, [field]: value })).not.toThrow();
   });
 
   test('a misspelt field stays an unknown field', () => {

@@ -353,14 +353,25 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         }
       }
     }
-    // Session chat (thread and legacy) and the gateway (its HTTP API route and its streaming URL), and
-    // nothing else (functions granted exactly the same statements share a role).
+    // Session chat (thread and legacy), the gateway's chat (chat completions, the Responses and Messages
+    // APIs: their HTTP API routes and their streaming URLs) and its embeddings, and nothing else
+    // (functions granted exactly the same statements share a role).
     const invokers = resources('AWS::Lambda::Function')
       .filter(([, fn]) => byRole.has(fn.Properties.Role['Fn::GetAtt'][0]))
       .map(([name]) => name)
       .sort();
     expect(invokers).toEqual(
-      ['ChatThreadPostLambdaFunction', 'ChatLegacyPostLambdaFunction', 'ChatCompletionsLambdaFunction', 'ChatCompletionsStreamLambdaFunction'].sort(),
+      [
+        'ChatThreadPostLambdaFunction',
+        'ChatLegacyPostLambdaFunction',
+        'ChatCompletionsLambdaFunction',
+        'ChatCompletionsStreamLambdaFunction',
+        'ResponsesLambdaFunction',
+        'ResponsesStreamLambdaFunction',
+        'MessagesLambdaFunction',
+        'MessagesStreamLambdaFunction',
+        'EmbeddingsLambdaFunction',
+      ].sort(),
     );
     for (const statements of byRole.values()) {
       for (const st of statements) {
@@ -370,9 +381,16 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     }
   });
 
-  test('lets both gateway functions call the model platforms streamed and not (Converse, ConverseStream, both endpoint invocations)', () => {
+  test('lets every gateway chat function call the model platforms streamed and not (Converse, ConverseStream, both endpoint invocations)', () => {
     expect(packagingFailure).toBeUndefined();
-    for (const fn of ['ChatCompletionsLambdaFunction', 'ChatCompletionsStreamLambdaFunction']) {
+    for (const fn of [
+      'ChatCompletionsLambdaFunction',
+      'ChatCompletionsStreamLambdaFunction',
+      'ResponsesLambdaFunction',
+      'ResponsesStreamLambdaFunction',
+      'MessagesLambdaFunction',
+      'MessagesStreamLambdaFunction',
+    ]) {
       const role = template.Resources[template.Resources[fn].Properties.Role['Fn::GetAtt'][0]];
       const actions = asList<Json>(role.Properties.Policies).flatMap((p: Json) =>
         asList<Json>(p.PolicyDocument.Statement).flatMap((st: Json) => asList<string>(st.Action)),
@@ -398,18 +416,25 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
   });
 });
 
-describe('the streaming completions function in the prod template', () => {
+/** The streaming functions: the route CloudFront sends to each one's URL, its origin, its function. */
+const STREAMING = [
+  ['/v1/chat/completions', 'completions', 'ChatCompletionsStream'],
+  ['/v1/responses', 'responses', 'ResponsesStream'],
+  ['/v1/messages', 'messages', 'MessagesStream'],
+] as const;
+
+describe.each(STREAMING)('the streaming function of %s in the prod template', (_path, _originId, fn) => {
   test('has a function URL that streams (RESPONSE_STREAM), open to the public through the URL only, the key checked inside', () => {
     expect(packagingFailure).toBeUndefined();
-    const [, url] = resources('AWS::Lambda::Url').find(([name]) => name === 'ChatCompletionsStreamLambdaFunctionUrl') ?? [];
+    const [, url] = resources('AWS::Lambda::Url').find(([name]) => name === `${fn}LambdaFunctionUrl`) ?? [];
     expect(url.Properties).toMatchObject({
       AuthType: 'NONE',
       InvokeMode: 'RESPONSE_STREAM',
-      TargetFunctionArn: { 'Fn::GetAtt': ['ChatCompletionsStreamLambdaFunction', 'Arn'] },
+      TargetFunctionArn: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] },
     });
     const grants = resources('AWS::Lambda::Permission')
       .map(([, p]) => p.Properties)
-      .filter((p) => JSON.stringify(p.FunctionName).includes('ChatCompletionsStreamLambdaFunction'));
+      .filter((p) => JSON.stringify(p.FunctionName).includes(`"${fn}LambdaFunction"`));
     expect(grants).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ Action: 'lambda:InvokeFunctionUrl', Principal: '*', FunctionUrlAuthType: 'NONE' }),
@@ -481,21 +506,22 @@ describe('the web console in the prod template', () => {
     expect(JSON.stringify(template.Outputs.ConsoleUrl.Value)).toContain('ConsoleDistribution.DomainName');
   });
 
-  test('sends /v1/chat/completions, ahead of /v1/*, to the streaming function’s URL, uncached and uncompressed', () => {
+  test.each(STREAMING)('sends %s, ahead of /v1/*, to its streaming function’s URL (origin %s), uncached and uncompressed', (path, originId, fn) => {
     expect(packagingFailure).toBeUndefined();
     const config = one('AWS::CloudFront::Distribution').Properties.DistributionConfig;
     const patterns = config.CacheBehaviors.map((b: Json) => b.PathPattern);
-    expect(patterns.indexOf('/v1/chat/completions')).toBeLessThan(patterns.indexOf('/v1/*'));
-    const behaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === '/v1/chat/completions');
+    expect(patterns.indexOf(path)).toBeGreaterThanOrEqual(0);
+    expect(patterns.indexOf(path)).toBeLessThan(patterns.indexOf('/v1/*'));
+    const behaviour = config.CacheBehaviors.find((b: Json) => b.PathPattern === path);
     expect(behaviour).toMatchObject({
-      TargetOriginId: 'completions',
+      TargetOriginId: originId,
       Compress: false,
       CachePolicyId: MANAGED_CACHING_DISABLED,
       OriginRequestPolicyId: MANAGED_ALL_VIEWER_EXCEPT_HOST,
       AllowedMethods: expect.arrayContaining(['POST']),
     });
-    const origin = config.Origins.find((o: Json) => o.Id === 'completions');
-    expect(JSON.stringify(origin.DomainName)).toContain('"ChatCompletionsStreamLambdaFunctionUrl","FunctionUrl"');
+    const origin = config.Origins.find((o: Json) => o.Id === originId);
+    expect(JSON.stringify(origin.DomainName)).toContain(`"${fn}LambdaFunctionUrl","FunctionUrl"`);
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
   });
 

@@ -17,10 +17,14 @@ function modelOf(event: ApiEvent): string | undefined {
 
 /**
  * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key, its owner and
- * the owner's team memberships.
+ * the owner's team memberships. `apiKeyHeader`: the route also takes the key in x-api-key
+ * (Anthropic's clients send it there).
  * With `prefetch`, the body's model lookup starts first and runs beside the key's (event.prefetched).
  */
-export function authenticateKey(prefetch?: (model: string) => Promise<unknown>): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function authenticateKey(
+  options: { apiKeyHeader?: boolean; prefetch?: (model: string) => Promise<unknown> } = {},
+): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+  const { prefetch } = options;
   return {
     before: async ({ event }) => {
       const model = prefetch ? modelOf(event) : undefined;
@@ -30,7 +34,10 @@ export function authenticateKey(prefetch?: (model: string) => Promise<unknown>):
         started.catch(() => undefined);
         event.prefetched = started;
       }
-      const { key, user, memberships } = await authorizeKey(event.headers?.authorization);
+      const { key, user, memberships } = await authorizeKey({
+        authorization: event.headers?.authorization,
+        ...(options.apiKeyHeader && { apiKey: event.headers?.['x-api-key'], acceptsApiKeyHeader: true }),
+      });
       event.apiKey = key;
       event.user = user;
       event.memberships = memberships;
@@ -40,12 +47,13 @@ export function authenticateKey(prefetch?: (model: string) => Promise<unknown>):
 
 /**
  * Every /v1 answer, errors included, names its request (`x-request-id`, which the OpenAI clients
- * expose), so a client's report can be found in the logs.
+ * expose; Anthropic's read `request-id`), so a client's report can be found in the logs.
  */
-export function requestIdHeader(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function requestIdHeader(names: string[] = ['x-request-id']): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
   const stamp: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = (request) => {
     const response = request.response as { headers?: Record<string, string> } | undefined;
-    if (response && typeof response === 'object') response.headers = { ...response.headers, 'x-request-id': request.context.awsRequestId };
+    const id = request.context.awsRequestId;
+    if (response && typeof response === 'object') response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, id])) };
   };
   return { after: stamp, onError: stamp };
 }

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
+import { anthropicErrorBody } from '../anthropic-errors';
 import { UpstreamError } from '../../errors';
 import { HttpError, toHttpError, type ErrorRoute } from '../errors';
 import type { ApiEvent } from '../types';
@@ -8,9 +9,11 @@ import type { ApiEvent } from '../types';
 /**
  * docs/openapi.yaml's error responses. `standard`: success, error, details?. `message`: the login and validate variant,
  * with the text in `message`. `thread`: chat thread errors, which add threadId '' and messages [].
- * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse.
+ * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse. `anthropic`:
+ * Anthropic's Messages API route (POST /v1/messages) answers in Anthropic's shape
+ * (lib/http/anthropic-errors.ts).
  */
-export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai';
+export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai' | 'anthropic';
 
 /** The shape an endpoint's errors take: one for all its requests, or chosen per request (the 404 route's by path). */
 export type ErrorShapeOf = ErrorShape | ((event: ApiEvent) => ErrorShape);
@@ -34,6 +37,7 @@ export function openAiErrorBody(status: number, text: string, details?: string, 
 
 function errorBody(shape: ErrorShape, text: string, details?: string, err?: unknown): Record<string, unknown> {
   if (shape === 'openai') return openAiErrorBody(err instanceof HttpError ? err.statusCode : 500, text, details, err);
+  if (shape === 'anthropic') return anthropicErrorBody(err instanceof HttpError ? err.statusCode : 500, text, details);
   const body: Record<string, unknown> = { success: false, [shape === 'message' ? 'message' : 'error']: text };
   if (details) body.details = details;
   if (shape === 'thread') Object.assign(body, { threadId: '', messages: [] });

@@ -1,31 +1,19 @@
 /**
  * Chat with a dedicated endpoint: SageMaker runtime InvokeEndpoint with the OpenAI chat payload that
- * TGI's Messages API and LMI containers accept. Its own module, so that only the chat functions
+ * TGI's Messages API and LMI containers accept: tools, tool_choice, parallel_tool_calls and
+ * response_format (the containers' native JSON mode) pass through in OpenAI's shape, images as
+ * image_url data: URLs (lib/platforms/openai.ts). Its own module, so that only the chat functions
  * bundle the SageMaker runtime client.
  */
-import {
-  InvokeEndpointCommand,
-  InvokeEndpointWithResponseStreamCommand,
-  SageMakerRuntimeClient,
-  type ResponseStream,
-} from '@aws-sdk/client-sagemaker-runtime';
-import { UpstreamError, type DomainError } from '../../errors';
+import { InvokeEndpointWithResponseStreamCommand, SageMakerRuntimeClient, type ResponseStream } from '@aws-sdk/client-sagemaker-runtime';
+import { UpstreamError } from '../../errors';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
-import { errorMessage, errorName, toUpstreamError, unreadable, upstreamDetail } from '../errors';
+import { errorMessage, unreadable, upstreamDetail } from '../errors';
+import { openAiChatBody, readOpenAiCompletion } from '../openai';
 import { openAiStreamEvents } from '../sse';
-import { openAiSampling, textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
+import { textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
+import { PLATFORM, estimateTokens, invocationError, invokeJson } from './invoke';
 import { traced } from '#tracing';
-
-const PLATFORM = 'dedicated' as const;
-
-/** Whatever the container answered: the OpenAI chat shape (TGI Messages API, LMI) or TGI's native one. */
-interface InvocationAnswer {
-  model?: unknown;
-  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-}
-
-const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
 export class SageMakerEndpointChat implements ChatCapable {
   private readonly runtime: SageMakerRuntimeClient;
@@ -36,31 +24,7 @@ export class SageMakerEndpointChat implements ChatCapable {
 
   async chat(request: ChatRequest): Promise<ChatReply> {
     const started = Date.now();
-    const messages = openAiMessages(request);
-    const payload = { messages, ...openAiSampling(request) };
-    let body: Uint8Array | undefined;
-    let status: number | undefined;
-    try {
-      const out = await this.runtime.send(
-        new InvokeEndpointCommand({
-          EndpointName: request.target,
-          ContentType: 'application/json',
-          Accept: 'application/json',
-          Body: new TextEncoder().encode(JSON.stringify(payload)),
-        }),
-      );
-      body = out.Body;
-      status = out.$metadata.httpStatusCode;
-    } catch (err) {
-      throw invocationError(request.target, err);
-    }
-
-    let answer: unknown;
-    try {
-      answer = JSON.parse(new TextDecoder().decode(body));
-    } catch {
-      throw unreadable(PLATFORM, status);
-    }
+    const { answer, status } = await invokeJson(this.runtime, request.target, openAiChatBody(request));
     const latencyMs = Date.now() - started;
     const promptText = [...(request.system?.trim() ? [request.system] : []), ...request.messages.map((m) => textOf(m.content))].join('\n');
 
@@ -69,16 +33,17 @@ export class SageMakerEndpointChat implements ChatCapable {
       const content = answer[0].generated_text as string;
       return { content, tokensIn: estimateTokens(promptText), tokensOut: estimateTokens(content), latencyMs, modelId: request.target };
     }
-    const completion = answer as InvocationAnswer | null;
-    const content = completion?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw unreadable(PLATFORM, status);
+    const completion = readOpenAiCompletion(answer);
+    if (!completion) throw unreadable(PLATFORM, status);
+    const { content, toolCalls } = completion;
     return {
       content,
-      tokensIn: completion?.usage?.prompt_tokens ?? estimateTokens(promptText),
-      tokensOut: completion?.usage?.completion_tokens ?? estimateTokens(content),
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      tokensIn: completion.usage?.prompt_tokens ?? estimateTokens(promptText),
+      tokensOut: completion.usage?.completion_tokens ?? estimateTokens(content + toolCalls.map((c) => c.name + c.arguments).join('')),
       latencyMs,
-      modelId: typeof completion?.model === 'string' ? completion.model : request.target,
-      finishReason: completion?.choices?.[0]?.finish_reason === 'length' ? 'length' : 'stop',
+      modelId: completion.model ?? request.target,
+      finishReason: completion.finishReason,
     };
   }
 
@@ -90,7 +55,7 @@ export class SageMakerEndpointChat implements ChatCapable {
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
     const started = Date.now();
-    const payload = { messages: openAiMessages(request), ...openAiSampling(request), stream: true, stream_options: { include_usage: true } };
+    const payload = { ...openAiChatBody(request), stream: true, stream_options: { include_usage: true } };
     let body: AsyncIterable<ResponseStream> | undefined;
     try {
       const out = await this.runtime.send(
@@ -130,27 +95,8 @@ export class SageMakerEndpointChat implements ChatCapable {
   }
 }
 
-const openAiMessages = (request: ChatRequest) => [
-  ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
-  ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-];
-
 /** A failure after the endpoint began answering: the model (container) broke off. */
 const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The model on the dedicated platform failed while answering', 'failed', detail);
-
-function invocationError(endpointName: string, err: unknown): DomainError {
-  // The runtime's "Endpoint X of account N not found." covers endpoints that are gone and ones not InService.
-  if (errorName(err) === 'ValidationError' && /not found/i.test(errorMessage(err))) {
-    return new UpstreamError(
-      PLATFORM,
-      `The dedicated endpoint "${endpointName}" is not available (not found, or not InService)`,
-      'failed',
-      undefined,
-      400,
-    );
-  }
-  return toUpstreamError(PLATFORM, err);
-}
 
 export function createDedicatedChat(overrides: Partial<AwsPlatformOptions> = {}): SageMakerEndpointChat {
   return new SageMakerEndpointChat(resolveAwsOptions(overrides));

@@ -9,11 +9,16 @@ import { config } from '../../../core/config';
 import { fromStatus, timedOut, unreachable, unreadable } from '../errors';
 import { UpstreamError } from '../../errors';
 import { openAiStreamEvents } from '../sse';
+import { hostedEntry } from './models';
+
+export { hostedCapabilities, hostedEntry, hostedModelName, hostedTags, hostedTask } from './models';
+import { openAiChatBody, readOpenAiCompletion } from '../openai';
 import {
-  openAiSampling,
   type ChatReply,
   type ChatRequest,
   type ChatStreamEvent,
+  type EmbeddingReply,
+  type EmbeddingRequest,
   type HostedModelEntry,
   type HostedPlatform,
   type PlatformModelInfo,
@@ -38,56 +43,6 @@ function hostedOptionsFromConfig(): HostedOptions {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// What the catalogue says about a model id such as "meta/llama-3.1-8b-instruct"
-// ---------------------------------------------------------------------------------------------
-
-const EMBEDDING = /embed|retriever|rerank|\bbge\b|(^|[/-])e5-/i;
-const ACRONYMS = new Set(['it', 'moe', 'qa', 'vl', 'llm', 'nv', 'sql', 'r', 'hf']);
-
-export function hostedTask(id: string): 'chat' | 'embedding' {
-  return EMBEDDING.test(id) ? 'embedding' : 'chat';
-}
-
-/** The name part of an id: "meta/llama-3.1-8b-instruct" → "llama-3.1-8b-instruct". */
-function localName(id: string): string {
-  return id.includes('/') ? id.slice(id.lastIndexOf('/') + 1) : id;
-}
-
-/** A display name from the id: "llama-3.1-8b-instruct" → "Llama 3.1 8B Instruct". */
-export function hostedModelName(id: string): string {
-  return localName(id)
-    .split(/[-_]+/)
-    .filter(Boolean)
-    .map((word) => {
-      const lower = word.toLowerCase();
-      if (ACRONYMS.has(lower)) return lower.toUpperCase();
-      // Sizes and context lengths: 8b → 8B, 8x7b → 8x7B, 128k → 128K.
-      if (/^\d+(\.\d+)?(x\d+(\.\d+)?)?[bkm]$/i.test(word)) return word.slice(0, -1) + word.slice(-1).toUpperCase();
-      if (/^v\d/i.test(word)) return lower;
-      return word.charAt(0).toUpperCase() + word.slice(1);
-    })
-    .join(' ');
-}
-
-/** Tags: the model family (first word of the name, digits dropped) and what it does. */
-export function hostedTags(id: string): string[] {
-  const name = localName(id).toLowerCase();
-  const family = /^[a-z]+/.exec(name)?.[0];
-  const task = hostedTask(id);
-  const tags = new Set<string>();
-  if (family) tags.add(family);
-  if (task === 'embedding') tags.add('embedding');
-  else tags.add('chat');
-  if (/code|coder/.test(name)) tags.add('code');
-  if (/vision|vl\b|-vl-/.test(name)) tags.add('vision');
-  return [...tags];
-}
-
-export function hostedEntry(id: string): HostedModelEntry {
-  return { id, name: hostedModelName(id), provider: 'hosted', tags: hostedTags(id), task: hostedTask(id) };
-}
-
 /** Publisher of a model: the id's namespace ("meta"), or the `owned_by` the API reports. */
 function publisher(id: string, ownedBy?: string): string {
   return id.includes('/') ? id.slice(0, id.indexOf('/')) : ownedBy || 'hosted';
@@ -106,10 +61,10 @@ interface OpenAiModelList {
   data?: { id?: unknown; owned_by?: unknown }[];
 }
 
-interface OpenAiCompletion {
-  model?: string;
-  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
+interface OpenAiEmbeddings {
+  model?: unknown;
+  data?: { index?: unknown; embedding?: unknown }[];
+  usage?: { prompt_tokens?: unknown };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -261,15 +216,16 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     return { endpoint: `${this.baseUrl}/chat/completions` };
   }
 
-  private completionBody(request: ChatRequest, stream: boolean) {
+  private requireKey(): void {
     if (!this.configured) {
       throw new UpstreamError(PLATFORM, 'The hosted platform is not configured: HOSTED_API_KEY is not set', 'failed');
     }
-    const messages = [
-      ...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []),
-      ...request.messages.map((m) => ({ role: m.role, content: m.content })),
-    ];
-    return { model: request.target, messages, ...openAiSampling(request), stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+  }
+
+  /** OpenAI's chat completions body: messages, sampling, tools and response_format pass through as OpenAI defines them. */
+  private completionBody(request: ChatRequest, stream: boolean) {
+    this.requireKey();
+    return { model: request.target, ...openAiChatBody(request), stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
   }
 
   /**
@@ -299,19 +255,56 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     const payload = this.completionBody(request, false);
     const started = Date.now();
     const { status, body } = await this.call('POST', '/chat/completions', payload);
-    const completion = body as OpenAiCompletion | null;
-    const content = completion?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw unreadable(PLATFORM, status);
+    const answer = readOpenAiCompletion(body);
+    if (!answer) throw unreadable(PLATFORM, status);
     return {
-      content,
-      tokensIn: completion?.usage?.prompt_tokens ?? 0,
-      tokensOut: completion?.usage?.completion_tokens ?? 0,
+      content: answer.content,
+      ...(answer.toolCalls.length > 0 ? { toolCalls: answer.toolCalls } : {}),
+      tokensIn: answer.usage?.prompt_tokens ?? 0,
+      tokensOut: answer.usage?.completion_tokens ?? 0,
       latencyMs: Date.now() - started,
-      modelId: typeof completion?.model === 'string' ? completion.model : request.target,
-      finishReason: completion?.choices?.[0]?.finish_reason === 'length' ? 'length' : 'stop',
+      modelId: answer.model ?? request.target,
+      finishReason: answer.finishReason,
+    };
+  }
+
+  /**
+   * POST /embeddings, OpenAI's shape, every text in one call (the API takes up to 2048). The vectors
+   * are asked for as floats whatever the caller's encoding (the gateway encodes them itself), and
+   * `dimensions` passes through for the API to accept or refuse.
+   */
+  async embed(request: EmbeddingRequest): Promise<EmbeddingReply> {
+    this.requireKey();
+    const started = Date.now();
+    const payload = {
+      model: request.target,
+      input: request.inputs,
+      encoding_format: 'float',
+      ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+    };
+    const { status, body } = await this.call('POST', '/embeddings', payload);
+    const answer = body as OpenAiEmbeddings | null;
+    const data = answer?.data;
+    if (!Array.isArray(data) || data.length !== request.inputs.length) throw unreadable(PLATFORM, status);
+    const vectors = new Array<number[]>(data.length);
+    for (const [position, item] of data.entries()) {
+      const index = typeof item?.index === 'number' ? item.index : position;
+      if (!Array.isArray(item?.embedding) || index < 0 || index >= vectors.length) throw unreadable(PLATFORM, status);
+      vectors[index] = item.embedding as number[];
+    }
+    if (vectors.some((v) => v === undefined)) throw unreadable(PLATFORM, status);
+    const tokens = answer?.usage?.prompt_tokens;
+    return {
+      vectors,
+      tokensIn: typeof tokens === 'number' ? tokens : estimateTokens(request.inputs),
+      latencyMs: Date.now() - started,
+      modelId: typeof answer?.model === 'string' ? answer.model : request.target,
     };
   }
 }
+
+/** Without the platform's count: about 4 bytes a token, as every estimate here. */
+const estimateTokens = (texts: string[]) => texts.reduce((n, t) => n + Math.max(1, Math.ceil(t.length / 4)), 0);
 
 /** A failure after the API began answering: generation broke off (an error event, or a cut connection). */
 const streamFailed = (detail?: string) => new UpstreamError(PLATFORM, 'The hosted platform failed while answering', 'failed', detail);

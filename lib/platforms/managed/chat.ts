@@ -1,29 +1,185 @@
 /**
- * Chat with a managed model: Bedrock runtime Converse. Its own module, so that only the chat
- * functions bundle the Bedrock runtime client (and the catalogue functions only the control client).
+ * Chat with a managed model: Bedrock runtime Converse and ConverseStream. Its own module, so that only
+ * the chat functions bundle the Bedrock runtime client (and the catalogue functions only the control
+ * client).
+ *
+ * Beyond text (the wire format is Converse's; features.ts says which model does what):
+ * - tools: `toolConfig` (each tool a toolSpec with its JSON Schema as inputSchema.json); tool choice
+ *   auto, any (OpenAI's required) or tool (a named one). Converse has no "none": the tools are left
+ *   out, and since Converse refuses toolUse/toolResult blocks without a toolConfig, a history that has
+ *   them is then written as text. Assistant tool calls are `toolUse` blocks; consecutive tool results
+ *   are one user message of `toolResult` blocks (status error for a failed call).
+ * - JSON output: no model deployed on demand has Bedrock's native structured output, so the answer is
+ *   a forced call of one tool (`json_output`, the schema as its input schema, `{type: object}` for
+ *   json_object) whose input becomes the reply's text: finish reason stop, no tool call shown, streamed
+ *   as text deltas. Parallel tool calls are the model's choice (Converse has no switch for them).
+ * - images: Converse image blocks (png, jpeg, gif, webp; the bytes) in user messages and tool results.
+ * - a model that calls tools but not while streaming (Cohere Command R, Llama 3.1, Mistral Large):
+ *   the call is made with Converse and its answer replayed as stream events.
  */
-import { BedrockRuntimeClient, ConverseCommand, ConverseStreamCommand, type Message, type SystemContentBlock } from '@aws-sdk/client-bedrock-runtime';
-import { UpstreamError, type DomainError } from '../../errors';
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  ConverseStreamCommand,
+  type ContentBlock,
+  type ConverseCommandOutput,
+  type ImageFormat,
+  type Message,
+  type SystemContentBlock,
+  type Tool,
+  type ToolChoice as ConverseToolChoice,
+  type ToolConfiguration,
+  type ToolResultContentBlock,
+  type ToolUseBlock,
+} from '@aws-sdk/client-bedrock-runtime';
+import { BadRequest, UpstreamError, type DomainError } from '../../errors';
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
-import { textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent, type ChatTurn } from '../types';
+import { jsonOutputTool } from '../json-output';
+import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn, ContentPart, FinishReason, ToolCall, ToolSpec } from '../types';
+import { converseFeatures, type ConverseFeatures } from './features';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
 
-/** Bedrock wants user and assistant strictly alternating, starting with the user, and no empty text. */
-export function toConverseMessages(turns: ChatTurn[]): Message[] {
-  const merged: { role: 'user' | 'assistant'; texts: string[] }[] = [];
-  for (const turn of turns) {
-    if (turn.role === 'tool') continue;
-    const text = textOf(turn.content);
-    if (!text.trim()) continue;
-    if (merged.length === 0 && turn.role !== 'user') continue;
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.texts.push(text);
-    else merged.push({ role: turn.role, texts: [text] });
+// ---------------------------------------------------------------------------------------------
+// Request: messages, tools
+// ---------------------------------------------------------------------------------------------
+
+const imageBlock = (part: Extract<ContentPart, { type: 'image' }>) => ({
+  image: { format: part.mediaType.slice('image/'.length) as ImageFormat, source: { bytes: Buffer.from(part.data, 'base64') } },
+});
+
+/** A user message's (or tool result's) parts as Converse blocks; blank texts are left out (Converse refuses them). */
+function partBlocks(content: string | ContentPart[]): ContentBlock[] {
+  const parts: ContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
+  return parts.flatMap((p): ContentBlock[] => (p.type === 'image' ? [imageBlock(p)] : p.text.trim() ? [{ text: p.text }] : []));
+}
+
+/** Tool arguments (JSON text) as a toolUse input, which must be a JSON object. */
+function argumentsObject(text: string): ToolUseBlock['input'] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as ToolUseBlock['input']) : {};
+  } catch {
+    return {};
   }
-  return merged.map((m) => ({ role: m.role, content: [{ text: m.texts.join('\n\n') }] }));
+}
+
+const textOfParts = (content: string | ContentPart[]) =>
+  typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
+
+/** One turn as a role and its blocks. Without tool blocks (`keepTools` false) calls and results are written as text. */
+function turnBlocks(turn: ChatTurn, keepTools: boolean): { role: 'user' | 'assistant'; blocks: ContentBlock[] } {
+  if (turn.role === 'user') return { role: 'user', blocks: partBlocks(turn.content) };
+  if (turn.role === 'assistant') {
+    const calls = turn.toolCalls ?? [];
+    const blocks: ContentBlock[] = turn.content.trim() ? [{ text: turn.content }] : [];
+    for (const call of calls) {
+      blocks.push(
+        keepTools
+          ? { toolUse: { toolUseId: call.id, name: call.name, input: argumentsObject(call.arguments) } }
+          : { text: `[called the tool ${call.name} with ${call.arguments}]` },
+      );
+    }
+    return { role: 'assistant', blocks };
+  }
+  if (!keepTools)
+    return {
+      role: 'user',
+      blocks: [{ text: `[the tool call ${turn.toolCallId} ${turn.isError ? 'failed' : 'returned'}: ${textOfParts(turn.content)}]` }],
+    };
+  const content = partBlocks(turn.content) as ToolResultContentBlock[];
+  return {
+    role: 'user',
+    blocks: [
+      {
+        toolResult: {
+          toolUseId: turn.toolCallId,
+          // Converse refuses an empty result.
+          content: content.length > 0 ? content : [{ text: '(no output)' }],
+          ...(turn.isError ? { status: 'error' as const } : {}),
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * Converse wants user and assistant strictly alternating, starting with the user, and no blank text:
+ * consecutive turns of one role become one message (adjacent texts joined by a blank line), turns
+ * with nothing to send are dropped, and so is whatever comes before the first user message.
+ */
+export function toConverseMessages(turns: ChatTurn[], keepTools = true): Message[] {
+  const merged: { role: 'user' | 'assistant'; blocks: ContentBlock[] }[] = [];
+  for (const turn of turns) {
+    const { role, blocks } = turnBlocks(turn, keepTools);
+    if (blocks.length === 0) continue;
+    if (merged.length === 0 && (role !== 'user' || blocks.some((b) => b.toolResult))) continue;
+    const last = merged.at(-1);
+    if (!last || last.role !== role) {
+      merged.push({ role, blocks: [...blocks] });
+      continue;
+    }
+    for (const block of blocks) {
+      const previous = last.blocks.at(-1);
+      if (block.text !== undefined && previous?.text !== undefined)
+        last.blocks[last.blocks.length - 1] = { text: `${previous.text}\n\n${block.text}` };
+      else last.blocks.push(block);
+    }
+  }
+  return merged.map((m) => ({ role: m.role, content: m.blocks }));
+}
+
+const toolSpec = (tool: ToolSpec): Tool => ({
+  toolSpec: { name: tool.name, description: tool.description || undefined, inputSchema: { json: tool.parameters as never } },
+});
+
+/** How a call to one named tool is forced on this model: `tool` where it has it, else `any` when it is the only tool. */
+function forceTool(target: string, features: ConverseFeatures, name: string, only: boolean, param: string): ConverseToolChoice {
+  if (features.forcedTool === 'tool') return { tool: { name } };
+  if (features.forcedTool === 'any' && only) return { any: {} };
+  throw new BadRequest(`The managed model "${target}" cannot be made to call a given tool`, { param });
+}
+
+interface ToolPlan {
+  toolConfig?: ToolConfiguration;
+  /** The tool whose input is the JSON answer, when the output format is done by a forced tool call. */
+  jsonTool?: string;
+  /** Whether the history's tool calls and results go as tool blocks (only with a toolConfig). */
+  keepTools: boolean;
+}
+
+/** The toolConfig of a request, and how its answer is read. */
+export function planTools(request: ChatRequest): ToolPlan {
+  const { target } = request;
+  const features = converseFeatures(target);
+  const choice = request.toolChoice ?? 'auto';
+  const userTools = choice === 'none' ? [] : (request.tools ?? []);
+  if (userTools.length > 0 && !features.tools) throw new BadRequest(`The managed model "${target}" cannot use tools`, { param: 'tools' });
+
+  // JSON output rides on a forced tool call, unless the caller forces a tool call of its own.
+  if (request.outputFormat && choice !== 'required' && typeof choice !== 'object') {
+    if (features.forcedTool === 'none') {
+      throw new BadRequest(`The managed model "${target}" cannot answer in JSON (it cannot be made to call a tool)`, { param: 'response_format' });
+    }
+    const json = jsonOutputTool(request.outputFormat, userTools);
+    const tools = [...userTools, json];
+    const toolChoice = tools.length === 1 ? forceTool(target, features, json.name, true, 'response_format') : { any: {} };
+    return { toolConfig: { tools: tools.map(toolSpec), toolChoice }, jsonTool: json.name, keepTools: true };
+  }
+  if (userTools.length === 0) return { keepTools: false };
+
+  let toolChoice: ConverseToolChoice | undefined;
+  if (choice === 'required') {
+    if (features.forcedTool === 'none') throw new BadRequest(`The managed model "${target}" cannot be made to call a tool`, { param: 'tool_choice' });
+    toolChoice = { any: {} };
+  } else if (typeof choice === 'object') {
+    if (!userTools.some((t) => t.name === choice.name))
+      throw new BadRequest(`tool_choice names "${choice.name}", which is not among the tools`, { param: 'tool_choice' });
+    toolChoice = forceTool(target, features, choice.name, userTools.length === 1, 'tool_choice');
+  }
+  return { toolConfig: { tools: userTools.map(toolSpec), toolChoice }, keepTools: true };
 }
 
 /** Converse's inferenceConfig from a request's limits and sampling; undefined when it sets none. */
@@ -32,11 +188,64 @@ function inferenceConfig(request: ChatRequest) {
   return Object.values(config).some((v) => v !== undefined) ? config : undefined;
 }
 
-/** What Converse and ConverseStream both take: the model, the system prompt (when not blank), the turns and the sampling. */
-function converseInput(request: ChatRequest) {
+/** What Converse and ConverseStream both take: the model, the system prompt (when not blank), the turns, tools and sampling. */
+function converseInput(request: ChatRequest, plan: ToolPlan) {
   const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
-  return { modelId: request.target, system, messages: toConverseMessages(request.messages), inferenceConfig: inferenceConfig(request) };
+  return {
+    modelId: request.target,
+    system,
+    messages: toConverseMessages(request.messages, plan.keepTools),
+    inferenceConfig: inferenceConfig(request),
+    toolConfig: plan.toolConfig,
+  };
 }
+
+/** Converse's stop reason in OpenAI's words. */
+function finishOf(stopReason: string | undefined): FinishReason {
+  switch (stopReason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'guardrail_intervened':
+    case 'content_filtered':
+      return 'content_filter';
+    default:
+      return 'stop';
+  }
+}
+
+/** The answer's blocks as text and tool calls; the JSON tool's input is the text. */
+function readAnswer(out: ConverseCommandOutput, plan: ToolPlan): { content: string; toolCalls: ToolCall[]; finishReason: FinishReason } {
+  const blocks = out.output?.message?.content;
+  if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  let json: string | undefined;
+  for (const block of blocks) {
+    if (typeof block.text === 'string') texts.push(block.text);
+    else if (block.toolUse && plan.jsonTool && block.toolUse.name === plan.jsonTool) json = JSON.stringify(block.toolUse.input ?? {});
+    else if (block.toolUse) {
+      toolCalls.push({
+        id: block.toolUse.toolUseId ?? `tooluse_${toolCalls.length}`,
+        name: block.toolUse.name ?? '',
+        arguments: JSON.stringify(block.toolUse.input ?? {}),
+      });
+    }
+  }
+  const finish = finishOf(out.stopReason);
+  return {
+    // In JSON mode only the document is the answer (a model's remarks around it would break the JSON).
+    content: json ?? (plan.jsonTool && toolCalls.length > 0 ? '' : texts.join('')),
+    toolCalls,
+    finishReason: toolCalls.length > 0 ? 'tool_calls' : finish === 'tool_calls' ? 'stop' : finish,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The adapter
+// ---------------------------------------------------------------------------------------------
 
 export class BedrockConverseChat implements ChatCapable {
   private readonly runtime: BedrockRuntimeClient;
@@ -46,34 +255,66 @@ export class BedrockConverseChat implements ChatCapable {
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {
+    const plan = planTools(request);
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request))));
-    const blocks = out.output?.message?.content;
-    if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan))));
+    const { content, toolCalls, finishReason } = readAnswer(out, plan);
     return {
-      content: blocks.map((b) => b.text ?? '').join(''),
+      content,
+      ...(toolCalls.length > 0 ? { toolCalls } : {}),
       tokensIn: out.usage?.inputTokens ?? 0,
       tokensOut: out.usage?.outputTokens ?? 0,
       latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
       modelId: request.target,
-      finishReason: out.stopReason === 'max_tokens' ? 'length' : 'stop',
+      finishReason,
     };
   }
 
   /**
-   * ConverseStream: contentBlockDelta texts, messageStop's reason and metadata's usage become the
-   * stream's events. An exception event (modelStreamErrorException and the like) is thrown by the SDK
-   * while iterating, and mapped like any other failure.
+   * ConverseStream: contentBlockDelta texts, each toolUse block's start (id, name) and input pieces,
+   * messageStop's reason and metadata's usage become the stream's events. An exception event
+   * (modelStreamErrorException and the like) is thrown by the SDK while iterating, and mapped like any
+   * other failure.
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
+    const plan = planTools(request);
+    if (plan.toolConfig && !converseFeatures(request.target).streamTools) {
+      yield* this.replayed(request);
+      return;
+    }
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseStreamCommand(converseInput(request)), { abortSignal: signal }));
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseStreamCommand(converseInput(request, plan)), { abortSignal: signal }));
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    // Converse numbers content blocks (text and tool calls alike); tool calls are numbered apart.
+    const blocks = new Map<number, { json: true } | { json: false; index: number }>();
+    let calls = 0;
+    let answeredJson = false;
     try {
       for await (const event of out.stream) {
-        if (event.contentBlockDelta?.delta?.text) yield { kind: 'text', text: event.contentBlockDelta.delta.text };
-        else if (event.messageStop) yield { kind: 'stop', finishReason: event.messageStop.stopReason === 'max_tokens' ? 'length' : 'stop' };
-        else if (event.metadata) {
+        const start = event.contentBlockStart;
+        const delta = event.contentBlockDelta;
+        if (start?.start?.toolUse) {
+          const { toolUseId, name } = start.start.toolUse;
+          if (plan.jsonTool && name === plan.jsonTool) {
+            blocks.set(start.contentBlockIndex ?? -1, { json: true });
+            answeredJson = true;
+          } else {
+            const index = calls++;
+            blocks.set(start.contentBlockIndex ?? -1, { json: false, index });
+            yield { kind: 'tool_call', index, id: toolUseId ?? `tooluse_${index}`, name: name ?? '' };
+          }
+        } else if (delta?.delta?.toolUse) {
+          const block = blocks.get(delta.contentBlockIndex ?? -1);
+          const text = delta.delta.toolUse.input ?? '';
+          if (!block || !text) continue;
+          yield block.json ? { kind: 'text', text } : { kind: 'tool_arguments', index: block.index, text };
+        } else if (delta?.delta?.text) {
+          // In JSON mode only the document is the answer.
+          if (!plan.jsonTool) yield { kind: 'text', text: delta.delta.text };
+        } else if (event.messageStop) {
+          const finish = finishOf(event.messageStop.stopReason);
+          yield { kind: 'stop', finishReason: calls > 0 ? 'tool_calls' : finish === 'tool_calls' && answeredJson ? 'stop' : finish };
+        } else if (event.metadata) {
           yield {
             kind: 'usage',
             tokensIn: event.metadata.usage?.inputTokens ?? 0,
@@ -86,6 +327,18 @@ export class BedrockConverseChat implements ChatCapable {
     } catch (err) {
       throw streamError(err);
     }
+  }
+
+  /** A model that cannot stream tool use: one Converse call, its answer as the events a stream would have had. */
+  private async *replayed(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
+    const reply = await this.chat(request);
+    if (reply.content) yield { kind: 'text', text: reply.content };
+    for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+      yield { kind: 'tool_call', index, id: call.id, name: call.name };
+      yield { kind: 'tool_arguments', index, text: call.arguments };
+    }
+    yield { kind: 'stop', finishReason: reply.finishReason ?? 'stop' };
+    yield { kind: 'usage', tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, latencyMs: reply.latencyMs, modelId: reply.modelId };
   }
 
   /** Closes the client's sessions (tests; a Lambda container just freezes). */

@@ -1,0 +1,370 @@
+/**
+ * Anthropic's Messages API (POST /v1/messages) as the canonical model call, and back.
+ *
+ * Read: `system` (a string or text blocks, blank-line separated) and any `system` messages become the
+ * system prompt; user messages keep text and images (base64 sources; a URL or a file id is refused:
+ * the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
+ * of the calls (`is_error` kept), ahead of the message's other blocks; assistant messages keep text and
+ * `tool_use` blocks. Thinking blocks of earlier turns are dropped, as Anthropic itself drops them from
+ * the context. `tools` (custom tools with an input_schema), `tool_choice` (auto, any, tool, none;
+ * disable_parallel_tool_use), `max_tokens`, `temperature`, `top_p`, `stop_sequences` and
+ * `output_config.format` (a JSON schema) map onto the canonical request. Accepted and without effect:
+ * `metadata`, `cache_control` marks (prompt caching is the platform's business), `service_tier`,
+ * `thinking` and `output_config.effort` (the canonical call carries no reasoning budget; answers have
+ * no thinking blocks). `top_k` is refused by the request check: the canonical call has no such
+ * sampling control.
+ *
+ * Written: a `message` with text and `tool_use` blocks and Anthropic's stop reasons, or its stream:
+ * message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta) /
+ * content_block_stop per block, message_delta (stop reason and usage), message_stop. Usage is known
+ * only once the call settles, so message_start says 0 tokens and message_delta carries both counts
+ * (input_tokens too, which the official clients take from it) and the call's `cost_usd`. A failure
+ * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
+ */
+import type { ChatReply, ChatTurn, ContentPart, FinishReason, ToolChoice, ToolSpec } from '../platforms/types';
+import { anthropicErrorBody } from '../http/anthropic-errors';
+import {
+  StreamedCalls,
+  argumentsObject,
+  argumentsSchema,
+  checkHasUserTurn,
+  checkImageCount,
+  checkToolTurns,
+  checkTools,
+  compactId,
+  finishOf,
+  guarded,
+  inlineImage,
+  invalid,
+  replyFinish,
+  sseEvent,
+  streamFailure,
+} from './common';
+import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
+import type { FeatureFields } from '../calls/metered';
+
+// ---------------------------------------------------------------------------------------------
+// The request, as functions/gateway/schemas.ts lets it through
+// ---------------------------------------------------------------------------------------------
+
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+export interface TextBlock {
+  type: 'text';
+  text: string;
+  cache_control?: CacheControl | null;
+  citations?: Record<string, unknown>[] | null;
+}
+
+export type ImageSource =
+  | { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'file'; file_id: string };
+
+export interface ImageBlock {
+  type: 'image';
+  source: ImageSource;
+  cache_control?: CacheControl | null;
+}
+
+export interface ToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  cache_control?: CacheControl | null;
+}
+
+export interface ToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content?: string | (TextBlock | ImageBlock)[];
+  is_error?: boolean;
+  cache_control?: CacheControl | null;
+}
+
+export interface ThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
+}
+
+export type AnthropicMessage =
+  | { role: 'user'; content: string | (TextBlock | ImageBlock | ToolResultBlock)[] }
+  | { role: 'assistant'; content: string | (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)[] }
+  | { role: 'system'; content: string | TextBlock[] };
+
+export interface AnthropicTool {
+  name: string;
+  description?: string;
+  input_schema: Record<string, unknown>;
+  strict?: boolean;
+}
+
+export type AnthropicToolChoice =
+  | { type: 'auto'; disable_parallel_tool_use?: boolean }
+  | { type: 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface MessagesBody {
+  model: string;
+  max_tokens: number;
+  messages: AnthropicMessage[];
+  system?: string | TextBlock[];
+  temperature?: number;
+  top_p?: number;
+  stop_sequences?: string[];
+  stream?: boolean;
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  output_config?: { format?: { type: 'json_schema'; schema: Record<string, unknown> } | null };
+}
+
+export type MessagesCall = ParsedChat;
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------------
+
+const systemText = (content: string | TextBlock[]) => (typeof content === 'string' ? content : content.map((b) => b.text).join('\n\n'));
+
+function image(block: ImageBlock, at: string): ContentPart {
+  const { source } = block;
+  if (source.type === 'base64') return inlineImage(source.media_type, source.data, `${at}.source.data`);
+  if (source.type === 'url') {
+    throw invalid(
+      `${at}.source`,
+      'image URLs are not fetched: send the image as base64 ({"type": "base64", "media_type", "data"})',
+      'image_url_not_supported',
+    );
+  }
+  throw invalid(`${at}.source`, 'file ids need stored files, and this service stores none: send the image as base64');
+}
+
+/** Blocks of text and images (each with its field): a string when there is one text, else the parts in order. */
+function contentOf(blocks: { block: TextBlock | ImageBlock; at: string }[]): string | ContentPart[] {
+  const only = blocks.length === 1 ? blocks[0]?.block : undefined;
+  if (only?.type === 'text') return only.text;
+  return blocks.map(({ block, at }) => (block.type === 'text' ? { type: 'text', text: block.text } : image(block, at)));
+}
+
+function toolSpecs(tools: AnthropicTool[] | undefined): ToolSpec[] {
+  return (tools ?? []).map((tool, i) => ({
+    name: tool.name,
+    ...(tool.description !== undefined && { description: tool.description }),
+    parameters: argumentsSchema(tool.input_schema, `tools.${i}.input_schema`),
+    ...(tool.strict !== undefined && { strict: tool.strict }),
+  }));
+}
+
+const CHOICES: Record<Exclude<AnthropicToolChoice['type'], 'tool'>, ToolChoice> = { auto: 'auto', any: 'required', none: 'none' };
+
+export function parse(body: MessagesBody): MessagesCall {
+  const system: string[] = body.system === undefined ? [] : [systemText(body.system)];
+  const messages: ChatTurn[] = [];
+  const paths: string[] = [];
+  body.messages.forEach((message, i) => {
+    const at = `messages.${i}`;
+    if (message.role === 'system') {
+      system.push(systemText(message.content));
+      return;
+    }
+    if (typeof message.content === 'string') {
+      messages.push({ role: message.role, content: message.content });
+      paths.push(at);
+      return;
+    }
+    if (message.role === 'assistant') {
+      let text = '';
+      const toolCalls: { id: string; name: string; arguments: string }[] = [];
+      for (const block of message.content) {
+        if (block.type === 'text') text += block.text;
+        else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
+        // Thinking blocks of earlier turns: dropped, as Anthropic drops them from the context.
+      }
+      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 && { toolCalls }) });
+      paths.push(at);
+      return;
+    }
+    // A user message: its tool results first (they answer the turn before), then what the user adds.
+    const rest: { block: TextBlock | ImageBlock; at: string }[] = [];
+    message.content.forEach((block, j) => {
+      const where = `${at}.content.${j}`;
+      if (block.type !== 'tool_result') {
+        rest.push({ block, at: where });
+        return;
+      }
+      const content =
+        block.content === undefined
+          ? ''
+          : typeof block.content === 'string'
+            ? block.content
+            : contentOf(block.content.map((b, k) => ({ block: b, at: `${where}.content.${k}` })));
+      messages.push({ role: 'tool', toolCallId: block.tool_use_id, content, ...(block.is_error && { isError: true }) });
+      paths.push(`${where}.tool_use_id`);
+    });
+    if (rest.length > 0) {
+      messages.push({ role: 'user', content: contentOf(rest) });
+      paths.push(at);
+    }
+  });
+  checkHasUserTurn(messages, 'messages');
+  checkToolTurns(messages, paths, { result: 'a tool_result', call: 'tool_use' });
+  checkImageCount(messages, 'messages');
+
+  const tools = toolSpecs(body.tools);
+  const choice = body.tool_choice;
+  const toolChoice: ToolChoice | undefined = choice === undefined ? undefined : choice.type === 'tool' ? { name: choice.name } : CHOICES[choice.type];
+  checkTools(tools, toolChoice, { tools: 'tools', choice: 'tool_choice' });
+  const noParallel = choice !== undefined && choice.type !== 'none' && choice.disable_parallel_tool_use === true;
+  const format = body.output_config?.format;
+  return {
+    model: body.model,
+    stream: body.stream ?? false,
+    request: {
+      ...(system.length > 0 && { system: system.join('\n\n') }),
+      messages,
+      maxTokens: body.max_tokens,
+      ...(body.temperature !== undefined && { temperature: body.temperature }),
+      ...(body.top_p !== undefined && { topP: body.top_p }),
+      ...(body.stop_sequences?.length && { stop: body.stop_sequences }),
+      ...(tools.length > 0 && { tools }),
+      ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),
+      ...(tools.length > 0 && noParallel && { parallelToolCalls: false }),
+      // Anthropic's structured outputs always hold to the schema.
+      ...(format && { outputFormat: { type: 'json_schema', name: 'output', schema: format.schema, strict: true } }),
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+/** Anthropic's message id of a call: `msg_` and the call id. */
+export const messageId = (meta: CallMeta) => `msg_${compactId(meta.id)}`;
+
+const STOP_REASONS: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
+
+const usageOf = (settled: Settled) => ({
+  input_tokens: settled.tokensIn,
+  output_tokens: settled.tokensOut,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});
+
+/** The `message` of a reply that is not streamed. */
+export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
+  return {
+    id: messageId(meta),
+    type: 'message',
+    role: 'assistant',
+    model: meta.model,
+    content: [
+      ...(reply.content ? [{ type: 'text', text: reply.content }] : []),
+      ...(reply.toolCalls ?? []).map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) })),
+    ],
+    // The canonical reply does not say which stop sequence ended it: a stop is an end_turn.
+    stop_reason: STOP_REASONS[replyFinish(reply)],
+    stop_sequence: null,
+    usage: usageOf(settled),
+  };
+}
+
+/** Anthropic's event stream of a reply. */
+export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta): AsyncGenerator<string> {
+  const event = (type: string, data: Record<string, unknown> = {}) => sseEvent(type, { type, ...data });
+  yield event('message_start', {
+    message: {
+      id: messageId(meta),
+      type: 'message',
+      role: 'assistant',
+      model: meta.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: usageOf({ tokensIn: 0, tokensOut: 0, costUsd: 0 }),
+    },
+  });
+  yield event('ping');
+
+  // Blocks are numbered from 0 in the order they start; one is open at a time, as Anthropic sends them.
+  let blocks = 0;
+  let open: { index: number; text: boolean } | undefined;
+  const calls = new StreamedCalls();
+  const blockOfCall = new Map<number, number>();
+  let finish: FinishReason | undefined;
+  let settled: Settled | undefined;
+  const close = () => {
+    const stop = open ? event('content_block_stop', { index: open.index }) : '';
+    open = undefined;
+    return stop;
+  };
+
+  for await (const item of guarded(events)) {
+    switch (item.kind) {
+      case 'text':
+        if (!item.text) break;
+        if (!open?.text) {
+          const stop = close();
+          if (stop) yield stop;
+          open = { index: blocks++, text: true };
+          yield event('content_block_start', { index: open.index, content_block: { type: 'text', text: '' } });
+        }
+        yield event('content_block_delta', { index: open.index, delta: { type: 'text_delta', text: item.text } });
+        break;
+      case 'tool_call': {
+        const stop = close();
+        if (stop) yield stop;
+        calls.open(item.index, item.id, item.name);
+        open = { index: blocks++, text: false };
+        blockOfCall.set(item.index, open.index);
+        yield event('content_block_start', { index: open.index, content_block: { type: 'tool_use', id: item.id, name: item.name, input: {} } });
+        break;
+      }
+      case 'tool_arguments': {
+        const index = blockOfCall.get(item.index);
+        if (index !== undefined && item.text) {
+          calls.add(item.index, item.text);
+          yield event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: item.text } });
+        }
+        break;
+      }
+      case 'stop':
+        finish = item.finishReason;
+        break;
+      case 'settled':
+        settled = item;
+        break;
+      case 'failed': {
+        const failure = streamFailure(item.error);
+        yield sseEvent('error', anthropicErrorBody(failure.statusCode, failure.message));
+        return;
+      }
+      // `usage` is the platform's count; the settled event says what the call was recorded as.
+    }
+  }
+  const stop = close();
+  if (stop) yield stop;
+  const counted = settled ?? { tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  yield event('message_delta', {
+    delta: { stop_reason: STOP_REASONS[finishOf(finish, calls.size > 0)], stop_sequence: null },
+    usage: { ...usageOf(counted), cost_usd: counted.costUsd },
+  });
+  yield event('message_stop');
+}
+
+/** Anthropic's error body: `{"type": "error", "error": {"type", "message"}}`. */
+export { anthropicErrorBody as errorBody };
+
+/** The fields of the features a model may lack, as Anthropic's Messages API names them (the refusal's `param`). */
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'output_config.format', images: 'messages' };

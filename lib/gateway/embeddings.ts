@@ -1,0 +1,25 @@
+import { embed, prepareEmbedding, settlementOf } from '../calls/metered';
+import { resolveModel } from '../calls/resolve';
+import * as openAiEmbeddings from '../dialects/openai-embeddings';
+import { reply } from '../http/types';
+import { embeddingsOf } from '../platforms/embeddings';
+import { costHeader, type GatewayInput } from './chat';
+import { recordGatewayCall } from './record';
+
+/**
+ * POST /v1/embeddings: OpenAI's embeddings on a deployed embedding model, through the one metered call
+ * (lib/calls/metered.ts): priced per input token, held against every budget and rate limit before the platform is
+ * asked, recorded as one pending call like a chat completion (its output tokens are 0).
+ */
+export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.EmbeddingsBody>) {
+  const parsed = openAiEmbeddings.parse(input.body);
+  const resource = await resolveModel(input.key, input.payer.user, parsed.model, input.prefetched);
+  const call = await prepareEmbedding({ payer: input.payer, resource, request: parsed.request });
+  const platform = embeddingsOf(resource.type);
+  const embedded = await embed(call, (request) => platform.embed(request));
+  const answeredAt = new Date();
+  const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
+  await recordGatewayCall(call, settlement, input.requestId);
+  const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
+  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), costHeader(settlement.costUsd));
+}

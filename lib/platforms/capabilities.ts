@@ -1,0 +1,45 @@
+/**
+ * What a tracked resource's model can do (ModelCapabilities), for the metered call to ask before it
+ * calls the platform: a refused feature is a 400 without a platform call.
+ *
+ * Each deploy records the capabilities on the resource (tables/resources.ts `capabilities`), from what
+ * the platform's catalogue says at that moment:
+ * - managed: the modalities (input IMAGE; output TEXT or EMBEDDING) and streaming from Bedrock, tool use
+ *   from the Converse family table (managed/features.ts);
+ * - hosted: the model id (hosted/models.ts: embedding models, vision models);
+ * - dedicated: the container (dedicated/features.ts: TEI embeds, TGI/LMI chat with tools and JSON).
+ * A resource tracked before capabilities were recorded has none stored: they are derived from what the
+ * resource itself says (the model id; the inference image), with no platform call.
+ *
+ * Plain functions of plain data: no client is bundled by asking.
+ */
+import { dedicatedCapabilities } from './dedicated/features';
+import { hostedCapabilities } from './hosted/models';
+import { managedCapabilitiesOfId } from './managed/features';
+import type { ModelCapabilities, PlatformName } from './types';
+
+export { dedicatedCapabilities } from './dedicated/features';
+export { hostedCapabilities } from './hosted/models';
+export { managedCapabilities } from './managed/features';
+
+export interface ResourceModel {
+  type: PlatformName;
+  /** managed, hosted: the model id; dedicated: the model package or image deployed. */
+  model_id: string;
+  inference_image?: string | null;
+  /** What the deploy recorded; null or absent for resources tracked before. */
+  capabilities?: ModelCapabilities | null;
+}
+
+/** The capabilities of a tracked resource: those recorded at deploy, else derived from the resource. */
+export function capabilitiesOf(resource: ResourceModel): ModelCapabilities {
+  if (resource.capabilities) return resource.capabilities;
+  switch (resource.type) {
+    case 'managed':
+      return managedCapabilitiesOfId(resource.model_id);
+    case 'hosted':
+      return hostedCapabilities(resource.model_id);
+    case 'dedicated':
+      return dedicatedCapabilities({ image: resource.inference_image ?? undefined, names: [resource.model_id] });
+  }
+}

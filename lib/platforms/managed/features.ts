@@ -1,0 +1,99 @@
+/**
+ * What a managed (Bedrock) model can do beyond plain chat, by model family: plain data, no client, so
+ * that the catalogue, the deploy and the chat adapter agree without a platform call.
+ *
+ * Bedrock's catalogue says the modalities (input IMAGE, output TEXT or EMBEDDING) and whether a model
+ * streams, but not whether Converse lets it use tools. That comes from AWS's "Supported models and
+ * model features" table of the Converse API (tool use, streaming tool use) and the ToolChoice
+ * reference (`tool`: only Anthropic Claude 3 and later and Amazon Nova; `any`: those and Mistral
+ * Large). A family missing here has no tool use, which is what the table says of the rest (Titan Text,
+ * Llama 2 and 3 before 3.1, Mistral 7B and Mixtral, Claude 2, Cohere Command Text).
+ *
+ * JSON output: Bedrock's own structured output (Converse `outputConfig.textFormat`) is offered only for
+ * Claude Sonnet 4.5, Haiku 4.5, Opus 4.5/4.6 and some open-weight models, all of them reached through
+ * inference profiles rather than on-demand model ids, and none of the models this service deploys on
+ * demand. So JSON output here is the forced tool call (managed/chat.ts), which needs a model that can be
+ * made to call one tool: a family whose `forcedTool` is `tool` or `any`.
+ */
+import type { ModelCapabilities } from '../types';
+
+export interface ConverseFeatures {
+  /** Converse toolConfig is accepted. */
+  tools: boolean;
+  /** ConverseStream accepts toolConfig (otherwise a tool call is made with Converse and replayed as a stream). */
+  streamTools: boolean;
+  /** How a tool call can be forced: `tool` (a named tool), `any` (some tool), or not at all. */
+  forcedTool: 'tool' | 'any' | 'none';
+}
+
+const NONE: ConverseFeatures = { tools: false, streamTools: false, forcedTool: 'none' };
+const FULL: ConverseFeatures = { tools: true, streamTools: true, forcedTool: 'tool' };
+
+const FAMILIES: { match: RegExp; features: ConverseFeatures }[] = [
+  { match: /^anthropic\.claude-(3|sonnet-4|opus-4|haiku-4)/, features: FULL },
+  { match: /^amazon\.nova-(micro|lite|pro|premier)/, features: FULL },
+  { match: /^ai21\.jamba-1-5/, features: { tools: true, streamTools: true, forcedTool: 'none' } },
+  { match: /^cohere\.command-r/, features: { tools: true, streamTools: false, forcedTool: 'none' } },
+  { match: /^meta\.llama3-(1|3)-|^meta\.llama3-2-(11|90)b|^meta\.llama4-/, features: { tools: true, streamTools: false, forcedTool: 'none' } },
+  { match: /^mistral\.mistral-large/, features: { tools: true, streamTools: false, forcedTool: 'any' } },
+];
+
+/** A model id without a cross-region inference profile's prefix (us., eu., apac., global.). */
+const baseModelId = (modelId: string) => modelId.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
+
+export function converseFeatures(modelId: string): ConverseFeatures {
+  const id = baseModelId(modelId);
+  return FAMILIES.find((f) => f.match.test(id))?.features ?? NONE;
+}
+
+/** What the catalogue says of a model: its modalities and whether it streams. */
+export interface ManagedModelFacts {
+  modelId: string;
+  inputModalities: string[];
+  outputModalities: string[];
+  responseStreamingSupported: boolean;
+}
+
+/** A managed model's capabilities: modalities and streaming from the catalogue, tool use from the family table. */
+export function managedCapabilities(model: ManagedModelFacts): ModelCapabilities {
+  const embeddings = model.outputModalities.includes('EMBEDDING');
+  const chat = model.outputModalities.includes('TEXT') && !embeddings;
+  const features = chat ? converseFeatures(model.modelId) : NONE;
+  return {
+    chat,
+    stream: chat && model.responseStreamingSupported,
+    tools: features.tools,
+    jsonOutput: features.tools && features.forcedTool !== 'none',
+    imageInput: chat && model.inputModalities.includes('IMAGE'),
+    embeddings,
+  };
+}
+
+/** The embedding bodies this service speaks (managed/embeddings.ts), by model family. */
+export function embeddingFamily(modelId: string): 'titan-v2' | 'titan-v1' | 'cohere-v3' | 'cohere-v4' | undefined {
+  const id = baseModelId(modelId);
+  if (/^amazon\.titan-embed-text-v2/.test(id)) return 'titan-v2';
+  if (/^amazon\.titan-embed-(text-v1|g1-text)/.test(id)) return 'titan-v1';
+  if (/^cohere\.embed-(english|multilingual)-v3/.test(id)) return 'cohere-v3';
+  if (/^cohere\.embed-v4/.test(id)) return 'cohere-v4';
+  return undefined;
+}
+
+/**
+ * Capabilities of a managed model known by its id alone (a resource tracked before capabilities were
+ * stored): the family tables, and image input for the families that read images.
+ */
+export function managedCapabilitiesOfId(modelId: string): ModelCapabilities {
+  const id = baseModelId(modelId);
+  const embeddings = embeddingFamily(id) !== undefined || /^[a-z0-9]+\.[a-z0-9-]*embed/.test(id);
+  const vision =
+    /^anthropic\.claude-(3-(haiku|sonnet|opus)|3-5-sonnet|3-7|sonnet-4|opus-4|haiku-4)|^amazon\.nova-(lite|pro|premier)|^meta\.llama3-2-(11|90)b|^meta\.llama4-/.test(
+      id,
+    );
+  return managedCapabilities({
+    modelId: id,
+    inputModalities: vision ? ['TEXT', 'IMAGE'] : ['TEXT'],
+    outputModalities: [embeddings ? 'EMBEDDING' : 'TEXT'],
+    responseStreamingSupported: !embeddings,
+  });
+}
