@@ -22,7 +22,7 @@ export interface StackPorts {
   EMULATOR_PORT: number;
 }
 
-export async function freeStackPorts(): Promise<StackPorts> {
+async function freeStackPorts(): Promise<StackPorts> {
   const names = ['PORT', 'OFFLINE_HTTP_PORT', 'OFFLINE_LAMBDA_PORT', 'FUNCTION_URL_PORT', 'DYNAMODB_PORT', 'EMULATOR_PORT'] as const;
   const ports = {} as StackPorts;
   for (const name of names) ports[name] = await freePort();

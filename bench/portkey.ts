@@ -17,7 +17,7 @@ const CACHE = join(ROOT, '.bench-cache', `portkey-${PORTKEY_VERSION}`);
 const SERVER = join(CACHE, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 
 /** Installs Portkey's gateway into .bench-cache/ once (npm install --prefix, the exact version). */
-export function ensurePortkey(): string {
+function ensurePortkey(): string {
   if (existsSync(SERVER)) return SERVER;
   mkdirSync(CACHE, { recursive: true });
   process.stderr.write(`  installing @portkey-ai/gateway@${PORTKEY_VERSION} into ${CACHE} (first run only)…\n`);

@@ -28,7 +28,7 @@ export const PRELOAD = join(ROOT, 'bench', 'cpu-profile.cjs');
 const TICKS = 100;
 
 /** CPU seconds so far of every thread of a process, by thread name (digits folded: "GC Thread#0" → "GC Thread#"). */
-export function threadCpu(pid: number): Map<string, number> {
+function threadCpu(pid: number): Map<string, number> {
   const out = new Map<string, number>();
   let tasks: string[];
   try {
@@ -160,7 +160,7 @@ function category(source: string): string {
 }
 
 /** Self time (ms) of one profile, by category. */
-export function profileCategories(profile: CpuProfile): Map<string, number> {
+function profileCategories(profile: CpuProfile): Map<string, number> {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

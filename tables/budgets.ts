@@ -179,7 +179,7 @@ function releaseInput(reservation: Reservation, costUsd: number) {
  * call's true cost. Conditional on the reservation still being open (it is, unless it expired before
  * the settle came): if the condition fails, settle with `adjustWrite` instead.
  */
-export function settleWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
+function settleWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
   return { Update: releaseInput(reservation, costUsd) };
 }
 
@@ -187,7 +187,7 @@ export function settleWrite(reservation: Reservation, costUsd: number): Transact
  * The late settle of a reservation that expired (and was charged its bound): the bound becomes the
  * true cost. Conditional on the expiry's marker, which it removes, so it happens once.
  */
-export function adjustWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
+function adjustWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
   const diff = usd(costUsd - reservation.amountUsd);
   return {
     Update: {

@@ -10,7 +10,7 @@ import { holdRate, rateCountOf, rateHoldWrite, type RateCount, type RateHold, ty
  * counts come back); two or more are one TransactWriteItems (2 units per item): all held, or none.
  */
 
-export type HoldRefusal =
+type HoldRefusal =
   /** `index` into the spends: its headroom cannot cover the amount. */
   | { kind: 'budget'; index: number }
   /** `index` into the rates: the minute's requests or tokens are used up; `count` is what the window holds. */

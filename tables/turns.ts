@@ -71,7 +71,7 @@ export interface TurnRecord {
  * Exported for the write paths built on this one (the gateway adds its caller's key items and passes
  * the whole to commitTurn).
  */
-export function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactItems {
+function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactItems {
   const { turn } = record;
   const reply = turn.reply;
   if (!reply) throw new Error('turnTransaction: a turn without a reply is recorded with recordFailedTurn');
@@ -110,7 +110,7 @@ function counterWrites(scopes: UsageScope[], reply: Omit<TurnReply, 'text'>): Tr
  *     time, not a count, since conflicts come only from one caller's own concurrency).
  *   - Any other cancellation (a condition of an item the caller added) is the caller's to handle.
  */
-export async function commitTurn(items: TransactItems): Promise<void> {
+async function commitTurn(items: TransactItems): Promise<void> {
   const deadline = Date.now() + config.table.turnWriteRetryMs;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -130,7 +130,7 @@ export async function commitTurn(items: TransactItems): Promise<void> {
  * the recorded spend is exactly the sum of the answered calls. A settle whose reservation expired
  * meanwhile (charged its bound) adjusts that charge to the true cost instead (tables/budgets.ts).
  */
-export async function commitCharged(counted: TransactItems, settles: SpendSettle[], costUsd: number): Promise<void> {
+async function commitCharged(counted: TransactItems, settles: SpendSettle[], costUsd: number): Promise<void> {
   let current = settles;
   // Each retry resolves at least one failed settle (open -> expired -> plain charge): at most two.
   for (let attempt = 0; ; attempt++) {

@@ -23,7 +23,7 @@ const TEMPLATE_TOKENS = 20;
  * megapixels and count about 1,600 tokens for it (Anthropic's and Converse's documented formula,
  * width x height / 750). Its base64 bytes would be a bound too, but one of millions of tokens.
  */
-export const IMAGE_TOKENS = 1_600;
+const IMAGE_TOKENS = 1_600;
 
 /**
  * An upper bound of the prompt's tokens: its UTF-8 bytes (a byte-level tokenizer never makes more

@@ -63,7 +63,7 @@ async function readTeamIds(userId: string): Promise<ReadonlySet<string>> {
   return ids;
 }
 
-export function teamIdsOf(user: User): Promise<ReadonlySet<string>> {
+function teamIdsOf(user: User): Promise<ReadonlySet<string>> {
   let read = teamsRead.get(user);
   if (!read) {
     read = readTeamIds(user.id);
@@ -84,7 +84,7 @@ export const mayCall = async (user: User, resource: Pick<Resource, 'type' | 'acc
   (await usableBy(user, [resource])).length === 1;
 
 /** The refusal of a call the caller may not make: 403, naming the resource and who can grant it. */
-export const notAllowed = (resource: Pick<Resource, 'name'>) =>
+const notAllowed = (resource: Pick<Resource, 'name'>) =>
   new Forbidden(`You may not use the resource '${resource.name}': ask an admin to grant you access to it`, { code: 'resource_access_denied' });
 
 /** prepareCall's check: the payer may call the resource, or the call is refused before anything else. */

@@ -33,7 +33,7 @@ export interface Payer {
 }
 
 /** The teams a payer's call counts in: a team key's own team, or every team of the caller. */
-export function teamsOf(payer: Payer): Membership[] {
+function teamsOf(payer: Payer): Membership[] {
   const teamId = payer.key?.team_id;
   return teamId ? payer.memberships.filter((m) => m.team_id === teamId) : payer.memberships;
 }

@@ -36,7 +36,7 @@ function parseModelName(model: string): { name: string; types: readonly Platform
   return platform ? { name: model.slice(slash + 1), types: [platform] } : { name: model, types: PLATFORMS };
 }
 
-export const modelNotFound = (model: string) =>
+const modelNotFound = (model: string) =>
   new NotFound(`The model '${model}' does not exist or this API key may not use it (GET /v1/models lists them)`, {
     code: 'model_not_found',
     param: 'model',

@@ -26,11 +26,11 @@ import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type Prep
  */
 
 /** Bytes per token of the estimate used when a stream ends before the platform reported its usage. */
-export const ESTIMATE_BYTES_PER_TOKEN = 4;
+const ESTIMATE_BYTES_PER_TOKEN = 4;
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / ESTIMATE_BYTES_PER_TOKEN);
 
 /** What the settled stream reports last: the call's recorded tokens and cost. */
-export interface SettledEvent {
+interface SettledEvent {
   kind: 'settled';
   tokensIn: number;
   tokensOut: number;

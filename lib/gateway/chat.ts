@@ -44,7 +44,7 @@ export interface GatewayInput<B> {
   remainingMs?: () => number;
 }
 
-export const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
+const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
 
 /** Time kept back from the function's timeout for the settle and the last events. */
 const SETTLE_MARGIN_MS = 5_000;

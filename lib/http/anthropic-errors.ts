@@ -6,7 +6,7 @@
  */
 
 /** Anthropic's error type of a status. */
-export function anthropicErrorType(status: number): string {
+function anthropicErrorType(status: number): string {
   switch (status) {
     case 401:
       return 'authentication_error';

@@ -124,7 +124,7 @@ export function Discriminated<T extends TObject[]>(propertyName: string, branche
  * the union's description as the hint. Each refusal names the field at fault, as a discriminated
  * union's do.
  */
-export const TAGGED = 'TaggedUnion';
+const TAGGED = 'TaggedUnion';
 const TAGGED_PARTS = Symbol('tagged parts');
 
 interface TaggedParts {

@@ -18,10 +18,6 @@ import { hostedCapabilities } from './hosted/models';
 import { managedCapabilitiesOfId } from './managed/features';
 import type { ModelCapabilities, PlatformName } from './types';
 
-export { dedicatedCapabilities } from './dedicated/features';
-export { hostedCapabilities } from './hosted/models';
-export { managedCapabilities } from './managed/features';
-
 export interface ResourceModel {
   type: PlatformName;
   /** managed, hosted: the model id; dedicated: the model package or image deployed. */

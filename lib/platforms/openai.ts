@@ -44,7 +44,7 @@ export function openAiMessages(request: ChatRequest): Record<string, unknown>[] 
 }
 
 /** A request's limits and sampling in the OpenAI wire names. */
-export function openAiSampling(request: ChatRequest): Record<string, unknown> {
+function openAiSampling(request: ChatRequest): Record<string, unknown> {
   const fields = { max_tokens: request.maxTokens, temperature: request.temperature, top_p: request.topP, stop: request.stop };
   return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }

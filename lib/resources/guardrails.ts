@@ -19,7 +19,7 @@ import { isBillable, monthToDate } from './billing';
  * What counts as activity for the idle timeout, as the guardrail view states it: the service's own
  * calls of both kinds, and invocations that bypass it (CloudWatch counts every invocation).
  */
-export const IDLE_ACTIVITY = ['session_chat', 'gateway', 'direct_invocations'] as const;
+const IDLE_ACTIVITY = ['session_chat', 'gateway', 'direct_invocations'] as const;
 
 /** The longest idle timeout: a week (the request schemas take it from here). */
 export const IDLE_TIMEOUT_MAX_MINUTES = 10_080;

@@ -29,7 +29,7 @@ export interface ChatTurn {
   toolResults?: ToolResultIn[];
 }
 
-export interface ToolIn {
+interface ToolIn {
   name: string;
   schema: Record<string, unknown>;
 }
@@ -49,7 +49,7 @@ export interface ChatRequest {
   json?: Record<string, unknown> | 'object';
 }
 
-export interface ToolCallOut {
+interface ToolCallOut {
   id: string;
   name: string;
   input: unknown;
@@ -69,7 +69,7 @@ export const str = (value: unknown): string => (typeof value === 'string' ? valu
 
 const CHARS_PER_TOKEN = 4;
 /** What an image counts for among the input tokens (a fixed figure: the emulator does not look at pixels). */
-export const IMAGE_TOKENS = 85;
+const IMAGE_TOKENS = 85;
 
 export function tokensFor(chars: number): number {
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
@@ -148,7 +148,7 @@ function callId(seed: string): string {
  * string the user's words (so a call's arguments show what it was asked). Enough of JSON Schema for
  * the schemas tools and structured output use.
  */
-export function exampleOf(schema: unknown, hint: string): unknown {
+function exampleOf(schema: unknown, hint: string): unknown {
   const s = (schema && typeof schema === 'object' ? schema : {}) as Record<string, unknown>;
   if ('const' in s) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return s.enum[0];
@@ -236,7 +236,7 @@ export function embeddingOf(text: string, dimensions: number, normalize = true):
 
 // ---------------------------------------------------------------- OpenAI's wire (hosted API, dedicated containers)
 
-export interface OpenAiMessage {
+interface OpenAiMessage {
   role?: unknown;
   content?: unknown;
   tool_calls?: unknown;

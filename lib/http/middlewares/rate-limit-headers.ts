@@ -6,7 +6,7 @@ import { rateLimitsOf } from '../../calls/levels';
 import type { ApiEvent } from '../types';
 
 /** OpenAI's duration form ("1s", "6m0s", "350ms"): how long until a window resets. */
-export function resetText(seconds: number): string {
+function resetText(seconds: number): string {
   if (seconds < 1) return `${Math.max(0, Math.round(seconds * 1000))}ms`;
   const whole = Math.floor(seconds);
   const rest = Number((seconds - whole).toFixed(3));
@@ -22,7 +22,7 @@ function triple(kind: 'requests' | 'tokens', status: RateStatus | undefined): Re
   };
 }
 
-export const rateLimitHeaderValues = (report: RateReport) => ({ ...triple('requests', report.requests), ...triple('tokens', report.tokens) });
+const rateLimitHeaderValues = (report: RateReport) => ({ ...triple('requests', report.requests), ...triple('tokens', report.tokens) });
 
 /**
  * OpenAI's rate-limit headers on every /v1 answer of a caller whom a limit applies to (their key's,

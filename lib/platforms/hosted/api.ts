@@ -11,7 +11,7 @@ import { UpstreamError } from '../../errors';
 import { openAiStreamEvents } from '../sse';
 import { hostedEntry } from './models';
 
-export { hostedCapabilities, hostedEntry, hostedModelName, hostedTags, hostedTask } from './models';
+export { hostedEntry, hostedModelName, hostedTags, hostedTask } from './models';
 import { openAiChatBody, readOpenAiCompletion } from '../openai';
 import {
   type ChatReply,

@@ -151,7 +151,7 @@ interface ToolPlan {
 }
 
 /** The toolConfig of a request, and how its answer is read. */
-export function planTools(request: ChatRequest): ToolPlan {
+function planTools(request: ChatRequest): ToolPlan {
   const { target } = request;
   const features = converseFeatures(target);
   const choice = request.toolChoice ?? 'auto';
