@@ -1,11 +1,37 @@
-/** What the nested-budget and rate-limit tests share: a key of a user, and a call with it. */
+/** What the nested-budget and rate-limit tests share: teams and their members, a key of a user, and a call with it. */
 import { handler as createKeyFn } from '../../functions/keys/create';
+import { handler as createTeamFn } from '../../functions/teams/create';
+import { handler as addMemberFn } from '../../functions/teams/add-member';
 import { handler as completions } from '../../functions/gateway/completions';
 import type { Resource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
 import type { makeUser } from '../helpers/users';
 
 export type Caller = Awaited<ReturnType<typeof makeUser>>;
+
+let teamSeq = 0;
+
+/** A new team created by `admin` (201 expected), named uniquely (`prefix`, the process, a sequence and the time). */
+export async function createTeam(admin: Caller, prefix: string, body: Record<string, unknown> = {}) {
+  const res = await call(createTeamFn as Handler, {
+    method: 'POST',
+    token: admin.token,
+    body: { name: `${prefix}-${process.pid}-${teamSeq++}-${Date.now().toString(36)}`, ...body },
+  });
+  expect(res.status).toBe(201);
+  return res.body.team as { id: string; name: string };
+}
+
+/** `user` added to the team by `admin` as a member (201 expected), with a budget in it if given. */
+export async function joinTeam(admin: Caller, teamId: string, user: Caller, monthly_budget_usd?: number) {
+  const res = await call(addMemberFn as Handler, {
+    method: 'POST',
+    token: admin.token,
+    pathParameters: { teamId },
+    body: { user_id: user.user.id, role: 'member', ...(monthly_budget_usd === undefined ? {} : { monthly_budget_usd }) },
+  });
+  expect(res.status).toBe(201);
+}
 
 /** A new API key of `user` (201 expected), with its secret and id. */
 export async function keyOf(user: Caller, body: Record<string, unknown> = {}) {

@@ -7,8 +7,6 @@
 import { jest } from '@jest/globals';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as usageCurrent } from '../../functions/usage/current';
-import { handler as createTeamFn } from '../../functions/teams/create';
-import { handler as addMemberFn } from '../../functions/teams/add-member';
 import { handler as removeMemberFn } from '../../functions/teams/remove-member';
 import { handler as updateTeamFn } from '../../functions/teams/update';
 import { handler as updateUser } from '../../functions/admin/update-user';
@@ -18,14 +16,13 @@ import { call, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource, newConversation } from './chat-fixtures';
-import { completeOn, keyOf, type Caller } from './levels-fixtures';
+import { completeOn, createTeam, joinTeam, keyOf, type Caller } from './levels-fixtures';
 
 jest.setTimeout(180_000);
 
 let admin: Caller;
 let superAdmin: Caller;
 let resource: Resource;
-let seq = 0;
 
 beforeAll(async () => {
   [admin, superAdmin, resource] = await Promise.all([makeUser('admin'), makeUser('super_admin'), listed(managedResource())]);
@@ -33,25 +30,8 @@ beforeAll(async () => {
 
 const complete = completeOn(() => resource);
 
-async function team(body: Record<string, unknown> = {}) {
-  const res = await call(createTeamFn as Handler, {
-    method: 'POST',
-    token: admin.token,
-    body: { name: `nested-${process.pid}-${seq++}-${Date.now().toString(36)}`, ...body },
-  });
-  expect(res.status).toBe(201);
-  return res.body.team as { id: string; name: string };
-}
-
-async function join(teamId: string, user: Caller, monthly_budget_usd?: number) {
-  const res = await call(addMemberFn as Handler, {
-    method: 'POST',
-    token: admin.token,
-    pathParameters: { teamId },
-    body: { user_id: user.user.id, role: 'member', ...(monthly_budget_usd === undefined ? {} : { monthly_budget_usd }) },
-  });
-  expect(res.status).toBe(201);
-}
+const team = (body: Record<string, unknown> = {}) => createTeam(admin, 'nested', body);
+const join = (teamId: string, user: Caller, monthly_budget_usd?: number) => joinTeam(admin, teamId, user, monthly_budget_usd);
 
 const setUserBudget = (userId: string, monthly_budget_usd: number | null) =>
   call(updateUser as Handler, { method: 'PATCH', token: superAdmin.token, pathParameters: { userId }, body: { monthly_budget_usd } });

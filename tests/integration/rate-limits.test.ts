@@ -6,8 +6,6 @@
 import { jest } from '@jest/globals';
 import { handler as listModels } from '../../functions/gateway/models';
 import { handler as postThread } from '../../functions/chat/thread-post';
-import { handler as createTeamFn } from '../../functions/teams/create';
-import { handler as addMemberFn } from '../../functions/teams/add-member';
 import { handler as updateUser } from '../../functions/admin/update-user';
 import { minuteOf, readRateCounts } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
@@ -15,14 +13,13 @@ import { call, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource, newConversation } from './chat-fixtures';
-import { completeOn, inOneMinute, keyOf, type Caller } from './levels-fixtures';
+import { completeOn, createTeam, inOneMinute, joinTeam, keyOf, type Caller } from './levels-fixtures';
 
 jest.setTimeout(180_000);
 
 let admin: Caller;
 let superAdmin: Caller;
 let resource: Resource;
-let seq = 0;
 
 beforeAll(async () => {
   [admin, superAdmin, resource] = await Promise.all([makeUser('admin'), makeUser('super_admin'), listed(managedResource())]);
@@ -32,22 +29,9 @@ const complete = completeOn(() => resource);
 const models = (key: string) => call(listModels as Handler, { headers: { authorization: `Bearer ${key}` } });
 
 async function team(body: Record<string, unknown>, ...members: Caller[]) {
-  const res = await call(createTeamFn as Handler, {
-    method: 'POST',
-    token: admin.token,
-    body: { name: `rates-${process.pid}-${seq++}-${Date.now().toString(36)}`, ...body },
-  });
-  expect(res.status).toBe(201);
-  for (const m of members) {
-    const added = await call(addMemberFn as Handler, {
-      method: 'POST',
-      token: admin.token,
-      pathParameters: { teamId: res.body.team.id },
-      body: { user_id: m.user.id, role: 'member' },
-    });
-    expect(added.status).toBe(201);
-  }
-  return res.body.team as { id: string; name: string };
+  const created = await createTeam(admin, 'rates', body);
+  for (const m of members) await joinTeam(admin, created.id, m);
+  return created;
 }
 
 const header = (r: { headers: Record<string, string> }, name: string) => r.headers[name];
