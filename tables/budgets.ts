@@ -233,6 +233,76 @@ export const settleItem = (settle: SpendSettle, costUsd: number): TransactItems[
     : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
 
 /**
+ * The settles of several calls on one owner's month as ONE update (the stream aggregator settles a
+ * batch of calls in one transaction, tables/calls.ts, and a transaction may touch an item once): each
+ * settle's effect on budget, headroom, reserved and spent summed, each reservation's (or expiry
+ * marker's) attribute removed, and the update conditional on every one of them still being there. For
+ * one settle it is exactly that settle's own write. If the condition fails, one of the reservations
+ * expired meanwhile (or an adjust already ran): the caller settles those calls one by one instead.
+ */
+export function combinedSettleWrite(parts: { settle: SpendSettle; costUsd: number }[]): TransactItems[number] {
+  const first = parts[0];
+  if (!first) throw new Error('combinedSettleWrite needs at least one settle');
+  const owner = 'reservation' in first.settle ? first.settle.reservation.owner : first.settle.owner;
+  const month = 'reservation' in first.settle ? first.settle.reservation.month : first.settle.month;
+  let headroom = 0;
+  let reserved = 0;
+  let spent = 0;
+  let budget: number | undefined;
+  const removed: string[] = [];
+  for (const { settle, costUsd } of parts) {
+    const cost = usd(costUsd);
+    if (!('reservation' in settle)) {
+      // A plain charge: the first one starts the month's item from its record's budget.
+      budget ??= usd(settle.budgetUsd ?? 0);
+      headroom -= cost;
+      spent += cost;
+    } else if (settle.expired) {
+      // Its bound was charged when it expired: the bound becomes the true cost (adjustWrite).
+      const diff = usd(cost - settle.reservation.amountUsd);
+      headroom -= diff;
+      spent += diff;
+      removed.push(expiredMarker(settle.reservation));
+    } else {
+      // The reservation becomes the true cost (releaseInput).
+      headroom += usd(settle.reservation.amountUsd - cost);
+      reserved -= settle.reservation.amountUsd;
+      spent += cost;
+      removed.push(settle.reservation.attribute);
+    }
+  }
+  const names = Object.fromEntries(removed.map((attribute, i) => [`#a${i}`, attribute]));
+  const placeholders = Object.keys(names);
+  return {
+    Update: {
+      TableName: TABLE,
+      Key: spendKey(owner, month),
+      UpdateExpression:
+        'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) + :headroom, ' +
+        'reserved = if_not_exists(reserved, :zero) + :reserved, spent = if_not_exists(spent, :zero) + :spent' +
+        (placeholders.length ? ` REMOVE ${placeholders.join(', ')}` : ''),
+      ...(placeholders.length
+        ? { ConditionExpression: placeholders.map((p) => `attribute_exists(${p})`).join(' AND '), ExpressionAttributeNames: names }
+        : {}),
+      ExpressionAttributeValues: {
+        ':e': 'spend',
+        ':budget': budget ?? 0,
+        ':headroom': usd(headroom),
+        ':reserved': usd(reserved),
+        ':spent': usd(spent),
+        ':zero': 0,
+      },
+    },
+  };
+}
+
+/** The owner and month a settle counts against, as one string (to group settles per spend item). */
+export const settleItemKey = (settle: SpendSettle): string => {
+  const { owner, month } = 'reservation' in settle ? { owner: settle.reservation.owner, month: settle.reservation.month } : settle;
+  return `${owner.kind}#${owner.id}#${month}`;
+};
+
+/**
  * The next attempt's settles when the transaction that records a call was cancelled on some of them
  * (`failed`, by index). The record's own item comes first in that transaction and is conditional, so
  * the call was not recorded before: a reservation that was open has since expired (adjust it), and an

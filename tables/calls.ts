@@ -1,11 +1,11 @@
 import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import type { PlatformName } from '../core/vocabulary';
-import { retrySettles, settleItem, type BudgetOwner, type Reservation, type SpendSettle } from './budgets';
+import { combinedSettleWrite, retrySettles, settleItem, settleItemKey, type BudgetOwner, type Reservation, type SpendSettle } from './budgets';
 import { TABLE, db } from './client';
 import { rateSettleWrite, type RateHold, type RateLevel } from './rates';
 import { callSortKey, usageAttributes } from './messages';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
-import { usageWrites, type UsageDelta, type UsageScope } from './usage';
+import { SlotSums, usageWrites, type UsageDelta, type UsageScope } from './usage';
 
 /**
  * Metered calls that store nothing of their own (the gateway's /v1 calls): the ONE write on the
@@ -199,8 +199,8 @@ export function pendingSpend(calls: MeteredCall[], owner: BudgetOwner, month: st
   return Math.round(sum * 1e6) / 1e6;
 }
 
-function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactItems {
-  const log = {
+function callLogItem(call: MeteredCall): Record<string, unknown> {
+  return {
     PK: `KEYCALLS#${call.keyId}`,
     SK: callSortKey(call.startedAt, call.callId),
     entity: 'turn',
@@ -219,6 +219,10 @@ function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactIte
       costUsd: call.costUsd,
     }),
   };
+}
+
+/** A call's own two items in its settlement: its pending item deleted (it must be there) and its log entry put (it must not). */
+function ownSettlementItems(call: MeteredCall): TransactItems {
   return [
     {
       Delete: {
@@ -227,7 +231,13 @@ function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactIte
         ConditionExpression: 'attribute_exists(PK)',
       },
     },
-    { Put: { TableName: TABLE, Item: log, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { TableName: TABLE, Item: callLogItem(call), ConditionExpression: 'attribute_not_exists(PK)' } },
+  ];
+}
+
+function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactItems {
+  return [
+    ...ownSettlementItems(call),
     ...usageWrites(call.scopes, new Date(call.answeredAt), usageDeltaOf(call)),
     ...(call.rates ?? []).map((r) => rateSettleWrite(r, call.tokensIn + call.tokensOut)),
     ...settles.map((s) => settleItem(s, call.costUsd)),
@@ -256,4 +266,125 @@ export async function settlePendingCall(call: MeteredCall): Promise<boolean> {
       settles = next;
     }
   }
+}
+
+/** TransactWriteItems takes 100 items. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * The calls of one settle transaction and what they add up to: each call's own two items (its
+ * pending item deleted, its log entry put), and ONE update per shared item however many of the calls
+ * touch it: a scope's hour item, a rate window, a budget owner's month.
+ */
+class SettleChunk {
+  readonly calls: MeteredCall[] = [];
+  private readonly usage = new Map<string, { scope: UsageScope; sums: SlotSums }>();
+  private readonly rates = new Map<string, { hold: RateHold; tokens: number }>();
+  private readonly spends = new Map<string, { settle: SpendSettle; costUsd: number }[]>();
+
+  /** How many items the transaction writes with `call` added. */
+  sizeWith(call: MeteredCall): number {
+    const at = new Date(call.answeredAt);
+    let size = this.size + 2;
+    for (const scope of call.scopes) {
+      const u = this.usage.get(scopeRef(scope));
+      if (!u?.sums.hasHourOf(at)) size++;
+    }
+    for (const r of call.rates ?? []) if (!this.rates.has(rateRef(r))) size++;
+    for (const s of call.settles) if (!this.spends.has(settleItemKey(s))) size++;
+    return size;
+  }
+
+  get size(): number {
+    let usage = 0;
+    for (const { sums } of this.usage.values()) usage += sums.size;
+    return this.calls.length * 2 + usage + this.rates.size + this.spends.size;
+  }
+
+  add(call: MeteredCall): void {
+    this.calls.push(call);
+    const at = new Date(call.answeredAt);
+    for (const scope of call.scopes) {
+      const u = this.usage.get(scopeRef(scope)) ?? { scope, sums: new SlotSums() };
+      u.sums.add(at, usageDeltaOf(call));
+      this.usage.set(scopeRef(scope), u);
+    }
+    for (const r of call.rates ?? []) {
+      const sum = this.rates.get(rateRef(r));
+      const tokens = Math.round(call.tokensIn + call.tokensOut);
+      this.rates.set(rateRef(r), sum ? { hold: { ...r, tokens: sum.hold.tokens + r.tokens }, tokens: sum.tokens + tokens } : { hold: r, tokens });
+    }
+    for (const settle of call.settles) {
+      const key = settleItemKey(settle);
+      this.spends.set(key, [...(this.spends.get(key) ?? []), { settle, costUsd: call.costUsd }]);
+    }
+  }
+
+  items(): TransactItems {
+    return [
+      ...this.calls.flatMap(ownSettlementItems),
+      ...[...this.usage.values()].flatMap(({ scope, sums }) => sums.writes(scope)),
+      ...[...this.rates.values()].map(({ hold, tokens }) => rateSettleWrite(hold, tokens)),
+      ...[...this.spends.values()].map(combinedSettleWrite),
+    ];
+  }
+}
+
+const rateRef = (r: RateHold) => `${r.level.kind}#${r.level.id}#${r.minute}`;
+
+function chunksOf(calls: MeteredCall[]): SettleChunk[] {
+  const chunks: SettleChunk[] = [];
+  let current = new SettleChunk();
+  for (const call of calls) {
+    if (current.calls.length > 0 && current.sizeWith(call) > MAX_TRANSACTION_ITEMS) {
+      chunks.push(current);
+      current = new SettleChunk();
+    }
+    current.add(call);
+  }
+  if (current.calls.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Settles a batch of pending calls (the stream aggregator's work) in as few transactions as the
+ * 100-item limit allows: the calls' hour items, rate windows and spend items summed, one update each
+ * (tables/budgets.ts combinedSettleWrite), so a batch of many calls of a few keys costs two writes per
+ * call plus a handful, not a transaction of six to ten items per call. Exactly once like the single
+ * settle: each call's pending item is deleted on condition that it is there. A chunk cancelled on a
+ * pending item (a redelivered record: that call was settled) is written again without it; one
+ * cancelled on a spend item (a reservation expired before its settle came) is settled call by call
+ * (settlePendingCall, which adjusts the expired one). Returns how many calls this settled.
+ */
+export async function settlePendingCalls(calls: MeteredCall[]): Promise<number> {
+  // One key's calls side by side (a stable sort): they share most of their items, so chunks stay small.
+  const byKey = [...calls].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
+  let settled = 0;
+  for (const chunk of chunksOf(byKey)) settled += await settleChunk(chunk.calls);
+  return settled;
+}
+
+async function settleChunk(calls: MeteredCall[]): Promise<number> {
+  if (calls.length === 1) return (await settlePendingCall(calls[0] as MeteredCall)) ? 1 : 0;
+  let pending = calls;
+  for (let attempt = 0; pending.length > 0 && attempt < 3; attempt++) {
+    const chunk = new SettleChunk();
+    for (const call of pending) chunk.add(call);
+    try {
+      await transactWrite(chunk.items());
+      return pending.length;
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      if (!reasons) throw err;
+      // Items 2i and 2i+1 are call i's own: its pending item gone means it was settled already.
+      const gone = new Set(pending.flatMap((_, i) => (reasons[2 * i] === 'ConditionalCheckFailed' ? [i] : [])));
+      const sharedFailed = reasons.slice(2 * pending.length).some((r) => r === 'ConditionalCheckFailed');
+      if (gone.size === 0 || sharedFailed) break;
+      pending = pending.filter((_, i) => !gone.has(i));
+    }
+  }
+  // Settled call by call: each one's own transaction, adjusting an expired reservation (or finding the call settled).
+  let settled = 0;
+  for (const call of pending) if (await settlePendingCall(call)) settled++;
+  return settled;
 }

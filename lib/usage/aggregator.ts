@@ -2,15 +2,13 @@ import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { MetricUnit, flushMetrics, logger, metrics } from '../../core/observability';
 import { applyTurnContributions, type TurnContribution } from '../../tables/aggregates';
 import { putConversationIndexEntries } from '../../tables/messages';
-import { settlePendingCall } from '../../tables/calls';
+import { settlePendingCalls } from '../../tables/calls';
 import { decodeTableChanges, type TableChange } from '../../tables/stream';
 import { foldUsageHours, sameScope, scopeName, type UsageScope } from '../../tables/usage';
 import { mapLimit } from '../concurrency';
 
 /** Fold passes run side by side: at the top of an hour a batch may bring every active scope's new hour. */
 const FOLD_CONCURRENCY = 8;
-/** Settlements run side by side: each is one small transaction of one caller's own items. */
-const SETTLE_CONCURRENCY = 16;
 
 /**
  * The stream aggregator: what every chat turn leaves for everyone, folded off the request path, and
@@ -46,7 +44,7 @@ export interface AggregationResult {
 async function aggregateTableChanges(changes: TableChange[], now = new Date()): Promise<AggregationResult> {
   // Settlements first: a caller's budget and figures wait on them (their reservations hold the bound).
   const calls = changes.flatMap((c) => (c.kind === 'call' ? [c.call] : []));
-  const settled = (await mapLimit(calls, SETTLE_CONCURRENCY, settlePendingCall)).filter(Boolean).length;
+  const settled = await settlePendingCalls(calls);
   const turns = changes.filter((c) => c.kind === 'turn');
   const undecodable = changes.filter((c) => c.kind === 'undecodable');
   for (const bad of undecodable) {
