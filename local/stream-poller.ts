@@ -29,6 +29,14 @@ const here = dirname(fileURLToPath(import.meta.url));
 
 type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
 
+/**
+ * How often the shards are listed (DescribeStream) when none has closed: Lambda's event source
+ * mapping discovers new shards in the background too, and a new shard only ever follows a closed one,
+ * which triggers a listing at once. Listing on every pass cost DynamoDB Local a DescribeStream of every
+ * shard the stream ever had, four times a second.
+ */
+const DISCOVERY_MS = 10_000;
+
 interface EventSourceSettings {
   batchSize: number;
   /** Lambda waits up to this long to fill a batch (MaximumBatchingWindowInSeconds), in ms. */
@@ -137,7 +145,19 @@ export class StreamReader {
     this.streams.destroy();
   }
 
+  /** The most records one delivery carries (the mapping's BatchSize). */
+  get batchSize(): number {
+    return this.settings.batchSize;
+  }
+
+  /** When the shards were last listed; they are listed again when one closes, and at least every DISCOVERY_MS. */
+  private discoveredAt = 0;
+  private shardClosed = false;
+
   private async discover(): Promise<void> {
+    if (this.streamArn && !this.shardClosed && Date.now() - this.discoveredAt < DISCOVERY_MS) return;
+    this.discoveredAt = Date.now();
+    this.shardClosed = false;
     if (!this.streamArn) {
       const { Table } = await this.options.dynamo.send(new DescribeTableCommand({ TableName: this.options.table }));
       if (!Table?.LatestStreamArn) throw new Error(`table ${this.options.table} has no stream`);
@@ -187,7 +207,11 @@ export class StreamReader {
         const records = out.Records ?? [];
         read += records.length;
         state.iterator = out.NextShardIterator;
-        if (!out.NextShardIterator) state.closed = true;
+        if (!out.NextShardIterator) {
+          state.closed = true;
+          // Its children (a shard closes when DynamoDB splits or rolls it) are read from the next pass on.
+          this.shardClosed = true;
+        }
         // Lambda filters before it batches: records filtered out neither fill nor hold a batch.
         const wanted = this.wanted(records.map((r) => lambdaRecord(r, this.streamArn as string)));
         if (wanted.length > 0 && state.pending.length === 0) state.pendingSince = Date.now();
@@ -268,10 +292,13 @@ export interface StreamPoller {
 }
 
 /**
- * Polls continuously, every `intervalMs` once caught up (Lambda polls a shard about four times a
- * second), filling batches within the mapping's batching window as Lambda does, so that under load
- * the aggregator writes once per batch, not once per turn. Errors other than a failing batch (DynamoDB
- * Local gone, say) are logged and retried.
+ * Polls continuously, every `intervalMs` (Lambda polls a shard about four times a second), filling
+ * batches within the mapping's batching window as Lambda does, so that under load the aggregator
+ * writes once per batch, not once per turn. It reads again at once only while it is behind (a pass
+ * read a whole batch's worth of records); a pass that read a few records waits the interval like an
+ * idle one, instead of asking for the next few at once (which cost DynamoDB Local a GetRecords per
+ * handful of records under load, and filled no batch sooner). Errors other than a failing batch
+ * (DynamoDB Local gone, say) are logged and retried.
  */
 export function startStreamPoller(options: StreamReaderOptions & { intervalMs?: number }): StreamPoller {
   const reader = new StreamReader({ batching: true, ...options });
@@ -282,7 +309,7 @@ export function startStreamPoller(options: StreamReaderOptions & { intervalMs?: 
   const loop = () => {
     running = (async () => {
       try {
-        while (!stopped && (await reader.poll()) > 0);
+        while (!stopped && (await reader.poll()) >= reader.batchSize);
       } catch (err) {
         if (!stopped) console.error('stream poller:', (err as Error).message);
       }
