@@ -4,11 +4,11 @@
  * child process on loopback.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
@@ -96,6 +96,51 @@ function dynamoJarDir(): string {
   return join(lib, dir);
 }
 
+const LAUNCHER_SOURCE = join(ROOT, 'local', 'dynamodb', 'LoopbackDynamoDBLocal.java');
+
+/**
+ * The launcher compiled once (by the runtime's compiler module, into node_modules/.cache, keyed by its
+ * source and the jar), so a start does not compile it again: `java` running it from source spent
+ * about a second and two of CPU on every start, in the JVM's own compiler. Compiled into a folder of
+ * its own and renamed into place, so two starts at once (npm start beside npm test) never see half a
+ * class. Undefined when the runtime has no compiler module: the launcher is then run from source,
+ * which says what to install.
+ */
+function compiledLauncher(jarDir: string): string | undefined {
+  const source = readFileSync(LAUNCHER_SOURCE);
+  const hash = createHash('sha256').update(source).update(jarDir).digest('hex').slice(0, 16);
+  const dir = join(ROOT, 'node_modules', '.cache', 'model-ops', `dynamodb-launcher-${hash}`);
+  if (existsSync(join(dir, 'LoopbackDynamoDBLocal.class'))) return dir;
+  const building = `${dir}.${process.pid}.${randomUUID().slice(0, 8)}`;
+  mkdirSync(building, { recursive: true });
+  try {
+    // javac as a module of the runtime: Debian's JRE package has the compiler module but no javac command.
+    const out = spawnSync(
+      'java',
+      [
+        '-XX:TieredStopAtLevel=1',
+        '-m',
+        'jdk.compiler/com.sun.tools.javac.Main',
+        '-d',
+        building,
+        '-cp',
+        join(jarDir, 'DynamoDBLocal.jar'),
+        LAUNCHER_SOURCE,
+      ],
+      { encoding: 'utf8' },
+    );
+    if (out.status !== 0 || !existsSync(join(building, 'LoopbackDynamoDBLocal.class'))) return undefined;
+    try {
+      renameSync(building, dir);
+    } catch {
+      // Another start put it there first: theirs is the same class.
+    }
+    return existsSync(join(dir, 'LoopbackDynamoDBLocal.class')) ? dir : undefined;
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
 export interface Dynamo {
   endpoint: string;
   process: ChildProcess;
@@ -114,7 +159,7 @@ const NODE_LIFELINE = join(ROOT, 'local', 'lifeline.cjs');
 /**
  * Starts DynamoDB Local, on 127.0.0.1 only. With `dbPath` the data lives on disk (a restart loses
  * nothing); without it, in memory (tests). The jar's own launcher listens on every interface and has
- * no option to change that, so local/dynamodb/LoopbackDynamoDBLocal.java (run from source by `java`)
+ * no option to change that, so local/dynamodb/LoopbackDynamoDBLocal.java (compiled once, above)
  * builds the same server, binds it to loopback and starts it; telemetry stays off (these machines
  * have no network, and the service must not phone home).
  */
@@ -125,12 +170,20 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
     );
   }
   const jarDir = dynamoJarDir();
+  const compiled = compiledLauncher(jarDir);
   const args = [
     `-Djava.library.path=${join(jarDir, 'DynamoDBLocal_lib')}`,
     '-Xms64m',
+    // The JVM's quick compiler only (C1). With the default tiered compilation DynamoDB Local runs its
+    // first few thousand requests slowly while the optimising compiler (C2) works beside them on the
+    // same two cores: measured here, the first 4,000 requests of a gateway-like mix cost its JVM 15 ms
+    // of CPU per call with C2 and 6.5 with C1 alone; C2 pulls ahead (3.0 against 4.3-4.6) only after
+    // about 16,000 requests, more than a test run or an evening of `npm start` sends it. Starting costs
+    // half the CPU too (docs/benchmarks.md, section 13).
+    '-XX:TieredStopAtLevel=1',
     '-cp',
-    join(jarDir, 'DynamoDBLocal.jar'),
-    join(ROOT, 'local', 'dynamodb', 'LoopbackDynamoDBLocal.java'),
+    compiled ? [join(jarDir, 'DynamoDBLocal.jar'), compiled].join(delimiter) : join(jarDir, 'DynamoDBLocal.jar'),
+    compiled ? 'LoopbackDynamoDBLocal' : LAUNCHER_SOURCE,
     '-port',
     String(options.port),
     '-sharedDb',

@@ -6,8 +6,9 @@
  * every interface, so anyone on the network could read and write the local table (password hashes
  * included). This launcher builds the same server from the same command-line options, moves its
  * connector to 127.0.0.1 (the `dynamodb.host` system property) before it starts, and then starts it.
- * It reaches the server by reflection, so it compiles against nothing: `java` runs it from source
- * (JEP 330) with DynamoDB Local's jar on the class path.
+ * It reaches the server by reflection, so it compiles against nothing: local/runtime.ts compiles it
+ * once with the runtime's compiler module (or `java` runs it from source, JEP 330) and runs it with
+ * DynamoDB Local's jar on the class path.
  *
  * Its standard input is its lifeline: the parent holds the other end of a pipe, and when that end
  * closes (the parent exited, crashed or was killed with SIGKILL) this process exits too.
