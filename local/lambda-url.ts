@@ -156,9 +156,26 @@ function preludeReader(res: ServerResponse, expectPrelude: () => boolean) {
   };
 }
 
+/**
+ * What a function URL answers by itself (Lambda's own JSON, `{"Message": ...}`): a path with no
+ * function (404), an invocation that failed or timed out before its first byte (502).
+ */
+type AnswerError = (res: ServerResponse, status: 404 | 502, message: string) => void;
+
+const lambdaError: AnswerError = (res, status, message) =>
+  void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: message }));
+
+/**
+ * Serves one request as the function URL does, in this process: what its port runs, and what the front
+ * door calls directly for the routes CloudFront sends to a function URL (`answerError` then answers
+ * the function URL's own errors as the front door relays them).
+ */
+type ServeFunctionUrl = (req: IncomingMessage, res: ServerResponse, answerError?: AnswerError) => void;
+
 export interface LambdaUrl {
   url: string;
   server: Server;
+  serve: ServeFunctionUrl;
   close(): Promise<void>;
 }
 
@@ -191,9 +208,9 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
   }
   const functionOf = (url: string | undefined) => options.functions[(url ?? '/').split('?')[0] ?? '/'] ?? options.functions['*'];
 
-  const server = createServer((req, res) => {
+  const serve: ServeFunctionUrl = (req, res, answerError = lambdaError) => {
     const fn = functionOf(req.url);
-    if (!fn) return void res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Not Found' }));
+    if (!fn) return void answerError(res, 404, 'Not Found');
     const handler = fn.handler as StreamingHandler;
     const timeoutMs = fn.timeoutMs ?? 120_000;
     const chunks: Buffer[] = [];
@@ -223,7 +240,7 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
         killed = true;
         stream.frozen = true;
         console.error(`[${fn.functionName}] Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
-        if (!reader.started) res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
+        if (!reader.started) answerError(res, 502, 'Internal Server Error');
         else res.destroy();
       }, timeoutMs);
       timeout.unref();
@@ -240,11 +257,12 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
         if (killed || res.writableEnded || res.destroyed) return;
         if (!reader.started) {
           console.error(`[${fn.functionName}] invocation failed:`, err);
-          res.writeHead(502, { 'content-type': 'application/json' }).end(JSON.stringify({ Message: 'Internal Server Error' }));
+          answerError(res, 502, 'Internal Server Error');
         } else res.destroy();
       });
     });
-  });
+  };
+  const server = createServer((req, res) => serve(req, res));
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, '127.0.0.1', () => ready());
@@ -253,6 +271,7 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
   return {
     url: `http://127.0.0.1:${port}`,
     server,
+    serve,
     close: () =>
       new Promise<void>((done) => {
         server.close(() => done());
@@ -298,5 +317,8 @@ export async function startFunctionUrls(
     };
   }
   const served = await serveFunctionUrls({ port: options.port, functions });
-  return { routes: STREAMING_ROUTES.map((route) => ({ method: 'POST', path: route.path, url: served.url })), close: () => served.close() };
+  return {
+    routes: STREAMING_ROUTES.map((route) => ({ method: 'POST', path: route.path, url: served.url, serve: served.serve })),
+    close: () => served.close(),
+  };
 }

@@ -8,6 +8,7 @@
 import { jest } from '@jest/globals';
 import { pipeline } from 'node:stream/promises';
 import { Readable, type Writable } from 'node:stream';
+import { startFrontDoor, type FrontDoor } from '../../local/front-door';
 import { functionTimeoutMs, installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
 import { hangUp } from '../helpers/hang-up';
 
@@ -19,13 +20,27 @@ type Runtime = {
 installAwsLambdaGlobal();
 const runtime = (globalThis as unknown as { awslambda: Runtime }).awslambda;
 
-const servers: LambdaUrl[] = [];
+const servers: (LambdaUrl | FrontDoor)[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
 async function serve(fn: (event: any, stream: Writable, context: any) => Promise<void>, timeoutMs?: number): Promise<string> {
   const url = await startLambdaUrl({ handler: runtime.streamifyResponse(fn), functionName: 'test', timeoutMs });
   servers.push(url);
   return url.url;
+}
+
+/** A handler that streams a line every 20 ms until its stream is destroyed, and says why it was. */
+function ticksUntilDestroyed(destroyed: (reason: string) => void) {
+  return async (_event: unknown, stream: Writable) => {
+    const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
+    async function* forever() {
+      for (;;) {
+        yield 'tick\n';
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    await pipeline(Readable.from(forever()), out).catch((err: Error) => destroyed(err.message));
+  };
 }
 
 test('the prelude becomes the status and headers, and the pieces after it the body, in order', async () => {
@@ -54,16 +69,7 @@ test('a handler that fails before writing is the function URL’s 502', async ()
 test('a client that hangs up mid-body destroys the handler’s stream', async () => {
   let destroyed!: (reason: string) => void;
   const seen = new Promise<string>((resolve) => (destroyed = resolve));
-  const url = await serve(async (_event, stream) => {
-    const out = runtime.HttpResponseStream.from(stream, { statusCode: 200, headers: {} });
-    async function* forever() {
-      for (;;) {
-        yield 'tick\n';
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
-    await pipeline(Readable.from(forever()), out).catch((err: Error) => destroyed(err.message));
-  });
+  const url = await serve(ticksUntilDestroyed(destroyed));
   const controller = new AbortController();
   const res = await fetch(url, { method: 'POST', body: '{}', signal: controller.signal });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -180,4 +186,51 @@ test('a handler that fails to write anything before the timeout is the function 
   error.mockRestore();
   expect(res.status).toBe(502);
   expect(await res.json()).toEqual({ Message: 'Internal Server Error' });
+});
+
+describe('the front door hands a function URL of its own process the request directly (npm start)', () => {
+  /** A front door whose POST /v1/x goes to `fn`'s function URL in this process; its HTTP API is nowhere. */
+  async function door(fn: (event: any, stream: Writable, context: any) => Promise<void>): Promise<string> {
+    const url = await startLambdaUrl({ handler: runtime.streamifyResponse(fn), functionName: 'test' });
+    servers.push(url);
+    // Nothing listens on the URL it would proxy to: an answer proves the hand-over.
+    const front = await startFrontDoor({
+      port: 0,
+      apiUrl: 'http://127.0.0.1:9',
+      root: false,
+      functionUrls: [{ method: 'POST', path: '/v1/x', url: 'http://127.0.0.1:9', serve: url.serve }],
+    });
+    servers.push(front);
+    return front.url;
+  }
+
+  test('the event is the one the proxied request would make, and the answer streams back', async () => {
+    const url = await door(async (event, stream) => {
+      const out = runtime.HttpResponseStream.from(stream, { statusCode: 201, headers: { 'content-type': 'text/plain' } });
+      const seen = `${event.rawPath} ${event.body} ${event.headers['x-forwarded-proto']} ${event.headers['x-forwarded-for']}`;
+      await pipeline(Readable.from([seen, ' end']), out);
+    });
+    const res = await fetch(`${url}/v1/x`, { method: 'POST', body: '{"k":1}' });
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe('/v1/x {"k":1} http 127.0.0.1 end');
+  });
+
+  test('a handler that fails before writing answers in the service’s shape, as a proxied 502 was rewritten', async () => {
+    const url = await door(async () => {
+      throw new Error('boom');
+    });
+    const error = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    const res = await fetch(`${url}/v1/x`, { method: 'POST', body: '{}' });
+    error.mockRestore();
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { type: 'api_error', code: null } });
+  });
+
+  test('a client that hangs up mid-body destroys the handler’s stream', async () => {
+    let destroyed!: (reason: string) => void;
+    const seen = new Promise<string>((resolve) => (destroyed = resolve));
+    const url = await door(ticksUntilDestroyed(destroyed));
+    await hangUp(url, { path: '/v1/x', body: '{}', until: 'first-bytes' });
+    expect(await seen).toBe('The client closed the connection');
+  });
 });
