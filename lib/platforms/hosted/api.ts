@@ -126,7 +126,8 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const attempts = Math.max(1, this.options.maxAttempts);
-    let failure: UpstreamError = unreachable(PLATFORM);
+    // Made only when an attempt fails: an error's stack trace costs a call that succeeds for nothing.
+    let failure: UpstreamError | undefined;
 
     for (let attempt = 1; attempt <= attempts; attempt++) {
       // One controller per attempt, covering the headers and whatever `read` reads of the body.
@@ -162,7 +163,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       if (!retryable) throw failure;
       if (attempt < attempts) await sleep(backoff(attempt, response.headers.get('retry-after')));
     }
-    throw failure;
+    throw failure ?? unreachable(PLATFORM);
   }
 
   async listModels(): Promise<{ models: HostedModelEntry[]; raw: unknown }> {
