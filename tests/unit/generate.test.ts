@@ -4,11 +4,11 @@
  * same files from the same sources, cover every schemas module, and touch only what changed (so
  * esbuild's and jest's caches stay warm). What the checks accept is pinned in checks.test.ts.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { render, ROOT, write } from '../../scripts/generate';
+import { inputsHash, render, ROOT, stamp, upToDate, write } from '../../scripts/generate';
 import { schemasModules } from '../../scripts/generate/checks';
 
 let files: Map<string, string>;
@@ -67,5 +67,64 @@ describe('writing', () => {
     writeFileSync(join(out, 'generated', 'checks', 'retired-area.ts'), '// from a schemas module that was deleted\n');
     expect(write(files, out)).toEqual({ written: ['generated/openapi.json'], removed: ['generated/checks/retired-area.ts'] });
     expect(existsSync(join(out, 'generated', 'checks', 'retired-area.ts'))).toBe(false);
+  });
+});
+
+describe('a tree generated from unchanged inputs is not generated again', () => {
+  /** A root with a few inputs: a schemas module, the contract, the generator and the lock file. */
+  function tree(): string {
+    const root = mkdtempSync(join(tmpdir(), 'generate-stamp-'));
+    for (const [path, text] of [
+      ['functions/auth/schemas.ts', 'export const A = 1;\n'],
+      ['core/vocabulary.ts', 'export const B = 2;\n'],
+      ['docs/openapi.yaml', 'openapi: 3.1.0\n'],
+      ['scripts/generate.ts', '// the generator\n'],
+      ['package-lock.json', '{}\n'],
+    ] as const) {
+      mkdirSync(join(root, path, '..'), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    return root;
+  }
+  const outputs = new Map([
+    ['generated/checks/auth.ts', '// checks\n'],
+    ['generated/openapi.json', '{}\n'],
+  ]);
+
+  test('up to date only while the inputs’ contents and every output are as stamped', () => {
+    const root = tree();
+    try {
+      const inputs = inputsHash(root);
+      expect(upToDate(root, inputs)).toBe(false); // never generated
+      write(outputs, root);
+      stamp(root, inputs, outputs);
+      expect(upToDate(root, inputs)).toBe(true);
+
+      // A touch changes no content: still up to date.
+      utimesSync(join(root, 'docs/openapi.yaml'), new Date(), new Date(Date.now() + 5000));
+      expect(inputsHash(root)).toBe(inputs);
+
+      // An edited input, a new input file: another hash.
+      writeFileSync(join(root, 'core/vocabulary.ts'), 'export const B = 3;\n');
+      expect(inputsHash(root)).not.toBe(inputs);
+      writeFileSync(join(root, 'core/vocabulary.ts'), 'export const B = 2;\n');
+      expect(inputsHash(root)).toBe(inputs);
+      writeFileSync(join(root, 'core/new.ts'), 'export {};\n');
+      expect(inputsHash(root)).not.toBe(inputs);
+      rmSync(join(root, 'core/new.ts'));
+
+      // An output edited, removed, or a stray file beside them: generate again.
+      writeFileSync(join(root, 'generated/openapi.json'), '{"edited":true}\n');
+      expect(upToDate(root, inputs)).toBe(false);
+      write(outputs, root);
+      expect(upToDate(root, inputs)).toBe(true);
+      rmSync(join(root, 'generated/checks/auth.ts'));
+      expect(upToDate(root, inputs)).toBe(false);
+      write(outputs, root);
+      writeFileSync(join(root, 'generated/stray.ts'), '');
+      expect(upToDate(root, inputs)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
