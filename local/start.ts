@@ -141,11 +141,6 @@ async function main() {
   try {
     if ((await ensureConsoleBuilt({ quiet: true, log: (line) => console.log(line) })) === 'fresh')
       console.log('The console is built (console/dist is up to date).');
-    console.log('Starting DynamoDB Local…');
-    const dynamo: Dynamo = await startDynamo({ port: DYNAMO_PORT, dbPath: join(DATA, 'dynamodb') });
-    children.push(dynamo);
-    dynamo.process.on('exit', (code) => !stopping && (console.error(`DynamoDB Local exited (${code})`), void shutdown(1)));
-
     const { startEmulator } = await import('./emulator/server');
     const lifecycleDelayMs = Number(process.env.EMULATOR_LIFECYCLE_DELAY_MS ?? 5000);
     const emulator = await startEmulator({
@@ -160,10 +155,12 @@ async function main() {
     const sso = LOCAL_OIDC_PROVIDER ? await startLocalProvider() : undefined;
     if (sso) children.push({ stop: sso.close });
 
+    // DynamoDB Local's address is known before it starts (startDynamo listens on this port, loopback).
+    const dynamoEndpoint = `http://127.0.0.1:${DYNAMO_PORT}`;
     // Anything set in the environment (a real hosted key, other VPC ids, SERVICE_CLOUD_ENDPOINT, empty
     // for real AWS) wins over the emulated wiring.
     const emulated = emulatedServiceEnv({
-      dynamoEndpoint: dynamo.endpoint,
+      dynamoEndpoint,
       emulatorUrl: emulator.url,
       tag: 'local',
       hostedApiKey: 'local-hosted-key',
@@ -171,7 +168,7 @@ async function main() {
     });
     const env: Record<string, string> = {
       ...Object.fromEntries(Object.entries(emulated).map(([k, v]) => [k, process.env[k] ?? v])),
-      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      DYNAMODB_ENDPOINT: dynamoEndpoint,
       EMULATOR_URL: emulator.url,
       STAGE: 'local',
       TABLE_NAME: TABLE,
@@ -187,40 +184,57 @@ async function main() {
     if (env.SERVICE_CLOUD_ENDPOINT !== emulator.url && !process.env.DEDICATED_STATE_CHANGE_SECONDS) delete env.DEDICATED_STATE_CHANGE_SECONDS;
     Object.assign(process.env, env);
 
-    const admin = localDynamoClient(dynamo.endpoint);
-    const table = await ensureTable(admin, TABLE);
-    const stream = await ensureStream(admin, TABLE);
-    admin.destroy();
-    console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}${stream === 'enabled' ? ', its stream turned on' : ''}`);
-    if (stream === 'enabled') {
-      // A table from before the stream aggregator: its conversation listings need index entries for
-      // the turns stored then (scripts/backfill-conversation-index.ts, idempotent).
-      const { backfillConversationIndex } = await import('../scripts/backfill-conversation-index');
-      const done = await backfillConversationIndex();
-      console.log(`Conversation index: ${done.entries} entries written for ${done.conversations} conversations stored before it existed`);
-    }
-    console.log('Starting the stream aggregator…');
-    const aggregator = await startStreamAggregator({ env, checkpointFile: join(DATA, 'stream-checkpoint.json'), inheritOutput: true });
-    children.push(aggregator);
-    aggregator.process.on('exit', (code) => !stopping && (console.error(`the stream aggregator exited (${code})`), void shutdown(1)));
+    // The database and the API start side by side: serverless-offline (the framework, then one build of
+    // every function) needs nothing of DynamoDB Local until a request comes, and each takes seconds.
+    const database = (async () => {
+      console.log('Starting DynamoDB Local…');
+      const dynamo: Dynamo = await startDynamo({ port: DYNAMO_PORT, dbPath: join(DATA, 'dynamodb') });
+      children.push(dynamo);
+      dynamo.process.on('exit', (code) => !stopping && (console.error(`DynamoDB Local exited (${code})`), void shutdown(1)));
+      const admin = localDynamoClient(dynamo.endpoint);
+      const table = await ensureTable(admin, TABLE);
+      const stream = await ensureStream(admin, TABLE);
+      admin.destroy();
+      console.log(`Table ${TABLE}: ${table === 'created' ? 'created' : 'already there'}${stream === 'enabled' ? ', its stream turned on' : ''}`);
+      if (stream === 'enabled') {
+        // A table from before the stream aggregator: its conversation listings need index entries for
+        // the turns stored then (scripts/backfill-conversation-index.ts, idempotent).
+        const { backfillConversationIndex } = await import('../scripts/backfill-conversation-index');
+        const done = await backfillConversationIndex();
+        console.log(`Conversation index: ${done.entries} entries written for ${done.conversations} conversations stored before it existed`);
+      }
+      console.log('Starting the stream aggregator…');
+      const aggregator = await startStreamAggregator({ env, checkpointFile: join(DATA, 'stream-checkpoint.json'), inheritOutput: true });
+      children.push(aggregator);
+      aggregator.process.on('exit', (code) => !stopping && (console.error(`the stream aggregator exited (${code})`), void shutdown(1)));
 
-    const { seedSuperAdmin } = await import('./seed');
-    // The login is printed last, in the banner, where nothing scrolls it away.
-    const seeded = await seedSuperAdmin();
-    if (seeded.generatedPassword) generated = { username: seeded.username, password: seeded.generatedPassword };
-    if (seeded.created) console.log(`Created the first super_admin "${seeded.username}" (its login is below once everything is up).`);
-
-    console.log('Starting serverless-offline (bundling the functions)…');
-    const offline: Offline = await startOffline({
-      port: OFFLINE_PORT,
-      lambdaPort: LAMBDA_PORT,
-      stage: 'local',
-      env,
-      inheritOutput: true,
-      quiet: !VERBOSE,
-    });
-    children.push(offline);
-    offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
+      const { seedSuperAdmin } = await import('./seed');
+      // The login is printed last, in the banner, where nothing scrolls it away.
+      const seeded = await seedSuperAdmin();
+      if (seeded.generatedPassword) generated = { username: seeded.username, password: seeded.generatedPassword };
+      if (seeded.created) console.log(`Created the first super_admin "${seeded.username}" (its login is below once everything is up).`);
+      return { dynamo, seeded };
+    })();
+    const api = (async () => {
+      console.log('Starting serverless-offline (bundling the functions)…');
+      const offline: Offline = await startOffline({
+        port: OFFLINE_PORT,
+        lambdaPort: LAMBDA_PORT,
+        stage: 'local',
+        env,
+        inheritOutput: true,
+        quiet: !VERBOSE,
+      });
+      children.push(offline);
+      offline.process.on('exit', (code) => !stopping && (console.error(`serverless-offline exited (${code})`), void shutdown(1)));
+      return offline;
+    })();
+    // Both run to their end before a failure is reported, so nothing is left starting behind the shutdown.
+    const [started, offlineStarted] = await Promise.allSettled([database, api]);
+    if (started.status === 'rejected') throw started.reason;
+    if (offlineStarted.status === 'rejected') throw offlineStarted.reason;
+    const { dynamo, seeded } = started.value;
+    const offline = offlineStarted.value;
     const functionUrls = await startFunctionUrls({ port: FUNCTION_URL_PORT });
     children.push({ stop: () => functionUrls.close() });
     const frontDoor = await startFrontDoor({
