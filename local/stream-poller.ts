@@ -35,7 +35,7 @@ type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
  * which triggers a listing at once. Listing on every pass cost DynamoDB Local a DescribeStream of every
  * shard the stream ever had, four times a second.
  */
-const DISCOVERY_MS = 10_000;
+const DISCOVERY_MS = 2_000;
 
 interface EventSourceSettings {
   batchSize: number;
@@ -154,8 +154,8 @@ export class StreamReader {
   private discoveredAt = 0;
   private shardClosed = false;
 
-  private async discover(): Promise<void> {
-    if (this.streamArn && !this.shardClosed && Date.now() - this.discoveredAt < DISCOVERY_MS) return;
+  private async discover(force = false): Promise<void> {
+    if (!force && this.streamArn && !this.shardClosed && Date.now() - this.discoveredAt < DISCOVERY_MS) return;
     this.discoveredAt = Date.now();
     this.shardClosed = false;
     if (!this.streamArn) {
@@ -202,8 +202,26 @@ export class StreamReader {
     const due = (state: ShardState) => state.pending.length > 0 && (state.closed || Date.now() - state.pendingSince >= windowMs);
     let read = 0;
     for (const [id, state] of this.shards) {
+      let renewed = 0;
       while (state.iterator && !state.closed) {
-        const out = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: batchSize }));
+        let out;
+        try {
+          out = await this.streams.send(new GetRecordsCommand({ ShardIterator: state.iterator, Limit: batchSize }));
+        } catch (err) {
+          const name = (err as { name?: string }).name;
+          if ((name !== 'TrimmedDataAccessException' && name !== 'ExpiredIteratorException') || renewed >= 2) throw err;
+          // An iterator that expired (15 minutes unused), or that points at trimmed records, is renewed as
+          // Lambda renews it: after the last record delivered, or at the trim horizon when that is gone
+          // too. DynamoDB Local also answers Trimmed for an iterator taken on a shard that was still empty
+          // (aws/aws-sdk-java#2923): renewed, it reads the shard from its start. Records read but not yet
+          // delivered are read again.
+          renewed++;
+          if (name === 'TrimmedDataAccessException' && renewed > 1) state.last = undefined;
+          state.iterator = undefined;
+          state.pending = [];
+          await this.discover(true);
+          continue;
+        }
         const records = out.Records ?? [];
         read += records.length;
         state.iterator = out.NextShardIterator;
