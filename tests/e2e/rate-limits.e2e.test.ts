@@ -22,12 +22,20 @@ test("a team key's calls: the SDK sees x-ratelimit headers counting down, then a
   expect((await http('POST', '/api/deploy/managed', { token: admin, body: { modelId: MODEL, endpointName, dryRun: false } })).status).toBe(200);
   const team = await http('POST', '/api/teams', { token: admin, body: { name: `rl-${suffix}`, rpm_limit: 2, tpm_limit: 100_000 } });
   expect(team.status).toBe(201);
-  const me = await http('GET', '/api/auth/validate', { token: admin });
-  const adminId = (me.body.user?.id ?? me.body.id) as string;
-  expect((await http('POST', `/api/teams/${team.body.team.id}/members`, { token: admin, body: { user_id: adminId, role: 'owner' } })).status).toBe(
-    201,
-  );
-  const key = await http('POST', '/api/keys', { token: admin, body: { name: `rl-${suffix}`, team_id: team.body.team.id } });
+  // A member of its own: the shared admin in a team of 2 requests a minute would hold every other
+  // e2e file's calls with the admin's keys to that limit (a personal key's calls count in each of
+  // its owner's teams).
+  const username = `rl-member-${suffix}`;
+  const created = await http('POST', '/api/admin/users', {
+    token: admin,
+    body: { username, email: `${username}@example.com`, name: 'Rate-limited member', role: 'user', password: 'e2e-password-1' },
+  });
+  expect(created.status).toBe(201);
+  const member = (await http('POST', '/api/auth/login', { body: { username, password: 'e2e-password-1' } })).body.token as string;
+  expect(
+    (await http('POST', `/api/teams/${team.body.team.id}/members`, { token: admin, body: { user_id: created.body.user.id, role: 'member' } })).status,
+  ).toBe(201);
+  const key = await http('POST', '/api/keys', { token: member, body: { name: `rl-${suffix}`, team_id: team.body.team.id } });
   expect(key.status).toBe(201);
   const client = new OpenAI({ baseURL: `${BASE()}/v1`, apiKey: key.body.key as string, maxRetries: 0, timeout: 30_000 });
   const ask = () =>
