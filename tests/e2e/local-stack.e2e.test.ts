@@ -183,7 +183,18 @@ describe('a running npm start', () => {
       'every process of the stack to end',
       () => (tree.every((pid) => !alive(pid)) ? true : undefined),
       20_000,
-      () => JSON.stringify(tree.filter(alive)),
+      // Which process outlived it, and as what (its command line), so a failure names the culprit.
+      () =>
+        tree
+          .filter(alive)
+          .map((pid) => {
+            try {
+              return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').slice(0, 300)}`;
+            } catch {
+              return `${pid}: (gone)`;
+            }
+          })
+          .join('\n'),
     );
     for (const port of Object.values(ports)) {
       await new Promise<void>((resolve, reject) => {

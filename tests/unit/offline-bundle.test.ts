@@ -60,6 +60,9 @@ describe('the offline bundle', () => {
   }, 120_000);
   afterAll(async () => {
     await plugin.hooks['offline:start:end']!();
+    // The plugin's watch ran in this process: esbuild's service (a child process) is stopped too, or
+    // a rebuild it had under way at dispose keeps it, and with it jest, alive after the run.
+    await (require('esbuild') as { stop(): Promise<void> }).stop();
     rmSync(work, { recursive: true, force: true });
   });
 
