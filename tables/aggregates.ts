@@ -3,7 +3,7 @@ import type { PlatformName } from '../core/vocabulary';
 import { TABLE, db } from './client';
 import type { TurnUsage } from './messages';
 import { resourceChatCountersWrite } from './resources';
-import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
+import { cancellationReasons, transactionChunks, transactWrite, type TransactItems } from './transactions';
 import { SlotSums, addDelta, modelTotalsWrite, type UsageDelta } from './usage';
 
 /**
@@ -80,20 +80,6 @@ class Chunk {
   }
 }
 
-function chunksOf(contributions: TurnContribution[]): Chunk[] {
-  const chunks: Chunk[] = [];
-  let current = new Chunk();
-  for (const c of contributions) {
-    if (current.contributions.length > 0 && current.sizeWith(c) > MAX_AGGREGATES) {
-      chunks.push(current);
-      current = new Chunk();
-    }
-    current.add(c);
-  }
-  if (current.contributions.length > 0) chunks.push(current);
-  return chunks;
-}
-
 export interface AppliedTurns {
   /** Turns added to the aggregates by this call. */
   applied: number;
@@ -110,7 +96,7 @@ export async function applyTurnContributions(contributions: TurnContribution[], 
   const result: AppliedTurns = { applied: 0, skipped: 0, transactions: 0 };
   let pending = contributions;
   while (pending.length > 0) {
-    const chunk = chunksOf(pending)[0] as Chunk;
+    const chunk = transactionChunks(pending, () => new Chunk(), MAX_AGGREGATES)[0] as Chunk;
     const first = chunk.contributions[0] as TurnContribution;
     const last = chunk.contributions.at(-1) as TurnContribution;
     const outcome = await writeChunk(chunk, first.eventId, last.eventId, now);

@@ -4,7 +4,7 @@ import { combinedSettleWrite, retrySettles, settleItem, settleItemKey, type Budg
 import { TABLE, db } from './client';
 import { rateSettleWrite, type RateHold, type RateLevel } from './rates';
 import { callSortKey, usageAttributes } from './messages';
-import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
+import { cancellationReasons, transactionChunks, transactWrite, type TransactItems } from './transactions';
 import { SlotSums, usageWrites, type UsageDelta, type UsageScope } from './usage';
 
 /**
@@ -268,9 +268,6 @@ export async function settlePendingCall(call: MeteredCall): Promise<boolean> {
   }
 }
 
-/** TransactWriteItems takes 100 items. */
-const MAX_TRANSACTION_ITEMS = 100;
-
 /**
  * The calls of one settle transaction and what they add up to: each call's own two items (its
  * pending item deleted, its log entry put), and ONE update per shared item however many of the calls
@@ -332,20 +329,6 @@ class SettleChunk {
 
 const rateRef = (r: RateHold) => `${r.level.kind}#${r.level.id}#${r.minute}`;
 
-function chunksOf(calls: MeteredCall[]): SettleChunk[] {
-  const chunks: SettleChunk[] = [];
-  let current = new SettleChunk();
-  for (const call of calls) {
-    if (current.calls.length > 0 && current.sizeWith(call) > MAX_TRANSACTION_ITEMS) {
-      chunks.push(current);
-      current = new SettleChunk();
-    }
-    current.add(call);
-  }
-  if (current.calls.length > 0) chunks.push(current);
-  return chunks;
-}
-
 /**
  * Settles a batch of pending calls (the stream aggregator's work) in as few transactions as the
  * 100-item limit allows: the calls' hour items, rate windows and spend items summed, one update each
@@ -360,31 +343,31 @@ export async function settlePendingCalls(calls: MeteredCall[]): Promise<number> 
   // One key's calls side by side (a stable sort): they share most of their items, so chunks stay small.
   const byKey = [...calls].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0));
   let settled = 0;
-  for (const chunk of chunksOf(byKey)) settled += await settleChunk(chunk.calls);
+  for (const chunk of transactionChunks(byKey, () => new SettleChunk())) settled += await settleChunk(chunk);
   return settled;
 }
 
-async function settleChunk(calls: MeteredCall[]): Promise<number> {
-  if (calls.length === 1) return (await settlePendingCall(calls[0] as MeteredCall)) ? 1 : 0;
-  let pending = calls;
-  for (let attempt = 0; pending.length > 0 && attempt < 3; attempt++) {
-    const chunk = new SettleChunk();
-    for (const call of pending) chunk.add(call);
+async function settleChunk(chunk: SettleChunk): Promise<number> {
+  if (chunk.calls.length === 1) return (await settlePendingCall(chunk.calls[0] as MeteredCall)) ? 1 : 0;
+  for (let attempt = 0; chunk.calls.length > 0 && attempt < 3; attempt++) {
     try {
       await transactWrite(chunk.items());
-      return pending.length;
+      return chunk.calls.length;
     } catch (err) {
       const reasons = cancellationReasons(err);
       if (!reasons) throw err;
+      const { calls } = chunk;
       // Items 2i and 2i+1 are call i's own: its pending item gone means it was settled already.
-      const gone = new Set(pending.flatMap((_, i) => (reasons[2 * i] === 'ConditionalCheckFailed' ? [i] : [])));
-      const sharedFailed = reasons.slice(2 * pending.length).some((r) => r === 'ConditionalCheckFailed');
+      const gone = new Set(calls.flatMap((_, i) => (reasons[2 * i] === 'ConditionalCheckFailed' ? [i] : [])));
+      const sharedFailed = reasons.slice(2 * calls.length).some((r) => r === 'ConditionalCheckFailed');
       if (gone.size === 0 || sharedFailed) break;
-      pending = pending.filter((_, i) => !gone.has(i));
+      // Again without the calls found settled already.
+      chunk = new SettleChunk();
+      for (const [i, call] of calls.entries()) if (!gone.has(i)) chunk.add(call);
     }
   }
   // Settled call by call: each one's own transaction, adjusting an expired reservation (or finding the call settled).
   let settled = 0;
-  for (const call of pending) if (await settlePendingCall(call)) settled++;
+  for (const call of chunk.calls) if (await settlePendingCall(call)) settled++;
   return settled;
 }

@@ -5,6 +5,31 @@ import { DataError } from './errors';
 
 export type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
+/** TransactWriteItems takes at most 100 items. */
+const MAX_TRANSACTION_ITEMS = 100;
+
+/**
+ * Cuts `items`, in their order, into chunks of one transaction each: a chunk takes the next item
+ * unless its transaction would then pass `maxItems` (its first item always fits). The same items
+ * always give the same chunks, which a stream batch delivered again relies on.
+ */
+export function transactionChunks<T, C extends { sizeWith(item: T): number; add(item: T): void }>(
+  items: readonly T[],
+  newChunk: () => C,
+  maxItems = MAX_TRANSACTION_ITEMS,
+): C[] {
+  const chunks: C[] = [];
+  let current: C | undefined;
+  for (const item of items) {
+    if (!current || current.sizeWith(item) > maxItems) {
+      current = newChunk();
+      chunks.push(current);
+    }
+    current.add(item);
+  }
+  return chunks;
+}
+
 /**
  * The per-item cancellation codes of a cancelled transaction ('None', 'ConditionalCheckFailed',
  * 'TransactionConflict', ...), in the order of the items; undefined for any other error.
