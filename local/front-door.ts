@@ -173,19 +173,22 @@ export async function startFrontDoor(options: {
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const proxy = (req: IncomingMessage, res: ServerResponse, target: URL = api) => {
-    // API Gateway refuses such a path too; hapi would say only "Bad Request".
+  /** A path API Gateway refuses too (malformed percent-encoding) is answered here; hapi would say only "Bad Request". */
+  const refusedPath = (req: IncomingMessage, res: ServerResponse): boolean => {
     try {
       decodeURIComponent(pathOf(req));
+      return false;
     } catch {
-      return void sendJson(res, 400, layerErrorBody(pathOf(req), 400, 'The path has malformed percent-encoding'));
+      sendJson(res, 400, layerErrorBody(pathOf(req), 400, 'The path has malformed percent-encoding'));
+      return true;
     }
-    const headers = {
-      ...req.headers,
-      host: target.host,
-      'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
-      'x-forwarded-proto': 'http',
-    };
+  };
+  /** The headers CloudFront adds to what it passes on. */
+  const forwarded = (req: IncomingMessage) => ({ 'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1', 'x-forwarded-proto': 'http' });
+
+  const proxy = (req: IncomingMessage, res: ServerResponse, target: URL = api) => {
+    if (refusedPath(req, res)) return;
+    const headers = { ...req.headers, host: target.host, ...forwarded(req) };
     const upstream = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers, agent }, (answer) => {
       if ((answer.statusCode ?? 502) >= 400) return void relayError(req, res, answer);
       res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.rawHeaders);
@@ -211,14 +214,9 @@ export async function startFrontDoor(options: {
 
   /** A function URL served in this process: the request as the proxy would pass it on, without the hop. */
   const serveHere = (req: IncomingMessage, res: ServerResponse, serve: NonNullable<FunctionUrlRoute['serve']>) => {
+    if (refusedPath(req, res)) return;
     const path = pathOf(req);
-    try {
-      decodeURIComponent(path);
-    } catch {
-      return void sendJson(res, 400, layerErrorBody(path, 400, 'The path has malformed percent-encoding'));
-    }
-    req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? '127.0.0.1';
-    req.headers['x-forwarded-proto'] = 'http';
+    Object.assign(req.headers, forwarded(req));
     serve(req, res, (answer, status, message) => {
       if (status >= 500) console.error(`front door: ${req.method} ${path} answered ${status} by the local layer: ${message}`);
       sendJson(answer, status, layerErrorBody(path, status));
