@@ -6,14 +6,25 @@ import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
+import { asksForCache, serviceTierOf } from './tiers';
 import { capabilitiesOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { checkJsonOutput } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
-import type { ChatCapable, ChatReply, ChatRequest, EmbeddingReply, EmbeddingRequest, EndpointDescription, FinishReason } from '../platforms/types';
-import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/service';
+import type {
+  CacheTokens,
+  ChatCapable,
+  ChatReply,
+  ChatRequest,
+  EmbeddingReply,
+  EmbeddingRequest,
+  EndpointDescription,
+  FinishReason,
+  ServiceTier,
+} from '../platforms/types';
+import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
 /**
@@ -52,6 +63,8 @@ export interface MeteredCall {
   reservations: Reservation[];
   /** The rate windows it took a request and its token bound from, settled to its true tokens. */
   rates: RateHold[];
+  /** The processing tier it asked for (absent: the platform's default). */
+  serviceTier?: ServiceTier;
 }
 
 /** A chat call, prepared. */
@@ -130,14 +143,15 @@ async function ensureInService(resource: Resource): Promise<void> {
  * cost bound reserved on every budget level and its request and token bound on every rate-limited
  * level, all or none, in one write (lib/budgets/reservations.ts `holdAll`).
  */
-async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => { tokensIn: number; tokensOut: number }) {
+async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => PricedUsage) {
   const traits = traitsOf(resource.type);
   const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
   const budgets = budgetsOf(payer);
   const limits = rateLimitsOf(payer);
-  const { tokensIn, tokensOut } = bound();
+  const usage = bound();
+  const { tokensIn, tokensOut } = usage;
   const limited = budgets.some((b) => b.budgetUsd !== null);
-  const amountUsd = price && limited ? tokenCost(price, tokensIn, tokensOut) : 0;
+  const amountUsd = price && limited ? callCost(price, usage) : 0;
   const held =
     amountUsd > 0 || limits.length > 0
       ? await holdAll({
@@ -169,13 +183,19 @@ export async function prepareCall(input: {
   const callId = input.callId ?? randomUUID();
   await ensureMayCall(payer.user, resource);
   checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
+  const serviceTier = serviceTierOf(payer, resource, input.request.serviceTier);
   await ensureInService(resource);
-  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
-  const held = await reserveFor(payer, resource, callId, started, () => ({
-    tokensIn: promptTokenBound(request),
-    tokensOut: request.maxTokens ?? config.chat.maxOutputTokens,
-  }));
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, ...held };
+  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource), serviceTier };
+  if (serviceTier === undefined) delete request.serviceTier;
+  const held = await reserveFor(payer, resource, callId, started, () => {
+    const prompt = promptTokenBound(request);
+    const tokensOut = request.maxTokens ?? config.chat.maxOutputTokens;
+    // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
+    return asksForCache(request)
+      ? { tokensIn: 0, tokensOut, cache: { read: 0, write5m: 0, write1h: prompt }, serviceTier }
+      : { tokensIn: prompt, tokensOut, serviceTier };
+  });
+  return { callId, started, payer, resource, platform: chatOf(resource.type), request, ...held, ...(serviceTier && { serviceTier }) };
 }
 
 /** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */
@@ -255,6 +275,10 @@ export interface CallUsage {
   latencyMs: number;
   /** The model that answered, as the platform names it. */
   modelId?: string;
+  /** What went through the prompt cache (absent: nothing). */
+  cache?: CacheTokens;
+  /** The tier that served the call, as the platform reported it. */
+  serviceTier?: ServiceTier;
 }
 
 /** Step 5: an answered call, priced, with each budget owner's settle; what its entry point records. */
@@ -267,6 +291,10 @@ export interface Settlement {
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
+  /** What went through the prompt cache, when anything did. */
+  cache?: CacheTokens;
+  /** The tier that served the call (what the platform reported, else what was asked), when not Standard by default. */
+  serviceTier?: ServiceTier;
   costUsd: number;
   settles: SpendSettle[];
   /** The rate windows whose token bounds become the call's true tokens. */
@@ -274,10 +302,13 @@ export interface Settlement {
 }
 
 export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = new Date()): Settlement {
-  const tokensIn = Math.max(0, Math.round(usage.tokensIn));
-  const tokensOut = Math.max(0, Math.round(usage.tokensOut));
-  const latencyMs = Math.max(0, Math.round(usage.latencyMs));
-  const costUsd = call.price ? tokenCost(call.price, tokensIn, tokensOut) : 0;
+  const count = (n: number) => Math.max(0, Math.round(n));
+  const tokensIn = count(usage.tokensIn);
+  const tokensOut = count(usage.tokensOut);
+  const latencyMs = count(usage.latencyMs);
+  const cache = usage.cache && { read: count(usage.cache.read), write5m: count(usage.cache.write5m), write1h: count(usage.cache.write1h) };
+  const serviceTier = usage.serviceTier ?? call.serviceTier;
+  const costUsd = call.price ? callCost(call.price, { tokensIn, tokensOut, cache, serviceTier }) : 0;
   const usageModelId = usageModelOf(call.resource);
   return {
     callId: call.callId,
@@ -288,6 +319,8 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
     tokensIn,
     tokensOut,
     latencyMs,
+    ...(cache && { cache }),
+    ...(serviceTier && { serviceTier }),
     costUsd,
     settles: settlesOf(call.budgets, call.reservations, call.started, costUsd),
     rates: call.rates,

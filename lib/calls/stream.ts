@@ -1,4 +1,4 @@
-import { textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
+import { systemText, textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
 import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
 /**
@@ -29,13 +29,11 @@ import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type Prep
 const ESTIMATE_BYTES_PER_TOKEN = 4;
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / ESTIMATE_BYTES_PER_TOKEN);
 
-/** What the settled stream reports last: the call's recorded tokens and cost. */
-interface SettledEvent {
-  kind: 'settled';
-  tokensIn: number;
-  tokensOut: number;
-  costUsd: number;
-}
+/** What a settled call reports: its recorded tokens and cost, what went through the prompt cache and the tier that served it. */
+export type Settled = Pick<Settlement, 'tokensIn' | 'tokensOut' | 'costUsd' | 'cache' | 'serviceTier'>;
+
+/** What the settled stream reports last. */
+type SettledEvent = { kind: 'settled' } & Settled;
 
 export type MeteredEvent = Exclude<ChatStreamEvent, { kind: 'usage' }> | SettledEvent;
 
@@ -47,6 +45,13 @@ export interface StreamOptions {
 }
 
 const DEADLINE = Symbol('deadline');
+
+/** What a dialect is told of a settled call (nothing recorded: zero). */
+export function settledOf(settlement: Settlement | undefined): Settled {
+  if (!settlement) return { tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  const { tokensIn, tokensOut, costUsd, cache, serviceTier } = settlement;
+  return { tokensIn, tokensOut, costUsd, ...(cache && { cache }), ...(serviceTier && { serviceTier }) };
+}
 
 export async function openStream(call: PreparedCall, options: StreamOptions): Promise<AsyncGenerator<MeteredEvent>> {
   const upstream = new AbortController();
@@ -82,12 +87,14 @@ async function* metered(
       await releaseCall(call);
       return undefined;
     }
-    const prompt = [call.request.system ?? '', ...call.request.messages.map((m) => textOf(m.content))].join('');
+    const prompt = [systemText(call.request.system), ...call.request.messages.map((m) => textOf(m.content))].join('');
     const settlement = settlementOf(call, {
       tokensIn: usage?.tokensIn ?? estimate(prompt),
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
+      ...(usage?.cache && { cache: usage.cache }),
+      ...(usage?.serviceTier && { serviceTier: usage.serviceTier }),
     });
     await options.record(settlement);
     return settlement;
@@ -140,7 +147,7 @@ async function* metered(
     }
     yield { kind: 'stop', finishReason: finished ?? 'stop' };
     const settlement = await settle();
-    yield { kind: 'settled', tokensIn: settlement?.tokensIn ?? 0, tokensOut: settlement?.tokensOut ?? 0, costUsd: settlement?.costUsd ?? 0 };
+    yield { kind: 'settled', ...settledOf(settlement) };
   } finally {
     clearTimeout(timer);
     // The client hung up (the consumer returned or threw into this generator): stop the model, settle.

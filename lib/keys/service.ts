@@ -25,6 +25,7 @@ export interface NewKey {
   team_id?: string;
   rpm_limit?: number;
   tpm_limit?: number;
+  allowed_service_tiers?: NonNullable<ApiKey['allowed_service_tiers']>;
 }
 
 export type KeyChanges = Partial<{
@@ -34,6 +35,7 @@ export type KeyChanges = Partial<{
   resource_ids: string[] | null;
   rpm_limit: number | null;
   tpm_limit: number | null;
+  allowed_service_tiers: ApiKey['allowed_service_tiers'];
 }>;
 
 /** A key as every answer shows it: never the secret or its hash, with this month's spend. */
@@ -102,6 +104,7 @@ export async function createKey(user: User, input: NewKey, now = new Date()): Pr
     team_id: input.team_id ?? null,
     rpm_limit: input.rpm_limit ?? null,
     tpm_limit: input.tpm_limit ?? null,
+    allowed_service_tiers: input.allowed_service_tiers ? [...new Set(input.allowed_service_tiers)] : null,
   };
   await insertApiKeyRecord(key, hash);
   return { ...key, key: secret, spent_usd: 0 };

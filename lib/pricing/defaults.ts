@@ -6,7 +6,16 @@
 export interface TokenPrice {
   input_per_1k: number;
   output_per_1k: number;
+  /** Prompt tokens read from the prompt cache (a fraction of the input price). */
+  cache_read_per_1k?: number;
+  /** Prompt tokens written to the cache with the 5-minute TTL (a premium over the input price). */
+  cache_write_per_1k?: number;
+  /** Prompt tokens written to the cache with the 1-hour TTL (a larger premium). */
+  cache_write_1h_per_1k?: number;
 }
+
+/** The prices of a model's cache, where it caches. */
+export type CachePrice = Required<Pick<TokenPrice, 'cache_read_per_1k' | 'cache_write_per_1k' | 'cache_write_1h_per_1k'>>;
 
 export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, TokenPrice>> = {
   managed: {
@@ -18,6 +27,7 @@ export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, T
     'mistral.mistral-7b-instruct-v0:2': { input_per_1k: 0.00015, output_per_1k: 0.0002 },
     'cohere.command-r-v1:0': { input_per_1k: 0.0005, output_per_1k: 0.0015 },
     'amazon.titan-embed-text-v2:0': { input_per_1k: 0.00002, output_per_1k: 0 },
+    'openai.gpt-oss-120b-1:0': { input_per_1k: 0.00015, output_per_1k: 0.0006 },
   },
   hosted: {
     'meta/llama-3.1-8b-instruct': { input_per_1k: 0.0003, output_per_1k: 0.0003 },
@@ -52,3 +62,35 @@ export const DEFAULT_PRICES_AS_OF = '2024-10-01T00:00:00.000Z';
 
 /** The average month AWS bills with: 730 hours. */
 export const HOURS_PER_MONTH = 730;
+
+/**
+ * The prompt cache's prices of the managed models that cache (Bedrock's pricing page, us-east-1): for
+ * Claude a read is a tenth of the input price, a 5-minute write 1.25 times it and a 1-hour write twice
+ * it; Amazon Nova reads at a quarter of the input price and writes at the input price (no premium; no
+ * 1-hour TTL, so that price is the 5-minute one). Laid over DEFAULT_TOKEN_PRICES; a stored entry's own
+ * cache prices win over these.
+ */
+export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
+  'amazon.nova-micro-v1:0': { cache_read_per_1k: 0.00000875, cache_write_per_1k: 0.000035, cache_write_1h_per_1k: 0.000035 },
+  'amazon.nova-lite-v1:0': { cache_read_per_1k: 0.000015, cache_write_per_1k: 0.00006, cache_write_1h_per_1k: 0.00006 },
+  'amazon.nova-pro-v1:0': { cache_read_per_1k: 0.0002, cache_write_per_1k: 0.0008, cache_write_1h_per_1k: 0.0008 },
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'anthropic.claude-sonnet-4-20250514-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.0001, cache_write_per_1k: 0.00125, cache_write_1h_per_1k: 0.002 },
+  'anthropic.claude-opus-4-5-20251101-v1:0': { cache_read_per_1k: 0.0005, cache_write_per_1k: 0.00625, cache_write_1h_per_1k: 0.01 },
+};
+
+/**
+ * A model with no cache price of its own is priced as Claude's cache is (AWS's pricing page): reads at
+ * the input price (no discount assumed), a 5-minute write at 1.25 times it, a 1-hour write at twice it,
+ * so a call through a cache nobody priced is never billed under what it may cost.
+ */
+export const UNPRICED_CACHE = { read: 1, write5m: 1.25, write1h: 2 } as const;
+
+/**
+ * What a processing tier costs against Standard (Bedrock's pricing page for the models that offer
+ * Priority and Flex): Priority a 75 % premium, Flex a 50 % discount, on every token of the call,
+ * cached ones included.
+ */
+export const SERVICE_TIER_PRICE_FACTORS = { default: 1, flex: 0.5, priority: 1.75 } as const;

@@ -1,6 +1,15 @@
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
-import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
+import {
+  DEFAULT_CACHE_PRICES,
+  DEFAULT_INSTANCE_PRICES,
+  DEFAULT_TOKEN_PRICES,
+  FALLBACK_TOKEN_PRICE,
+  SERVICE_TIER_PRICE_FACTORS,
+  UNPRICED_CACHE,
+  type TokenPrice,
+} from './defaults';
 import type { PlatformName } from '../../core/vocabulary';
+import type { CacheTokens, ServiceTier } from '../platforms/types';
 
 /**
  * Price lookups for costs and plans: stored entries (admin upserts and Price List refreshes, in the
@@ -26,12 +35,8 @@ async function loadStored(): Promise<StoredPrices> {
   const prices: StoredPrices = { tokens: {}, instances: {} };
   for (const entry of await listPriceEntries()) {
     if (entry.kind === 'token') {
-      prices.tokens[`${entry.platform}#${entry.modelId}`] = {
-        input_per_1k: entry.input_per_1k,
-        output_per_1k: entry.output_per_1k,
-        source: entry.source,
-        updated_at: entry.updated_at,
-      };
+      const { kind: _kind, platform: _platform, modelId: _modelId, updated_by: _by, ...price } = entry;
+      prices.tokens[`${entry.platform}#${entry.modelId}`] = price;
     } else {
       prices.instances[entry.instanceType] = { hourly_usd: entry.hourly_usd, source: entry.source, updated_at: entry.updated_at };
     }
@@ -53,11 +58,19 @@ export interface ResolvedTokenPrice extends TokenPrice {
   source: 'stored' | 'default' | 'fallback';
 }
 
+/** A model's shipped cache prices (managed models only: the hosted API publishes none). */
+const shippedCache = (platform: PlatformName, modelId: string) => (platform === 'managed' ? DEFAULT_CACHE_PRICES[modelId] : undefined);
+
+/** A model's price: a stored entry, else the shipped one, else the fallback; its cache prices from the entry, else shipped. */
 export async function getTokenPrice(platform: PlatformName, modelId: string): Promise<ResolvedTokenPrice> {
   const stored = (await storedPrices()).tokens[`${platform}#${modelId}`];
-  if (stored) return { input_per_1k: stored.input_per_1k, output_per_1k: stored.output_per_1k, source: 'stored' };
+  const cache = shippedCache(platform, modelId);
+  if (stored) {
+    const { source: _source, updated_at: _at, ...price } = stored;
+    return { ...cache, ...price, source: 'stored' };
+  }
   const shipped = (DEFAULT_TOKEN_PRICES as Partial<Record<PlatformName, Record<string, TokenPrice>>>)[platform]?.[modelId];
-  if (shipped) return { ...shipped, source: 'default' };
+  if (shipped) return { ...cache, ...shipped, source: 'default' };
   return { ...FALLBACK_TOKEN_PRICE, source: 'fallback' };
 }
 
@@ -69,7 +82,41 @@ export async function getInstancePrice(instanceType: string): Promise<number | u
 
 /** Cost in USD of a chat turn at the given price, rounded to a millionth of a dollar. */
 export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): number {
-  return Math.round(((tokensIn / 1000) * price.input_per_1k + (tokensOut / 1000) * price.output_per_1k) * 1e6) / 1e6;
+  return callCost(price, { tokensIn, tokensOut });
+}
+
+/** What a call is priced on: its plain input and output tokens, what went through the prompt cache, and the tier that served it. */
+export interface PricedUsage {
+  tokensIn: number;
+  tokensOut: number;
+  cache?: CacheTokens;
+  serviceTier?: ServiceTier;
+}
+
+/** The per-1K prices of a call's cache tokens: the entry's own, else the input price scaled as UNPRICED_CACHE says. */
+export function cachePrices(price: TokenPrice) {
+  return {
+    read: price.cache_read_per_1k ?? price.input_per_1k * UNPRICED_CACHE.read,
+    write5m: price.cache_write_per_1k ?? price.input_per_1k * UNPRICED_CACHE.write5m,
+    write1h: price.cache_write_1h_per_1k ?? price.input_per_1k * UNPRICED_CACHE.write1h,
+  };
+}
+
+/**
+ * The one place a call's cost is computed: plain input, output, cache reads, 5-minute and 1-hour cache
+ * writes each at its own price, the whole at the tier's factor (SERVICE_TIER_PRICE_FACTORS), rounded
+ * once, to a millionth of a dollar.
+ */
+export function callCost(price: TokenPrice, usage: PricedUsage): number {
+  const cache = usage.cache;
+  const per1k = cachePrices(price);
+  const of = (tokens: number, per1kUsd: number) => (tokens / 1000) * per1kUsd;
+  const usd =
+    of(usage.tokensIn, price.input_per_1k) +
+    of(usage.tokensOut, price.output_per_1k) +
+    (cache ? of(cache.read, per1k.read) + of(cache.write5m, per1k.write5m) + of(cache.write1h, per1k.write1h) : 0);
+  const factor = SERVICE_TIER_PRICE_FACTORS[usage.serviceTier ?? 'default'];
+  return Math.round(usd * factor * 1e6) / 1e6;
 }
 
 /** Every instance type with a price (stored or shipped), for messages that list the choices. */
