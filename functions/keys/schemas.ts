@@ -10,7 +10,6 @@ const Expiry = Type.String({
 const ServiceTiers = Type.Array(Type.Union([Type.Literal('default'), Type.Literal('flex'), Type.Literal('priority')]), {
   minItems: 1,
   maxItems: 3,
-  uniqueItems: true,
   description: "the processing tiers the key's calls may use: default (Standard), flex, priority (all when absent)",
 });
 const ResourceIds = Type.Array(Uuid, { minItems: 1, maxItems: 100, description: 'the resources the key may call (all when absent)' });

@@ -143,6 +143,7 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   checkExpiry(changes.expires_at, now);
   await checkResources(changes.resource_ids);
   const patch: ApiKeyPatch = { ...changes };
+  if (changes.allowed_service_tiers) patch.allowed_service_tiers = [...new Set(changes.allowed_service_tiers)];
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
   const key = await updateApiKeyRecord(id, patch);
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);

@@ -3,6 +3,7 @@
  * ListFoundationModels, GetFoundationModel, Converse and ConverseStream (text, images, tool use), and
  * InvokeModel for the embedding models (Titan Text Embeddings v2 and Cohere Embed, each its own body).
  */
+import { cacheCall } from './prompt-cache';
 import { FOUNDATION_MODELS, type FoundationModel } from './catalogue';
 import {
   embeddingOf,
@@ -92,7 +93,8 @@ interface ContentBlockIn {
 
 interface ConverseBody {
   messages?: Array<{ role?: string; content?: ContentBlockIn[] }>;
-  system?: Array<{ text?: string }>;
+  system?: Array<{ text?: string; cachePoint?: { type?: unknown; ttl?: unknown } }>;
+  serviceTier?: { type?: unknown };
   inferenceConfig?: { maxTokens?: number };
   toolConfig?: {
     tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[];
@@ -220,6 +222,8 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
     return { role: m.role, text: texts.join('\n'), images, toolResults };
   });
   const system = (body.system ?? []).map((block) => block.text ?? '').filter(Boolean);
+  checkCachePoints(model, body);
+  const serviceTier = tierOf(model, body.serviceTier);
 
   const maxTokens = body.inferenceConfig?.maxTokens;
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
@@ -228,7 +232,41 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
         'Member must have value greater than or equal to 1',
     );
   }
-  return emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  const result = emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  const usage = cacheCall(ctx.state, model, body as Parameters<typeof cacheCall>[2], result.inputTokens);
+  return { ...result, usage: { ...usage, outputTokens: result.outputTokens, totalTokens: result.inputTokens + result.outputTokens }, serviceTier };
+}
+
+/** Where a cachePoint may go and for how long, as the model takes them; anything else is refused as Bedrock refuses it. */
+function checkCachePoints(model: FoundationModel, body: ConverseBody): void {
+  const fields = {
+    system: body.system ?? [],
+    messages: (body.messages ?? []).flatMap((m) => m.content ?? []),
+    tools: (body.toolConfig?.tools ?? []) as { cachePoint?: { ttl?: unknown } }[],
+  };
+  let count = 0;
+  for (const [field, blocks] of Object.entries(fields) as [keyof typeof fields, { cachePoint?: { ttl?: unknown } }[]][]) {
+    for (const block of blocks) {
+      if (!block.cachePoint) continue;
+      count++;
+      if (!model.caching?.fields.includes(field))
+        throw validation(
+          `You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more information.`,
+        );
+      const ttl = block.cachePoint.ttl ?? '5m';
+      if (!model.caching.ttls.includes(ttl as '5m')) throw validation(`The model ${model.modelId} does not support the cache TTL ${JSON.stringify(ttl)}.`);
+    }
+  }
+  if (count > 4) throw validation(`A maximum of 4 cache checkpoints is allowed per request. Found ${count}.`);
+}
+
+/** The tier a request asks for, where the model offers it. */
+function tierOf(model: FoundationModel, tier: ConverseBody['serviceTier']): string {
+  const type = tier?.type ?? 'default';
+  if (!(model.serviceTiers ?? ['default']).includes(type as 'default')) {
+    throw validation(`The service tier ${JSON.stringify(type)} is not supported for the model ${model.modelId}.`);
+  }
+  return type as string;
 }
 
 function modelError(): EmulatorError {
@@ -251,12 +289,9 @@ async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
   return jsonReply({
     output: { message: { role: 'assistant', content } },
     stopReason: stopReason(result),
-    usage: {
-      inputTokens: result.inputTokens,
-      outputTokens: result.outputTokens,
-      totalTokens: result.inputTokens + result.outputTokens,
-    },
+    usage: result.usage,
     metrics: { latencyMs },
+    serviceTier: { type: result.serviceTier },
   });
 }
 
@@ -283,14 +318,7 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
       ];
     }),
     eventFrame('messageStop', { stopReason: stopReason(result) }),
-    eventFrame('metadata', {
-      usage: {
-        inputTokens: result.inputTokens,
-        outputTokens: result.outputTokens,
-        totalTokens: result.inputTokens + result.outputTokens,
-      },
-      metrics: { latencyMs },
-    }),
+    eventFrame('metadata', { usage: result.usage, metrics: { latencyMs }, serviceTier: { type: result.serviceTier } }),
   ];
   // What the service sends when the model fails after it started answering: an exception message.
   const failure = exceptionFrame('modelStreamErrorException', {

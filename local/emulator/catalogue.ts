@@ -28,6 +28,13 @@ export interface FoundationModel {
   converse?: { tools: boolean; streamTools: boolean; toolChoice: ('auto' | 'any' | 'tool')[] };
   /** Embedding models: the InvokeModel body they take and the vector sizes they answer. */
   embedding?: { body: 'titan-v2' | 'cohere-v3'; dimensions: number[] };
+  /**
+   * Prompt caching, where the model has it (AWS's "Prompt caching for faster model inference"): the
+   * fewest tokens a checkpoint's prefix must hold, the TTLs it takes, the fields that take a cachePoint.
+   */
+  caching?: { minTokens: number; ttls: ('5m' | '1h')[]; fields: ('system' | 'messages' | 'tools')[] };
+  /** The processing tiers it offers (Converse serviceTier.type); absent: Standard (`default`) only. */
+  serviceTiers?: ('default' | 'flex' | 'priority')[];
 }
 
 /** Cohere Embed v3 (English, multilingual): 1024 numbers a text, InvokeModel only. */
@@ -100,6 +107,20 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inputPrice: 0.00006,
     outputPrice: 0.00024,
     converse: CLAUDE_TOOLS,
+    caching: { minTokens: 1_000, ttls: ['5m'], fields: ['system', 'messages'] },
+  },
+  {
+    modelId: 'openai.gpt-oss-120b-1:0',
+    modelName: 'gpt-oss-120b',
+    providerName: 'OpenAI',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ['ON_DEMAND'],
+    inputPrice: 0.00015,
+    outputPrice: 0.0006,
+    serviceTiers: ['default', 'flex', 'priority'],
   },
   {
     modelId: 'meta.llama3-8b-instruct-v1:0',

@@ -22,9 +22,9 @@ afterAll(async () => {
 });
 
 describe('Bedrock control plane', () => {
-  it('lists the ten shipped foundation models with ARNs, modalities and an ACTIVE lifecycle', async () => {
+  it('lists the eleven shipped foundation models with ARNs, modalities and an ACTIVE lifecycle', async () => {
     const out = await control.send(new ListFoundationModelsCommand({}));
-    expect(out.modelSummaries).toHaveLength(10);
+    expect(out.modelSummaries).toHaveLength(11);
     const haiku = out.modelSummaries?.find((m) => m.modelId === HAIKU);
     expect(haiku).toEqual({
       modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${HAIKU}`,

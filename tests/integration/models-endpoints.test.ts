@@ -48,7 +48,7 @@ describe('GET /api/models/managed', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1' });
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(11);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'customization',
@@ -92,7 +92,7 @@ describe('GET /api/models/managed', () => {
   test('the catalogue is cached in the table for the configured TTL and the next listing is served from it', async () => {
     await get(listManaged, '/api/models/managed');
     const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
-    expect(cached?.entries).toHaveLength(10);
+    expect(cached?.entries).toHaveLength(11);
     expect(cached?.complete).toBe(true);
     expect(cached?.fetchedAt).toMatch(ISO);
     const expectedExpiry = Math.floor(Date.now() / 1000) + 3600;
@@ -100,7 +100,7 @@ describe('GET /api/models/managed', () => {
     expect(cached?.expiresAt).toBeLessThanOrEqual(expectedExpiry);
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('cache');
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(11);
   });
 
   test('an expired copy is not served while the platform answers', async () => {
@@ -108,7 +108,7 @@ describe('GET /api/models/managed', () => {
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries: [], expiresAt: Math.floor(Date.now() / 1000) - 1 });
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('live');
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(11);
   });
 });
 
