@@ -410,7 +410,7 @@ describe('POST /api/admin/sync-models', () => {
     expect(first.body.errors).toEqual([]);
     expect(Object.keys(first.body.platforms).sort()).toEqual(['dedicated', 'hosted', 'managed']);
     for (const [platform, total] of [
-      ['managed', 10],
+      ['managed', 11],
       ['dedicated', 12],
       ['hosted', 8],
     ] as const) {
