@@ -422,7 +422,7 @@ describe('POST /api/admin/sync-models', () => {
     }
 
     const second = await sync(adminToken);
-    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
+    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 11, added: 0, removed: 0, changed: 0, unchanged: 11 });
     expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 12, added: 0, removed: 0, changed: 0, unchanged: 12 });
     expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
   });
