@@ -39,10 +39,13 @@ export function serviceTierOf(payer: Payer, resource: Resource, asked: ServiceTi
   if (!allowed || allowed.includes('default')) return undefined;
   const tier = allowed.find((t) => offered.includes(t));
   if (!tier) {
-    throw new Forbidden(`This API key may use only the ${allowed.join(', ')} service tier, which the model '${resource.endpoint_name}' does not offer`, {
-      code: 'service_tier_not_allowed',
-      param: 'service_tier',
-    });
+    throw new Forbidden(
+      `This API key may use only the ${allowed.join(', ')} service tier, which the model '${resource.endpoint_name}' does not offer`,
+      {
+        code: 'service_tier_not_allowed',
+        param: 'service_tier',
+      },
+    );
   }
   return tier;
 }

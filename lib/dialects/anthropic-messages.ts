@@ -145,7 +145,9 @@ export type MessagesCall = ParsedChat;
 
 /** System text as its pieces (a checkpoint rides on the piece it follows). */
 const systemPieces = (content: string | TextBlock[]): SystemPart[] =>
-  typeof content === 'string' ? [{ type: 'text', text: content }] : content.map((b) => ({ type: 'text', text: b.text, ...withCache(b.cache_control) }));
+  typeof content === 'string'
+    ? [{ type: 'text', text: content }]
+    : content.map((b) => ({ type: 'text', text: b.text, ...withCache(b.cache_control) }));
 
 function image(block: ImageBlock, at: string): ContentPart {
   const { source } = block;

@@ -72,8 +72,7 @@ export type ServiceTier = 'default' | 'flex' | 'priority';
  * the model caches; elsewhere it changes nothing.
  */
 export type ContentPart =
-  | { type: 'text'; text: string; cache?: CacheTtl }
-  | { type: 'image'; mediaType: ImageMediaType; data: string; cache?: CacheTtl };
+  { type: 'text'; text: string; cache?: CacheTtl } | { type: 'image'; mediaType: ImageMediaType; data: string; cache?: CacheTtl };
 
 /** A piece of the system prompt: text, with an optional cache checkpoint after it. */
 export type SystemPart = Extract<ContentPart, { type: 'text' }>;

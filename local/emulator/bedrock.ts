@@ -254,7 +254,8 @@ function checkCachePoints(model: FoundationModel, body: ConverseBody): void {
           `You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more information.`,
         );
       const ttl = block.cachePoint.ttl ?? '5m';
-      if (!model.caching.ttls.includes(ttl as '5m')) throw validation(`The model ${model.modelId} does not support the cache TTL ${JSON.stringify(ttl)}.`);
+      if (!model.caching.ttls.includes(ttl as '5m'))
+        throw validation(`The model ${model.modelId} does not support the cache TTL ${JSON.stringify(ttl)}.`);
     }
   }
   if (count > 4) throw validation(`A maximum of 4 cache checkpoints is allowed per request. Found ${count}.`);

@@ -26,7 +26,10 @@ export class SageMakerEndpointChat implements ChatCapable {
     const started = Date.now();
     const { answer, status } = await invokeJson(this.runtime, request.target, openAiChatBody(request));
     const latencyMs = Date.now() - started;
-    const promptText = [...(systemText(request.system).trim() ? [systemText(request.system)] : []), ...request.messages.map((m) => textOf(m.content))].join('\n');
+    const promptText = [
+      ...(systemText(request.system).trim() ? [systemText(request.system)] : []),
+      ...request.messages.map((m) => textOf(m.content)),
+    ].join('\n');
 
     // TGI's native answer: [{ generated_text }].
     if (Array.isArray(answer) && typeof answer[0]?.generated_text === 'string') {
