@@ -10,7 +10,7 @@ import { capabilitiesOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
-import { checkJsonOutput } from '../platforms/json-output';
+import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
 import type { ChatCapable, ChatReply, ChatRequest, EmbeddingReply, EmbeddingRequest, EndpointDescription, FinishReason } from '../platforms/types';
 import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/service';
@@ -67,15 +67,22 @@ export interface PreparedEmbedding extends MeteredCall {
 
 /**
  * The request's fields, as the caller's dialect names them, for the refusal of a feature the model
- * lacks (OpenAI's chat: tools, response_format, messages; Responses: tools, text.format, input).
+ * lacks (OpenAI's chat: tools, response_format, messages; Responses: tools, text.format, input), and
+ * of an output schema the service will not run (`outputSchema`: where the schema itself sits).
  */
 export interface FeatureFields {
   tools: string;
   outputFormat: string;
+  outputSchema: string;
   images: string;
 }
 
-const OPENAI_CHAT_FIELDS: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };
+const OPENAI_CHAT_FIELDS: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'response_format',
+  outputSchema: 'response_format.json_schema.schema',
+  images: 'messages',
+};
 
 const hasImages = (request: Pick<ChatRequest, 'messages'>) =>
   request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image'));
@@ -92,6 +99,22 @@ function checkCapabilities(resource: Resource, request: Omit<ChatRequest, 'targe
   if (request.tools?.length && !can.tools) throw refuse('does not support tools (function calling)', fields.tools);
   if (request.outputFormat && !can.jsonOutput) throw refuse('does not support structured output (JSON)', fields.outputFormat);
   if (!can.imageInput && hasImages(request)) throw refuse('does not accept images: send text only', fields.images);
+  checkOutputSchema(request, fields);
+}
+
+/** A JSON answer's schema must hold no regular expression (why: regexInSchema in lib/platforms/json-output.ts). */
+function checkOutputSchema(request: Omit<ChatRequest, 'target'>, fields: FeatureFields): void {
+  const format = request.outputFormat;
+  const regex = format?.type === 'json_schema' ? regexInSchema(format.schema) : undefined;
+  if (!regex) return;
+  const keyword = regex.slice(regex.lastIndexOf('.') + 1);
+  const param = `${fields.outputSchema}.${regex}`;
+  // The path is in the message too: Anthropic's error shape has no param.
+  throw new BadRequest(
+    `Invalid schema: '${keyword === 'format' ? 'format: regex' : keyword}' is not supported (${param}): ` +
+      'this service runs no regular expression from a request; check that field in your own code',
+    { param },
+  );
 }
 
 /** The model whose usage a resource's calls count against (the model totals). */

@@ -130,16 +130,17 @@ async function* metered(
         yield event;
       }
     }
+    // The call is recorded first: nothing that follows (the check of a JSON answer included, however
+    // long it takes) can leave a call the platform charged unrecorded.
+    const settlement = await settle();
     // A JSON answer is checked once whole (its pieces have been sent): one that is not what was asked
-    // is settled and then told as a failure, as a platform's would be.
+    // is told as a failure, as a platform's would be.
     failure ??= jsonOutputFailure(call.request, text, { calledTools, finishReason: finished });
     if (failure !== undefined) {
-      await settle();
       // The platform's failure as the platform adapter made it (a domain error, or what explainFailure said).
       throw failure instanceof Error ? failure : new Error('The model call failed');
     }
     yield { kind: 'stop', finishReason: finished ?? 'stop' };
-    const settlement = await settle();
     yield { kind: 'settled', tokensIn: settlement?.tokensIn ?? 0, tokensOut: settlement?.tokensOut ?? 0, costUsd: settlement?.costUsd ?? 0 };
   } finally {
     clearTimeout(timer);

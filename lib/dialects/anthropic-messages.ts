@@ -367,4 +367,9 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 export { anthropicErrorBody as errorBody };
 
 /** The fields of the features a model may lack, as Anthropic's Messages API names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'output_config.format', images: 'messages' };
+export const fields: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'output_config.format',
+  outputSchema: 'output_config.format.schema',
+  images: 'messages',
+};

@@ -306,4 +306,9 @@ export async function* frames(
 export { openAiErrorBody as errorBody };
 
 /** The fields of the features a model may lack, as OpenAI's chat names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };
+export const fields: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'response_format',
+  outputSchema: 'response_format.json_schema.schema',
+  images: 'messages',
+};

@@ -522,4 +522,4 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 }
 
 /** The fields of the features a model may lack, as the Responses API names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'text.format', images: 'input' };
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'text.format', outputSchema: 'text.format.schema', images: 'input' };
