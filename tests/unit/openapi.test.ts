@@ -467,6 +467,7 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   listAudit: { query: ListAuditQuery },
   getUser: { path: UserPath },
   updateUser: { path: UserPath },
+  clearLoginFailures: { path: UserPath },
   listDedicatedModels: { query: DedicatedModelsQuery },
   listHostedModels: { query: HostedModelsQuery },
   managedModelInfo: { path: ModelInfoPath },
