@@ -102,7 +102,9 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         statusCode,
         body: payload,
         headers,
+        auditTarget,
       } = result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      event.auditTarget = auditTarget;
       // A reply without a body (a redirect) carries no Content-Type for a body it does not have.
       if (payload === undefined) return { statusCode, headers: { 'Cache-Control': 'no-store', ...headers } };
       return {

@@ -88,7 +88,7 @@ describe('team keys', () => {
     const other = await makeUser('user');
     await call(addMemberFn as Handler, {
       method: 'POST',
-      token: t.owner.token,
+      token: admin.token,
       pathParameters: { teamId: t.id },
       body: { user_id: other.user.id, role: 'member' },
     });
