@@ -20,7 +20,7 @@ describe.each([
   });
 
   test('carries no HSTS over plain http (the local front door) or when nothing says how it came (serverless-offline)', async () => {
-    for (const headers of [{ 'x-forwarded-proto': 'http' }, {}]) {
+    for (const headers of [{ 'x-forwarded-proto': 'http' }, {}] as Record<string, string>[]) {
       const res = await call(handler, { path, headers });
       expect(header(res, 'strict-transport-security')).toBeUndefined();
       expect(header(res, 'x-content-type-options')).toBe('nosniff');
