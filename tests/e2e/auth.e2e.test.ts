@@ -59,6 +59,7 @@ describe('foundation over HTTP (serverless-offline)', () => {
     const res = await http('GET', '/api/auth/aws-credentials', { token: admin });
     expect(res.status).toBe(200);
     expect(res.raw).not.toContain('test-emulator-secret-access-key-0001');
-    expect(res.body.credentials.secretAccessKey).toMatch(/^\*+0001$/);
+    // The functions name the key's SSM parameter (as a deploy does: local/runtime.ts secretsAsParameters), so nothing of it is shown.
+    expect(res.body.credentials.secretAccessKey).toBe('****************');
   });
 });
