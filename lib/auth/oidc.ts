@@ -23,7 +23,8 @@
 import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EncryptJWT, createRemoteJWKSet, jwtDecrypt, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { config, type OidcConfig } from '../../core/config';
-import { parameterStoreFromEnv, readParameter, signingKey } from './secret';
+import { secretReader } from '../aws/parameter-store';
+import { signingKey } from './secret';
 
 /** A sign-in that cannot go on, in words for the person signing in (shown on the console's login page). */
 export class SsoError extends Error {
@@ -283,11 +284,7 @@ const idTokenAlgorithms = (md: ProviderMetadata) => {
   return offered.length > 0 ? offered : ['RS256'];
 };
 
-async function clientSecret(oidc: OidcConfig): Promise<string> {
-  return oidc.clientSecret.kind === 'value' ? oidc.clientSecret.value : readParameter(oidc.clientSecret.parameterName, parameterStoreFromEnv());
-}
-
-let secret: Promise<string> | undefined;
+let clientSecret: (() => Promise<string>) | undefined;
 
 /** The token endpoint: the code and the PKCE verifier for the tokens, authenticated as the client. */
 async function redeemCode(
@@ -296,10 +293,8 @@ async function redeemCode(
   code: string,
   verifier: string,
 ): Promise<{ idToken: string; accessToken?: string }> {
-  secret ??= clientSecret(oidc).catch((err: unknown) => {
-    secret = undefined;
-    throw err;
-  });
+  clientSecret ??= secretReader(oidc.clientSecret, 'the single sign-on client secret');
+  const secret = clientSecret();
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: oidc.redirectUrl, code_verifier: verifier });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   // client_secret_basic unless the provider takes only client_secret_post (RFC 6749 2.3.1: both parts form-encoded).

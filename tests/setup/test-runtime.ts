@@ -7,7 +7,7 @@
  * line and runs until its stdin closes or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
-import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
+import { emulatedServiceEnv, freePort, secretsAsParameters, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 import { startFrontDoor } from '../../local/front-door';
@@ -119,7 +119,8 @@ async function main() {
       stage: 'e2e',
       // The reconciler runs when a test invokes it (E2E_LAMBDA_URL), never on offline's own schedule.
       env: {
-        ...env,
+        // The hosted API key and the platforms' secret key from the emulator's SSM, as in a deploy.
+        ...secretsAsParameters(env, emulator.options.parameters, 'e2e'),
         TABLE_NAME: table,
         STAGE: 'e2e',
         BCRYPT_COST: '10',
