@@ -33,7 +33,7 @@ const configuredKey = (() => {
   const { accessKeyId, secretAccessKey } = config.cloud;
   if (!accessKeyId || !secretAccessKey) return undefined;
   if (secretAccessKey.kind === 'value') return { accessKeyId, secretAccessKey: secretAccessKey.value };
-  const read = secretReader(secretAccessKey, 'the platforms’ secret access key');
+  const read = secretReader(secretAccessKey, 'the platform secret access key');
   return async (): Promise<AccessKey> => ({ accessKeyId, secretAccessKey: await read() });
 })();
 

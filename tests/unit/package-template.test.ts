@@ -354,12 +354,14 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         'sagemaker:DescribeEndpointConfig',
         'sagemaker:ListEndpoints',
         'sagemaker:ListTags',
+        // The platforms' secret access key, where one is kept in SSM (cloudSecretKey).
+        'ssm:GetParameter',
       ].sort(),
     );
     // No token is handled there: it needs no signing secret. It creates nothing but the endpoint of a
     // start queued behind a guardrail's stop (lib/resources/sync.ts), from the kept configuration, and
     // changes nothing else.
-    expect(JSON.stringify(statements)).not.toMatch(/ssm:GetParameter|sagemaker:(CreateModel|CreateEndpointConfig|Update)/);
+    expect(JSON.stringify(statements)).not.toMatch(/jwt-secret|sagemaker:(CreateModel|CreateEndpointConfig|Update)/);
   });
 
   /** Every Allow statement of every role, with the role it is in. */
@@ -481,8 +483,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
   });
 
   test.each([
-    ['the hosted API key', '/model-ops/prod/hosted-api-key'],
-    ['the platforms’ secret access key', '/model-ops/prod/service-cloud-secret-access-key'],
+    // The names lib/platforms/hosted/api.ts and lib/platforms/clients.ts give their secretReader.
+    ['the hosted platform API key', '/model-ops/prod/hosted-api-key'],
+    ['the platform secret access key', '/model-ops/prod/service-cloud-secret-access-key'],
   ])('lets exactly the functions that can read %s from SSM read its parameter', async (what, parameter) => {
     expect(packagingFailure).toBeUndefined();
     const arn = { 'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${parameter}` };

@@ -39,7 +39,7 @@ export interface HostedOptions {
 function hostedOptionsFromConfig(): HostedOptions {
   return {
     baseUrl: config.hosted.baseUrl,
-    apiKey: config.hosted.apiKey && secretReader(config.hosted.apiKey, 'the hosted API key'),
+    apiKey: config.hosted.apiKey && secretReader(config.hosted.apiKey, 'the hosted platform API key'),
     timeoutMs: config.upstream.timeoutMs,
     maxAttempts: config.upstream.maxAttempts,
   };
