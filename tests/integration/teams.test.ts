@@ -1,3 +1,4 @@
+import { nanosOf } from '../../core/money';
 import { handler as createTeamFn } from '../../functions/teams/create';
 import { handler as listTeamsFn } from '../../functions/teams/list';
 import { handler as getTeamFn } from '../../functions/teams/get';
@@ -290,7 +291,7 @@ describe('spend of teams and members', () => {
     await patchTeam(admin.token, team.id, { monthly_budget_usd: 2 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner, month, budgetUsd: 2, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner, month, budget: nanosOf(2), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(1, 'too-much')).toBeUndefined();
     expect(await ask(0.4, 'fits')).toBeDefined();
   });
@@ -303,7 +304,7 @@ describe('spend of teams and members', () => {
     await patchMember(owner.token, team.id, member.user.id, { monthly_budget_usd: 0.6 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner: spender, month, budgetUsd: 0.6, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner: spender, month, budget: nanosOf(0.6), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(0.2, 'too-much')).toBeUndefined();
     expect(await ask(0.1, 'fits')).toBeDefined();
   });
