@@ -1,8 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, NumberValue, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { traced } from '#tracing';
 import { config } from '../core/config';
+import { nanosOf, usdText, type Nanos } from '../core/money';
 import { logger } from '../core/observability';
 import { DataError } from './errors';
 
@@ -217,3 +218,14 @@ export async function queryPartition(pk: string, options: { prefix?: string; pro
   } while (start);
   return items;
 }
+
+/**
+ * An amount as the table keeps it: USD, written as its exact decimal (at most 9 fractional digits),
+ * never through a binary fraction, so DynamoDB's exact decimal ADD and comparisons see the amount
+ * itself (core/money.ts). Items written before (USD rounded to 1e-6) are the same kind of number.
+ */
+export const storedUsd = (nanos: Nanos): NumberValue => NumberValue.from(usdText(nanos));
+
+/** An amount read from the table (a stored USD number, absent: 0), in nano-dollars. */
+export const readUsd = (value: unknown): Nanos =>
+  value === undefined || value === null ? 0 : nanosOf(value instanceof NumberValue ? value.value : (value as number | string));

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Nanos } from '../../core/money';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric } from '../../core/observability';
 import type { Reservation, SpendSettle } from '../../tables/budgets';
@@ -6,7 +7,7 @@ import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
-import { capabilitiesOf } from '../platforms/capabilities';
+import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
@@ -58,6 +59,11 @@ export interface MeteredCall {
 export interface PreparedCall extends MeteredCall {
   platform: ChatCapable;
   request: ChatRequest;
+  /**
+   * The input tokens reserved for it (promptTokenBound: text, images, tools, the output schema): what
+   * a stream cut off before the platform reported its usage is charged as input (lib/calls/stream.ts).
+   */
+  inputBound: number;
 }
 
 /** An embeddings call, prepared (its platform: lib/platforms/embeddings.ts, which only its entry point bundles). */
@@ -160,13 +166,13 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
   const limits = rateLimitsOf(payer);
   const { tokensIn, tokensOut } = bound();
   const limited = budgets.some((b) => b.budgetUsd !== null);
-  const amountUsd = price && limited ? tokenCost(price, tokensIn, tokensOut) : 0;
+  const amount = price && limited ? tokenCost(price, tokensIn, tokensOut) : 0;
   const held =
-    amountUsd > 0 || limits.length > 0
+    amount > 0 || limits.length > 0
       ? await holdAll({
           budgets,
           limits,
-          amountUsd,
+          amount,
           tokens: tokensIn + tokensOut,
           callId,
           now: started,
@@ -176,6 +182,13 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
       : { reservations: [], rates: [] };
   return { price, budgets, reservations: held.reservations, rates: held.rates };
 }
+
+/**
+ * The output bound of a call that names none: the smaller of the model's own maximum (its adapter's
+ * figure) and CHAT_MAX_OUTPUT_TOKENS. Without it the platform's own maximum would apply, which the
+ * budget hold knows nothing of.
+ */
+const outputBoundOf = (resource: Resource): number => Math.min(maxOutputTokensOf(resource) ?? Infinity, config.chat.maxOutputTokens);
 
 /** Steps 1-3: the model able to answer, the request addressed to it, the budgets reserved. */
 export async function prepareCall(input: {
@@ -193,12 +206,12 @@ export async function prepareCall(input: {
   await ensureMayCall(payer.user, resource);
   checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
   await ensureInService(resource);
-  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
-  const held = await reserveFor(payer, resource, callId, started, () => ({
-    tokensIn: promptTokenBound(request),
-    tokensOut: request.maxTokens ?? config.chat.maxOutputTokens,
-  }));
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, ...held };
+  // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
+  const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
+  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource) };
+  const inputBound = promptTokenBound(request);
+  const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: inputBound, tokensOut: maxTokens }));
+  return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held };
 }
 
 /** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */
@@ -290,7 +303,8 @@ export interface Settlement {
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
-  costUsd: number;
+  /** In nano-dollars (core/money.ts), exact: never rounded. */
+  cost: Nanos;
   settles: SpendSettle[];
   /** The rate windows whose token bounds become the call's true tokens. */
   rates: RateHold[];
@@ -300,7 +314,7 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
   const tokensIn = Math.max(0, Math.round(usage.tokensIn));
   const tokensOut = Math.max(0, Math.round(usage.tokensOut));
   const latencyMs = Math.max(0, Math.round(usage.latencyMs));
-  const costUsd = call.price ? tokenCost(call.price, tokensIn, tokensOut) : 0;
+  const cost = call.price ? tokenCost(call.price, tokensIn, tokensOut) : 0;
   const usageModelId = usageModelOf(call.resource);
   return {
     callId: call.callId,
@@ -311,8 +325,8 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
     tokensIn,
     tokensOut,
     latencyMs,
-    costUsd,
-    settles: settlesOf(call.budgets, call.reservations, call.started, costUsd),
+    cost,
+    settles: settlesOf(call.budgets, call.reservations, call.started, cost),
     rates: call.rates,
   };
 }

@@ -1,4 +1,5 @@
-import { textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
+import type { Nanos } from '../../core/money';
+import type { ChatStreamEvent, FinishReason } from '../platforms/types';
 import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
 /**
@@ -20,8 +21,10 @@ import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type Prep
  *     aborted, the stream ends with `stop` `length` and settles to what was produced. A function killed
  *     at its timeout would never settle; this ends the stream before that can happen.
  *
- * What was produced is the platform's usage when it reported one; otherwise an estimate (the prompt's
- * and the produced text's UTF-8 bytes at ESTIMATE_BYTES_PER_TOKEN). A stream that produced nothing
+ * What was produced is the platform's usage when it reported one; otherwise the input bound the call
+ * reserved (its text, images, tools and output schema: the platform read all of it before its first
+ * byte) and an estimate of the output (the produced text's UTF-8 bytes at ESTIMATE_BYTES_PER_TOKEN).
+ * A stream that produced nothing
  * releases its reservations and records nothing, as a failed call does.
  */
 
@@ -34,7 +37,7 @@ interface SettledEvent {
   kind: 'settled';
   tokensIn: number;
   tokensOut: number;
-  costUsd: number;
+  cost: Nanos;
 }
 
 export type MeteredEvent = Exclude<ChatStreamEvent, { kind: 'usage' }> | SettledEvent;
@@ -82,9 +85,8 @@ async function* metered(
       await releaseCall(call);
       return undefined;
     }
-    const prompt = [call.request.system ?? '', ...call.request.messages.map((m) => textOf(m.content))].join('');
     const settlement = settlementOf(call, {
-      tokensIn: usage?.tokensIn ?? estimate(prompt),
+      tokensIn: usage?.tokensIn ?? call.inputBound,
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
@@ -141,7 +143,7 @@ async function* metered(
       throw failure instanceof Error ? failure : new Error('The model call failed');
     }
     yield { kind: 'stop', finishReason: finished ?? 'stop' };
-    yield { kind: 'settled', tokensIn: settlement?.tokensIn ?? 0, tokensOut: settlement?.tokensOut ?? 0, costUsd: settlement?.costUsd ?? 0 };
+    yield { kind: 'settled', tokensIn: settlement?.tokensIn ?? 0, tokensOut: settlement?.tokensOut ?? 0, cost: settlement?.cost ?? 0 };
   } finally {
     clearTimeout(timer);
     // The client hung up (the consumer returned or threw into this generator): stop the model, settle.

@@ -21,6 +21,7 @@
  * (input_tokens too, which the official clients take from it) and the call's `cost_usd`. A failure
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
+import { usdOf } from '../../core/money';
 import type { ChatReply, ChatTurn, ContentPart, FinishReason, ToolChoice, ToolSpec } from '../platforms/types';
 import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
@@ -292,7 +293,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usageOf({ tokensIn: 0, tokensOut: 0, costUsd: 0 }),
+      usage: usageOf({ tokensIn: 0, tokensOut: 0, cost: 0 }),
     },
   });
   yield event('ping');
@@ -355,10 +356,10 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
   }
   const stop = close();
   if (stop) yield stop;
-  const counted = settled ?? { tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  const counted = settled ?? { tokensIn: 0, tokensOut: 0, cost: 0 };
   yield event('message_delta', {
     delta: { stop_reason: STOP_REASONS[finishOf(finish, calls.size > 0)], stop_sequence: null },
-    usage: { ...usageOf(counted), cost_usd: counted.costUsd },
+    usage: { ...usageOf(counted), cost_usd: usdOf(counted.cost) },
   });
   yield event('message_stop');
 }

@@ -17,6 +17,7 @@
  * OpenAI's streaming error (`data: {"error": {...}}`, which its clients raise as an APIError) and no
  * [DONE].
  */
+import { usdOf } from '../../core/money';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
 import type { ChatReply, ChatTurn, ContentPart, OutputFormat, ToolChoice, ToolSpec } from '../platforms/types';
 import {
@@ -298,7 +299,7 @@ export async function* frames(
   }
   if (!announced) yield chunk(role);
   yield chunk({}, finishOf(finish, calls.size > 0));
-  if (call.includeUsage && settled) yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: settled.costUsd } });
+  if (call.includeUsage && settled) yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: usdOf(settled.cost) } });
   yield 'data: [DONE]\n\n';
 }
 

@@ -19,13 +19,15 @@
  * where `call` is what `parse` returned (its options ride along: OpenAI's include_usage, the
  * Responses API's echoed settings).
  */
+import type { Nanos } from '../../core/money';
 import type { ChatRequest, ChatStreamEvent } from '../platforms/types';
 
 /** What a call cost once settled: the tokens counted (the platform's, or the estimate) and their price. */
 export interface Settled {
   tokensIn: number;
   tokensOut: number;
-  costUsd: number;
+  /** In nano-dollars (core/money.ts); a body shows it as `cost_usd`, unrounded. */
+  cost: Nanos;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
 import { pendingCallsOf, pendingSpend } from '../../tables/calls';
@@ -72,7 +73,7 @@ async function withSpend(keys: ApiKey[], viewer: User, now: Date): Promise<Publi
   return keys.map((k) => {
     const owner = { kind: 'key', id: k.id } as const;
     const unsettled = k.user_id === viewer.id ? pendingSpend(pending, owner, month) : 0;
-    return { ...k, spent_usd: Math.round((spend(owner).spent_usd + unsettled) * 1e6) / 1e6 };
+    return { ...k, spent_usd: usdOf(spend(owner).spent + unsettled) };
   });
 }
 

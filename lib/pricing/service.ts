@@ -1,3 +1,4 @@
+import { costOfTokens, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
 import type { PlatformName } from '../../core/vocabulary';
@@ -67,9 +68,12 @@ export async function getInstancePrice(instanceType: string): Promise<number | u
   return stored?.hourly_usd ?? DEFAULT_INSTANCE_PRICES[instanceType];
 }
 
-/** Cost in USD of a chat turn at the given price, rounded to a millionth of a dollar. */
-export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): number {
-  return Math.round(((tokensIn / 1000) * price.input_per_1k + (tokensOut / 1000) * price.output_per_1k) * 1e6) / 1e6;
+/** What a call's tokens cost at the given price, in nano-dollars, exactly (core/money.ts costOfTokens). */
+export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): Nanos {
+  return costOfTokens([
+    { tokens: tokensIn, usdPer1k: price.input_per_1k },
+    { tokens: tokensOut, usdPer1k: price.output_per_1k },
+  ]);
 }
 
 /** Every instance type with a price (stored or shipped), for messages that list the choices. */

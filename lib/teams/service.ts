@@ -1,3 +1,4 @@
+import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
 import { listTeamKeyRecords, teamKeyIdsOf, updateApiKeyRecord } from '../../tables/keys';
@@ -80,7 +81,7 @@ async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date)
     id: t.id,
     name: t.name,
     monthly_budget_usd: t.monthly_budget_usd,
-    spent_usd: spend(teamOwner(t)).spent_usd,
+    spent_usd: usdOf(spend(teamOwner(t)).spent),
     rpm_limit: t.rpm_limit,
     tpm_limit: t.tpm_limit,
     active_keys: t.active_keys,
@@ -94,7 +95,7 @@ async function membersWithSpend(members: Member[], now: Date): Promise<PublicMem
   if (members.length === 0) return [];
   const owner = (m: Pick<Member, 'team_id' | 'user_id'>) => memberBudgetOwner(m.team_id, m.user_id);
   const spend = await readSpend(members.map(owner), monthOf(now));
-  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: spend(owner(m)).spent_usd }));
+  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: usdOf(spend(owner(m)).spent) }));
 }
 
 /** Every team the caller belongs to, with their role in each (all pages: a person is in a handful). */

@@ -4,6 +4,7 @@
  * /v1/messages; and on every one of these routes the metering of the one metered call: the recorded
  * spend is the sum of the calls' costs, and a budget that cannot cover a call refuses it with 429.
  */
+import { nanosOf, usdOf } from '../../core/money';
 import { jest } from '@jest/globals';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as listKeys } from '../../functions/keys/list';
@@ -363,7 +364,7 @@ describe('POST /v1/embeddings', () => {
     expect(res.body.data[1]).toMatchObject({ object: 'embedding', index: 1 });
     expect(res.body.data[0].embedding.length).toBeGreaterThan(0);
     expect(res.body.usage.prompt_tokens).toBeGreaterThan(0);
-    expect(res.headers['x-model-ops-cost-usd']).toMatch(/^\d+\.\d{6}$/);
+    expect(res.headers['x-model-ops-cost-usd']).toMatch(/^\d+(\.\d{1,9})?$/);
   });
 
   test('dimensions and base64 encoding: the float32 vector of the size asked', async () => {
@@ -442,7 +443,7 @@ describe('POST /v1/messages', () => {
     expect(res.body).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'end_turn', content: [{ type: 'text' }] });
     expect(res.body.id).toMatch(/^msg_/);
     expect(res.body.usage.output_tokens).toBeGreaterThan(0);
-    expect(res.headers['x-model-ops-cost-usd']).toMatch(/^\d+\.\d{6}$/);
+    expect(res.headers['x-model-ops-cost-usd']).toMatch(/^\d+(\.\d{1,9})?$/);
   });
 
   test('a tool_use, its tool_result, then the answer', async () => {
@@ -537,7 +538,7 @@ describe('metering on every new route', () => {
       costs.push(costOf(res));
     }
     expect(costs.every((c) => c > 0)).toBe(true);
-    const sum = Math.round(costs.reduce((n, c) => n + c * 1e6, 0)) / 1e6;
+    const sum = usdOf(costs.reduce((n, c) => n + nanosOf(c), 0));
     expect(await keySpent(owner, id)).toBe(sum);
     const mine = await call(usageCurrent as Handler, { token: owner.token });
     expect(mine.body.mtd).toMatchObject({ requests: calls.length, cost_usd: sum });

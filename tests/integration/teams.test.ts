@@ -1,3 +1,4 @@
+import { nanosOf } from '../../core/money';
 import { handler as createTeamFn } from '../../functions/teams/create';
 import { handler as listTeamsFn } from '../../functions/teams/list';
 import { handler as getTeamFn } from '../../functions/teams/get';
@@ -288,8 +289,8 @@ describe('spend of teams and members', () => {
     const { team, owner, member } = await teamWithPeople();
     const month = monthOf(new Date());
     await transactWrite([
-      chargeWrite({ kind: 'team', id: team.id }, month, 1.25, null),
-      chargeWrite(memberBudgetOwner(team.id, member.user.id), month, 0.75, null),
+      chargeWrite({ kind: 'team', id: team.id }, month, nanosOf(1.25), null),
+      chargeWrite(memberBudgetOwner(team.id, member.user.id), month, nanosOf(0.75), null),
     ]);
     expect((await getTeam(owner.token, team.id)).body.team.spent_usd).toBe(1.25);
     const roster = (await members(owner.token, team.id)).body.members;
@@ -301,11 +302,11 @@ describe('spend of teams and members', () => {
     const { team } = await teamWithPeople({ monthly_budget_usd: 10 });
     const month = monthOf(new Date());
     const owner = { kind: 'team' as const, id: team.id };
-    await transactWrite([chargeWrite(owner, month, 1.5, 10)]);
+    await transactWrite([chargeWrite(owner, month, nanosOf(1.5), 10)]);
     await patchTeam(admin.token, team.id, { monthly_budget_usd: 2 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner, month, budgetUsd: 2, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner, month, budget: nanosOf(2), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(1, 'too-much')).toBeUndefined();
     expect(await ask(0.4, 'fits')).toBeDefined();
   });
@@ -314,11 +315,11 @@ describe('spend of teams and members', () => {
     const { team, owner, member } = await teamWithPeople();
     const month = monthOf(new Date());
     const spender = memberBudgetOwner(team.id, member.user.id);
-    await transactWrite([chargeWrite(spender, month, 0.5, null)]);
+    await transactWrite([chargeWrite(spender, month, nanosOf(0.5), null)]);
     await patchMember(owner.token, team.id, member.user.id, { monthly_budget_usd: 0.6 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner: spender, month, budgetUsd: 0.6, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner: spender, month, budget: nanosOf(0.6), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(0.2, 'too-much')).toBeUndefined();
     expect(await ask(0.1, 'fits')).toBeDefined();
   });
