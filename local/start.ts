@@ -32,6 +32,7 @@ import { join, relative, resolve } from 'node:path';
 import {
   ROOT,
   emulatedServiceEnv,
+  secretsAsParameters,
   localDynamoClient,
   portInUse,
   startDynamo,
@@ -221,7 +222,8 @@ async function main() {
         port: OFFLINE_PORT,
         lambdaPort: LAMBDA_PORT,
         stage: 'local',
-        env,
+        // The hosted API key and the platforms' secret key from the emulator's SSM, as in a deploy.
+        env: secretsAsParameters(env, emulator.options.parameters, 'local'),
         inheritOutput: true,
         quiet: !VERBOSE,
       });

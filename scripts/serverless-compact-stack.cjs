@@ -12,7 +12,11 @@
  *     every line attributable, and the roles may write to that one group only;
  *   - one role per distinct set of statements: functions whose roles would grant exactly the same
  *     statements (once each role's log statement names the shared group) share one role. Nothing is
- *     granted to any function beyond what its own functions.yml lists; only the copies go.
+ *     granted to any function beyond what its own functions.yml lists; only the copies go;
+ *   - no DependsOn that a Ref, Fn::GetAtt or Fn::Sub of the same resource already implies (cfn-lint's
+ *     W3005): the framework writes one on every function (its role, which the function's Role already
+ *     names) and route, and the shared log group is named by every function's LoggingConfig. The
+ *     order CloudFormation creates things in is the same; the template says it once.
  *
  * Function versions are switched off in serverless.yml (`versionFunctions: false`): nothing here
  * invokes a version, and a version kept per deploy filled the account's code storage over time.
@@ -42,6 +46,37 @@ function renameReferences(value, from, to) {
 
 const dependsOn = (resource) => (resource.DependsOn === undefined ? [] : [].concat(resource.DependsOn));
 
+/** The logical ids a value refers to: Ref, Fn::GetAtt (list or "Id.Attribute") and Fn::Sub's ${Id} / ${Id.Attribute}. */
+function referencedIds(value, found = new Set()) {
+  if (Array.isArray(value)) {
+    for (const v of value) referencedIds(v, found);
+  } else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'Ref' && typeof v === 'string') found.add(v);
+      else if (key === 'Fn::GetAtt') found.add(Array.isArray(v) ? v[0] : String(v).split('.')[0]);
+      else if (key === 'Fn::Sub') {
+        const text = Array.isArray(v) ? v[0] : v;
+        // ${!Literal} is an escaped dollar, not a reference.
+        for (const m of String(text).matchAll(/\$\{([^!}][^}.]*)(?:\.[^}]*)?\}/g)) found.add(m[1]);
+        if (Array.isArray(v)) referencedIds(v[1], found);
+      } else referencedIds(v, found);
+    }
+  }
+  return found;
+}
+
+/** Each resource's DependsOn without what its own references already imply (and without repeats). */
+function dropImpliedDependsOn(resources) {
+  for (const resource of Object.values(resources)) {
+    if (resource.DependsOn === undefined) continue;
+    const implied = referencedIds({ Properties: resource.Properties, Metadata: resource.Metadata });
+    const kept = [...new Set(dependsOn(resource))].filter((id) => !implied.has(id));
+    if (kept.length === 0) delete resource.DependsOn;
+    else resource.DependsOn = kept;
+  }
+  return resources;
+}
+
 class CompactStack {
   constructor(serverless) {
     this.serverless = serverless;
@@ -55,7 +90,7 @@ class CompactStack {
     const resources = template.Resources;
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     this.shareLogGroup(service, resources, functions);
-    template.Resources = this.shareRoles(resources);
+    template.Resources = dropImpliedDependsOn(this.shareRoles(resources));
   }
 
   shareLogGroup(service, resources, functions) {
@@ -71,7 +106,8 @@ class CompactStack {
     };
     for (const id of own.keys()) delete resources[id];
     for (const [, fn] of functions) {
-      fn.DependsOn = [...dependsOn(fn).filter((id) => !own.has(id)), SHARED_LOG_GROUP];
+      // LoggingConfig's Ref (below) orders the group before the function.
+      fn.DependsOn = dependsOn(fn).filter((id) => !own.has(id));
       fn.Properties.LoggingConfig = { ...fn.Properties.LoggingConfig, LogGroup: { Ref: SHARED_LOG_GROUP } };
     }
     // Every role's log statement named its function's own group: now the shared one.
@@ -113,10 +149,6 @@ class CompactStack {
     for (const [from, to] of renames) {
       delete out[from];
       out = renameReferences(out, from, to);
-    }
-    // A resource that depended on two roles now merged names the kept one twice.
-    for (const resource of Object.values(out)) {
-      if (Array.isArray(resource.DependsOn)) resource.DependsOn = [...new Set(resource.DependsOn)];
     }
     return out;
   }

@@ -1,5 +1,6 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE, db, getItems, plainItem } from './client';
+import { nanosOf, type Nanos } from '../core/money';
+import { TABLE, db, getItems, plainItem, readUsd, storedUsd } from './client';
 import type { TransactItems } from './transactions';
 
 /**
@@ -9,6 +10,7 @@ import type { TransactItems } from './transactions';
  *
  *   PK SPEND#KEY#<keyId> | SPEND#USER#<userId> | SPEND#TEAM#<teamId> | SPEND#MEMBER#<teamId>#<userId>
  *   SK M#<yyyy-mm>
+ *   (every amount is USD as an exact decimal, storedUsd; in code it is integer nano-dollars)
  *     budget     the month's budget (0 when there is none)
  *     spent      the cost of the answered calls
  *     reserved   the sum of the reservations still open
@@ -36,35 +38,33 @@ export type BudgetOwner = { kind: 'key' | 'user' | 'team' | 'member'; id: string
 export const memberBudgetOwner = (teamId: string, userId: string): BudgetOwner => ({ kind: 'member', id: `${teamId}#${userId}` });
 
 export interface Spend {
-  spent_usd: number;
-  reserved_usd: number;
+  spent: Nanos;
+  reserved: Nanos;
 }
 
 const spendKey = (owner: BudgetOwner, month: string) => ({ PK: `SPEND#${owner.kind.toUpperCase()}#${owner.id}`, SK: `M#${month}` });
 export const monthOf = (at: Date) => at.toISOString().slice(0, 7);
 
 const RESERVATION = /^rv_(\d+)_[A-Za-z0-9-]+$/;
-/** Costs are rounded to a millionth of a dollar everywhere, so sums of them stay exact. */
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 export interface Reservation {
   owner: BudgetOwner;
   month: string;
   /** The attribute holding it: rv_<expiry epoch seconds>_<id>. */
   attribute: string;
-  amountUsd: number;
+  amount: Nanos;
 }
 
 /**
- * Reserves `amountUsd` of the owner's month: refused (false) when the headroom cannot cover it. The
- * month's item starts at `budgetUsd` (the owner's budget as its record says; a budget change moves the
+ * Reserves `amount` of the owner's month: refused (false) when the headroom cannot cover it. The
+ * month's item starts at `budget` (the owner's budget as its record says; a budget change moves the
  * current month's item itself, see setBudget).
  */
 export async function reserve(input: {
   owner: BudgetOwner;
   month: string;
-  budgetUsd: number;
-  amountUsd: number;
+  budget: Nanos;
+  amount: Nanos;
   id: string;
   expiresAt: Date;
   now: Date;
@@ -87,7 +87,7 @@ export async function reserve(input: {
   return undefined;
 }
 
-export type ReserveInput = { owner: BudgetOwner; month: string; budgetUsd: number; amountUsd: number; id: string; expiresAt: Date };
+export type ReserveInput = { owner: BudgetOwner; month: string; budget: Nanos; amount: Nanos; id: string; expiresAt: Date };
 
 /**
  * The conditional write of a reservation (headroom >= the amount), for reserve() or a transaction of
@@ -98,9 +98,9 @@ export function reserveWrite(input: ReserveInput): {
   write?: { Update: NonNullable<TransactItems[number]['Update']> };
 } {
   const { owner, month } = input;
-  const amount = usd(input.amountUsd);
-  const reservation: Reservation = { owner, month, attribute: `rv_${Math.floor(input.expiresAt.getTime() / 1000)}_${input.id}`, amountUsd: amount };
-  if (amount > usd(input.budgetUsd)) return { reservation };
+  const { amount } = input;
+  const reservation: Reservation = { owner, month, attribute: `rv_${Math.floor(input.expiresAt.getTime() / 1000)}_${input.id}`, amount };
+  if (amount > input.budget) return { reservation };
   return {
     reservation,
     write: {
@@ -112,7 +112,7 @@ export function reserveWrite(input: ReserveInput): {
           'reserved = if_not_exists(reserved, :zero) + :amount, spent = if_not_exists(spent, :zero), #rv = :amount',
         ConditionExpression: 'attribute_not_exists(headroom) OR headroom >= :amount',
         ExpressionAttributeNames: { '#rv': reservation.attribute },
-        ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(input.budgetUsd), ':amount': amount, ':zero': 0 },
+        ExpressionAttributeValues: { ':e': 'spend', ':budget': storedUsd(input.budget), ':amount': storedUsd(amount), ':zero': 0 },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
@@ -128,7 +128,7 @@ async function readSpendItem(owner: BudgetOwner, month: string): Promise<Record<
 export async function releaseExpired(owner: BudgetOwner, month: string, item: Record<string, unknown> | undefined, now: Date): Promise<number> {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const expired = Object.entries(item ?? {}).filter(([name]) => Number(RESERVATION.exec(name)?.[1] ?? Infinity) < nowSeconds);
-  await Promise.all(expired.map(([attribute, amount]) => expire({ owner, month, attribute, amountUsd: Number(amount) })));
+  await Promise.all(expired.map(([attribute, amount]) => expire({ owner, month, attribute, amount: readUsd(amount) })));
   return expired.length;
 }
 
@@ -145,7 +145,7 @@ async function expire(reservation: Reservation): Promise<void> {
         UpdateExpression: 'SET reserved = reserved - :amount, spent = spent + :amount, #xr = :amount REMOVE #rv',
         ConditionExpression: 'attribute_exists(#rv)',
         ExpressionAttributeNames: { '#rv': reservation.attribute, '#xr': expiredMarker(reservation) },
-        ExpressionAttributeValues: { ':amount': reservation.amountUsd },
+        ExpressionAttributeValues: { ':amount': storedUsd(reservation.amount) },
       }),
     );
   } catch (err) {
@@ -162,15 +162,14 @@ export async function release(reservation: Reservation): Promise<void> {
   }
 }
 
-function releaseInput(reservation: Reservation, costUsd: number) {
-  const cost = usd(costUsd);
+function releaseInput(reservation: Reservation, cost: Nanos) {
   return {
     TableName: TABLE,
     Key: spendKey(reservation.owner, reservation.month),
     UpdateExpression: 'SET headroom = headroom + :back, reserved = reserved - :amount, spent = spent + :cost REMOVE #rv',
     ConditionExpression: 'attribute_exists(#rv)',
     ExpressionAttributeNames: { '#rv': reservation.attribute },
-    ExpressionAttributeValues: { ':back': usd(reservation.amountUsd - cost), ':amount': reservation.amountUsd, ':cost': cost },
+    ExpressionAttributeValues: { ':back': storedUsd(reservation.amount - cost), ':amount': storedUsd(reservation.amount), ':cost': storedUsd(cost) },
   };
 }
 
@@ -179,16 +178,16 @@ function releaseInput(reservation: Reservation, costUsd: number) {
  * call's true cost. Conditional on the reservation still being open (it is, unless it expired before
  * the settle came): if the condition fails, settle with `adjustWrite` instead.
  */
-function settleWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
-  return { Update: releaseInput(reservation, costUsd) };
+function settleWrite(reservation: Reservation, cost: Nanos): TransactItems[number] {
+  return { Update: releaseInput(reservation, cost) };
 }
 
 /**
  * The late settle of a reservation that expired (and was charged its bound): the bound becomes the
  * true cost. Conditional on the expiry's marker, which it removes, so it happens once.
  */
-function adjustWrite(reservation: Reservation, costUsd: number): TransactItems[number] {
-  const diff = usd(costUsd - reservation.amountUsd);
+function adjustWrite(reservation: Reservation, cost: Nanos): TransactItems[number] {
+  const diff = storedUsd(cost - reservation.amount);
   return {
     Update: {
       TableName: TABLE,
@@ -205,7 +204,7 @@ function adjustWrite(reservation: Reservation, costUsd: number): TransactItems[n
  * Adds a cost to an owner's month with no reservation (no budget to check, or a reservation that
  * expired). `budgetUsd` starts the month's item when this is its first write (0 without a budget).
  */
-export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, budgetUsd: number | null): TransactItems[number] {
+export function chargeWrite(owner: BudgetOwner, month: string, cost: Nanos, budgetUsd: number | null): TransactItems[number] {
   return {
     Update: {
       TableName: TABLE,
@@ -213,7 +212,7 @@ export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, 
       UpdateExpression:
         'SET entity = :e, budget = if_not_exists(budget, :budget), headroom = if_not_exists(headroom, :budget) - :cost, ' +
         'reserved = if_not_exists(reserved, :zero), spent = if_not_exists(spent, :zero) + :cost',
-      ExpressionAttributeValues: { ':e': 'spend', ':budget': usd(budgetUsd ?? 0), ':cost': usd(costUsd), ':zero': 0 },
+      ExpressionAttributeValues: { ':e': 'spend', ':budget': storedUsd(nanosOf(budgetUsd ?? 0)), ':cost': storedUsd(cost), ':zero': 0 },
     },
   };
 }
@@ -225,12 +224,12 @@ export function chargeWrite(owner: BudgetOwner, month: string, costUsd: number, 
 export type SpendSettle = { reservation: Reservation; expired?: boolean } | { owner: BudgetOwner; month: string; budgetUsd: number | null };
 
 /** The write of a settle inside the transaction that records the call. */
-export const settleItem = (settle: SpendSettle, costUsd: number): TransactItems[number] =>
+export const settleItem = (settle: SpendSettle, cost: Nanos): TransactItems[number] =>
   'reservation' in settle
     ? settle.expired
-      ? adjustWrite(settle.reservation, costUsd)
-      : settleWrite(settle.reservation, costUsd)
-    : chargeWrite(settle.owner, settle.month, costUsd, settle.budgetUsd);
+      ? adjustWrite(settle.reservation, cost)
+      : settleWrite(settle.reservation, cost)
+    : chargeWrite(settle.owner, settle.month, cost, settle.budgetUsd);
 
 /**
  * The settles of several calls on one owner's month as ONE update (the stream aggregator settles a
@@ -240,7 +239,7 @@ export const settleItem = (settle: SpendSettle, costUsd: number): TransactItems[
  * one settle it is exactly that settle's own write. If the condition fails, one of the reservations
  * expired meanwhile (or an adjust already ran): the caller settles those calls one by one instead.
  */
-export function combinedSettleWrite(parts: { settle: SpendSettle; costUsd: number }[]): TransactItems[number] {
+export function combinedSettleWrite(parts: { settle: SpendSettle; cost: Nanos }[]): TransactItems[number] {
   const first = parts[0];
   if (!first) throw new Error('combinedSettleWrite needs at least one settle');
   const owner = 'reservation' in first.settle ? first.settle.reservation.owner : first.settle.owner;
@@ -250,23 +249,22 @@ export function combinedSettleWrite(parts: { settle: SpendSettle; costUsd: numbe
   let spent = 0;
   let budget: number | undefined;
   const removed: string[] = [];
-  for (const { settle, costUsd } of parts) {
-    const cost = usd(costUsd);
+  for (const { settle, cost } of parts) {
     if (!('reservation' in settle)) {
       // A plain charge: the first one starts the month's item from its record's budget.
-      budget ??= usd(settle.budgetUsd ?? 0);
+      budget ??= nanosOf(settle.budgetUsd ?? 0);
       headroom -= cost;
       spent += cost;
     } else if (settle.expired) {
       // Its bound was charged when it expired: the bound becomes the true cost (adjustWrite).
-      const diff = usd(cost - settle.reservation.amountUsd);
+      const diff = cost - settle.reservation.amount;
       headroom -= diff;
       spent += diff;
       removed.push(expiredMarker(settle.reservation));
     } else {
       // The reservation becomes the true cost (releaseInput).
-      headroom += usd(settle.reservation.amountUsd - cost);
-      reserved -= settle.reservation.amountUsd;
+      headroom += settle.reservation.amount - cost;
+      reserved -= settle.reservation.amount;
       spent += cost;
       removed.push(settle.reservation.attribute);
     }
@@ -286,10 +284,10 @@ export function combinedSettleWrite(parts: { settle: SpendSettle; costUsd: numbe
         : {}),
       ExpressionAttributeValues: {
         ':e': 'spend',
-        ':budget': budget ?? 0,
-        ':headroom': usd(headroom),
-        ':reserved': usd(reserved),
-        ':spent': usd(spent),
+        ':budget': storedUsd(budget ?? 0),
+        ':headroom': storedUsd(headroom),
+        ':reserved': storedUsd(reserved),
+        ':spent': storedUsd(spent),
         ':zero': 0,
       },
     },
@@ -331,12 +329,12 @@ export function retrySettles(settles: SpendSettle[], failed: (i: number) => bool
  * spend. It is read after the item, and the write is conditional on the item's spend being unchanged,
  * so a call settled in between is counted once, not lost.
  */
-export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: number | null, spentSoFar?: () => Promise<number>): Promise<void> {
-  const budget = usd(budgetUsd ?? 0);
+export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: number | null, spentSoFar?: () => Promise<Nanos>): Promise<void> {
+  const budget = nanosOf(budgetUsd ?? 0);
   for (let attempt = 0; ; attempt++) {
     const item = await readSpendItem(owner, month);
-    const oldSpent = usd(Number(item?.spent ?? 0));
-    const spent = spentSoFar ? Math.max(oldSpent, usd(await spentSoFar())) : oldSpent;
+    const oldSpent = readUsd(item?.spent);
+    const spent = spentSoFar ? Math.max(oldSpent, await spentSoFar()) : oldSpent;
     try {
       if (!item) {
         // Without spend to carry, the month's first reservation starts the item from the record's budget.
@@ -344,13 +342,20 @@ export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: nu
         await db.send(
           new PutCommand({
             TableName: TABLE,
-            Item: { ...spendKey(owner, month), entity: 'spend', budget, spent, reserved: 0, headroom: usd(budget - spent) },
+            Item: {
+              ...spendKey(owner, month),
+              entity: 'spend',
+              budget: storedUsd(budget),
+              spent: storedUsd(spent),
+              reserved: 0,
+              headroom: storedUsd(budget - spent),
+            },
             ConditionExpression: 'attribute_not_exists(PK)',
           }),
         );
         return;
       }
-      const old = Number(item.budget ?? 0);
+      const old = readUsd(item.budget);
       await db.send(
         new UpdateCommand({
           TableName: TABLE,
@@ -358,12 +363,12 @@ export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: nu
           UpdateExpression: 'SET budget = :budget, spent = :spent, headroom = if_not_exists(headroom, :zero) + :diff',
           ConditionExpression: `${item.budget === undefined ? 'attribute_not_exists(budget)' : 'budget = :old'} AND ${item.spent === undefined ? 'attribute_not_exists(spent)' : 'spent = :oldSpent'}`,
           ExpressionAttributeValues: {
-            ':budget': budget,
-            ':spent': spent,
-            ':diff': usd(budget - old - (spent - oldSpent)),
+            ':budget': storedUsd(budget),
+            ':spent': storedUsd(spent),
+            ':diff': storedUsd(budget - old - (spent - oldSpent)),
             ':zero': 0,
-            ...(item.budget === undefined ? {} : { ':old': item.budget }),
-            ...(item.spent === undefined ? {} : { ':oldSpent': item.spent }),
+            ...(item.budget === undefined ? {} : { ':old': storedUsd(old) }),
+            ...(item.spent === undefined ? {} : { ':oldSpent': storedUsd(oldSpent) }),
           },
         }),
       );
@@ -379,6 +384,6 @@ export async function readSpend(owners: BudgetOwner[], month: string): Promise<(
   const items = await getItems(owners.map((o) => spendKey(o, month)));
   return (owner) => {
     const item = items(spendKey(owner, month));
-    return { spent_usd: usd(Number(item?.spent ?? 0)), reserved_usd: usd(Number(item?.reserved ?? 0)) };
+    return { spent: readUsd(item?.spent), reserved: readUsd(item?.reserved) };
   };
 }

@@ -1,7 +1,8 @@
 import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
 import { combinedSettleWrite, retrySettles, settleItem, settleItemKey, type BudgetOwner, type Reservation, type SpendSettle } from './budgets';
-import { TABLE, db } from './client';
+import { TABLE, db, readUsd, storedUsd } from './client';
 import { rateSettleWrite, type RateHold, type RateLevel } from './rates';
 import { callSortKey, usageAttributes } from './messages';
 import { cancellationReasons, transactionChunks, transactWrite, type TransactItems } from './transactions';
@@ -46,7 +47,8 @@ export interface MeteredCall {
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
-  costUsd: number;
+  /** What it cost, in nano-dollars (core/money.ts). */
+  cost: Nanos;
   /** Where the call counts: the user's and the key's usage scopes, and the teams' it counts in. */
   scopes: UsageScope[];
   /** Each budget owner's reservation to settle, or the plain charge of an owner without one. */
@@ -59,19 +61,19 @@ const pendingPartition = (userId: string) => `PENDING#${userId}`;
 const CALL_LOG_TTL_SECONDS = 90 * 86_400;
 
 type StoredRate = { l: RateLevel['kind']; i: string; mi: string; tk: number };
-type StoredSettle = { o: BudgetOwner['kind']; i: string; mo: string; a?: string; amt?: number; b?: number | null };
+type StoredSettle = { o: BudgetOwner['kind']; i: string; mo: string; a?: string; amt?: unknown; b?: number | null };
 
 function storeSettle(s: SpendSettle): StoredSettle {
   if ('reservation' in s) {
     const r = s.reservation;
-    return { o: r.owner.kind, i: r.owner.id, mo: r.month, a: r.attribute, amt: r.amountUsd };
+    return { o: r.owner.kind, i: r.owner.id, mo: r.month, a: r.attribute, amt: storedUsd(r.amount) };
   }
   return { o: s.owner.kind, i: s.owner.id, mo: s.month, b: s.budgetUsd };
 }
 
 function readSettle(s: StoredSettle): SpendSettle {
   const owner: BudgetOwner = { kind: s.o, id: s.i };
-  if (s.a !== undefined) return { reservation: { owner, month: s.mo, attribute: s.a, amountUsd: Number(s.amt) } satisfies Reservation };
+  if (s.a !== undefined) return { reservation: { owner, month: s.mo, attribute: s.a, amount: readUsd(s.amt) } satisfies Reservation };
   return { owner, month: s.mo, budgetUsd: s.b ?? null };
 }
 
@@ -107,7 +109,7 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
           ti: call.tokensIn,
           to: call.tokensOut,
           ms: call.latencyMs,
-          usd: call.costUsd,
+          usd: storedUsd(call.cost),
           sc: call.scopes.map(scopeRef),
           sv: call.settles.map(storeSettle),
           ...(call.rates?.length ? { rt: call.rates.map((r) => ({ l: r.level.kind, i: r.level.id, mi: r.minute, tk: r.tokens })) } : {}),
@@ -125,11 +127,11 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
 export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | undefined {
   const pk = typeof item.PK === 'string' ? item.PK : '';
   if (item.entity !== 'call' || !pk.startsWith('PENDING#')) return undefined;
-  const numbers = ['ti', 'to', 'ms', 'usd'].map((k) => Number(item[k]));
+  const numbers = ['ti', 'to', 'ms'].map((k) => Number(item[k]));
   if (numbers.some((n) => !Number.isFinite(n)) || typeof item.id !== 'string' || typeof item.k !== 'string') return undefined;
   const scopes = (Array.isArray(item.sc) ? item.sc : []).map((ref) => scopeOfRef(String(ref)));
   if (scopes.some((s) => !s)) return undefined;
-  const [tokensIn, tokensOut, latencyMs, costUsd] = numbers as [number, number, number, number];
+  const [tokensIn, tokensOut, latencyMs] = numbers as [number, number, number];
   return {
     callId: item.id,
     requestId: typeof item.rid === 'string' ? item.rid : '',
@@ -143,7 +145,7 @@ export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | 
     tokensIn,
     tokensOut,
     latencyMs,
-    costUsd,
+    cost: readUsd(item.usd),
     scopes: scopes as UsageScope[],
     settles: (Array.isArray(item.sv) ? (item.sv as StoredSettle[]) : []).map(readSettle),
     ...(Array.isArray(item.rt)
@@ -180,7 +182,7 @@ export const usageDeltaOf = (call: MeteredCall): UsageDelta => ({
   requests: 1,
   tokensIn: call.tokensIn,
   tokensOut: call.tokensOut,
-  costUsd: call.costUsd,
+  cost: call.cost,
 });
 
 const ownerOf = (s: SpendSettle): BudgetOwner => ('reservation' in s ? s.reservation.owner : s.owner);
@@ -190,13 +192,13 @@ const monthOfSettle = (s: SpendSettle): string => ('reservation' in s ? s.reserv
  * What a budget owner's pending calls add to its spend item's `spent` for `month` once settled: their
  * cost (their reservations already hold their bounds on the item).
  */
-export function pendingSpend(calls: MeteredCall[], owner: BudgetOwner, month: string): number {
+export function pendingSpend(calls: MeteredCall[], owner: BudgetOwner, month: string): Nanos {
   let sum = 0;
   for (const call of calls) {
     const settle = call.settles.find((s) => ownerOf(s).kind === owner.kind && ownerOf(s).id === owner.id);
-    if (settle && monthOfSettle(settle) === month) sum += call.costUsd;
+    if (settle && monthOfSettle(settle) === month) sum += call.cost;
   }
-  return Math.round(sum * 1e6) / 1e6;
+  return sum;
 }
 
 function callLogItem(call: MeteredCall): Record<string, unknown> {
@@ -216,7 +218,7 @@ function callLogItem(call: MeteredCall): Record<string, unknown> {
       tokensIn: call.tokensIn,
       tokensOut: call.tokensOut,
       latencyMs: call.latencyMs,
-      costUsd: call.costUsd,
+      cost: call.cost,
     }),
   };
 }
@@ -240,7 +242,7 @@ function settlementItems(call: MeteredCall, settles: SpendSettle[]): TransactIte
     ...ownSettlementItems(call),
     ...usageWrites(call.scopes, new Date(call.answeredAt), usageDeltaOf(call)),
     ...(call.rates ?? []).map((r) => rateSettleWrite(r, call.tokensIn + call.tokensOut)),
-    ...settles.map((s) => settleItem(s, call.costUsd)),
+    ...settles.map((s) => settleItem(s, call.cost)),
   ];
 }
 
@@ -277,7 +279,7 @@ class SettleChunk {
   readonly calls: MeteredCall[] = [];
   private readonly usage = new Map<string, { scope: UsageScope; sums: SlotSums }>();
   private readonly rates = new Map<string, { hold: RateHold; tokens: number }>();
-  private readonly spends = new Map<string, { settle: SpendSettle; costUsd: number }[]>();
+  private readonly spends = new Map<string, { settle: SpendSettle; cost: Nanos }[]>();
 
   /** How many items the transaction writes with `call` added. */
   sizeWith(call: MeteredCall): number {
@@ -313,7 +315,7 @@ class SettleChunk {
     }
     for (const settle of call.settles) {
       const key = settleItemKey(settle);
-      this.spends.set(key, [...(this.spends.get(key) ?? []), { settle, costUsd: call.costUsd }]);
+      this.spends.set(key, [...(this.spends.get(key) ?? []), { settle, cost: call.cost }]);
     }
   }
 

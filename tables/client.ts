@@ -1,8 +1,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, NumberValue, QueryCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { traced } from '#tracing';
 import { config } from '../core/config';
+import { nanosOf, usdText, type Nanos } from '../core/money';
 import { logger } from '../core/observability';
 import { DataError } from './errors';
 
@@ -180,3 +181,51 @@ export async function getItems(keys: ItemKey[], consistent = true): Promise<Item
   }
   return (key) => found.get(id(key));
 }
+
+/** Deletes items of any entities by key, 25 to a BatchWrite; unprocessed ones are sent again (backing off). */
+export async function deleteItems(keys: ItemKey[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 25) {
+    let pending: { DeleteRequest: { Key: ItemKey } }[] = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt) * Math.random()));
+      const out = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: pending } }));
+      pending = (out.UnprocessedItems?.[TABLE] ?? []) as typeof pending;
+    }
+  }
+}
+
+/**
+ * Every item of one partition, or of its sort keys that begin with `prefix`: strongly consistent, all
+ * pages (a team's members, a user's partition, a team's invitations). `projection` limits the
+ * attributes read back (not the read units: those count the items).
+ */
+export async function queryPartition(pk: string, options: { prefix?: string; projection?: string } = {}): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db.send(
+      new QueryCommand({
+        TableName: TABLE,
+        KeyConditionExpression: options.prefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ...(options.prefix === undefined ? {} : { ':prefix': options.prefix }) },
+        ProjectionExpression: options.projection,
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
+ * An amount as the table keeps it: USD, written as its exact decimal (at most 9 fractional digits),
+ * never through a binary fraction, so DynamoDB's exact decimal ADD and comparisons see the amount
+ * itself (core/money.ts). Items written before (USD rounded to 1e-6) are the same kind of number.
+ */
+export const storedUsd = (nanos: Nanos): NumberValue => NumberValue.from(usdText(nanos));
+
+/** An amount read from the table (a stored USD number, absent: 0), in nano-dollars. */
+export const readUsd = (value: unknown): Nanos =>
+  value === undefined || value === null ? 0 : nanosOf(value instanceof NumberValue ? value.value : (value as number | string));

@@ -1,6 +1,7 @@
 import { BatchWriteCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
-import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, type ItemKey } from './client';
+import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, readUsd, storedUsd, type ItemKey } from './client';
 import { DataError } from './errors';
 import type { TransactItems } from './transactions';
 
@@ -93,7 +94,8 @@ export interface TurnReply {
   platform: PlatformName;
   /** The model the usage is counted against (model totals), when it is not `modelId`. */
   usageModelId: string;
-  costUsd: number;
+  /** What it cost, in nano-dollars (core/money.ts). */
+  cost: Nanos;
 }
 
 const threadPartition = (threadId: string) => `THREAD#${threadId}`;
@@ -136,7 +138,7 @@ export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'
     ti: reply.tokensIn,
     to: reply.tokensOut,
     ms: reply.latencyMs,
-    usd: reply.costUsd,
+    usd: storedUsd(reply.cost),
   };
 }
 
@@ -223,7 +225,7 @@ export interface TurnUsage {
   modelId: string;
   resourceId: string;
   latencyMs: number;
-  delta: { requests: number; tokensIn: number; tokensOut: number; costUsd: number };
+  delta: { requests: number; tokensIn: number; tokensOut: number; cost: Nanos };
 }
 
 export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | undefined {
@@ -240,7 +242,7 @@ export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | unde
     modelId,
     resourceId: item.r,
     latencyMs: Number(item.ms ?? 0),
-    delta: { requests: 1, tokensIn: Number(item.ti ?? 0), tokensOut: Number(item.to ?? 0), costUsd: Number(item.usd ?? 0) },
+    delta: { requests: 1, tokensIn: Number(item.ti ?? 0), tokensOut: Number(item.to ?? 0), cost: readUsd(item.usd) },
   };
 }
 

@@ -1,5 +1,5 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE, db, decodeCursor, encodeCursor, getItems, queryIndexPage, type ItemKey } from './client';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE, db, decodeCursor, deleteItems, encodeCursor, getItems, queryIndexPage, queryPartition, type ItemKey } from './client';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 import { USER_PROFILE_SK, userFromItem, userPartition, type StoredUser } from './users';
@@ -40,8 +40,11 @@ import { USER_PROFILE_SK, userFromItem, userPartition, type StoredUser } from '.
  */
 
 export type TeamRole = 'owner' | 'member';
-/** How a membership came about: by an owner or admin (`manual`), or by a sign-on group (`sso`). */
-export type MembershipSource = 'manual' | 'sso';
+/**
+ * How a membership came about: added by an admin (`manual`; before invitations, by an owner too), by a
+ * sign-on group (`sso`), or by the user accepting an owner's invitation (`invitation`).
+ */
+export type MembershipSource = 'manual' | 'sso' | 'invitation';
 
 export interface Team {
   id: string;
@@ -84,7 +87,7 @@ export interface Membership {
   team: { name: string; monthly_budget_usd: number | null; rpm_limit: number | null; tpm_limit: number | null; version: number };
 }
 
-const teamPartition = (id: string) => `TEAM#${id}`;
+export const teamPartition = (id: string) => `TEAM#${id}`;
 const teamKey = (id: string) => ({ PK: teamPartition(id), SK: 'META' });
 const nameKey = (name: string) => ({ PK: `TEAMNAME#${name.toLowerCase()}`, SK: 'UNIQUE' });
 const MEMBER_PREFIX = 'MEMBER#';
@@ -273,23 +276,8 @@ export async function updateTeam(current: Team, patch: TeamPatch, at: string): P
 
 /** Every member's user id, all pages (propagation and deletion). */
 async function memberIds(teamId: string): Promise<string[]> {
-  const ids: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': teamPartition(teamId), ':prefix': MEMBER_PREFIX },
-        ProjectionExpression: 'user_id',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    ids.push(...(out.Items ?? []).map((i) => i.user_id as string));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return ids;
+  const items = await queryPartition(teamPartition(teamId), { prefix: MEMBER_PREFIX, projection: 'user_id' });
+  return items.map((i) => i.user_id as string);
 }
 
 /** Runs `work` on every item, `width` at a time. */
@@ -373,25 +361,24 @@ export async function deleteMarkedTeam(team: Team): Promise<void> {
   }
 }
 
-async function deleteItems(keys: ItemKey[]): Promise<void> {
-  for (let i = 0; i < keys.length; i += 25) {
-    let pending: { DeleteRequest: { Key: ItemKey } }[] = keys.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, Math.min(1000, 20 * 2 ** attempt) * Math.random()));
-      const out = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: pending } }));
-      pending = (out.UnprocessedItems?.[TABLE] ?? []) as typeof pending;
-    }
-  }
-}
-
 // ----------------------------------------------------------------------------------------- members
+
+/**
+ * What else a member's insertion must do in its transaction (an invitation consumed:
+ * tables/invitations.ts), and the error when one of those items' conditions fails.
+ */
+export interface AlongWithMember {
+  items: TransactItems;
+  refused: () => DataError;
+}
 
 /**
  * Adds a member: both sides in one transaction, the user's side with the team's figures, conditional
  * on the team being at the version copied (re-read and retried when a change came between) and not
- * being deleted, and on the user not being a member yet (409 otherwise).
+ * being deleted, and on the user not being a member yet (409 otherwise). `along` joins the same
+ * transaction, so the membership exists only if they are written too.
  */
-export async function insertMember(member: Member): Promise<Team> {
+export async function insertMember(member: Member, along?: AlongWithMember): Promise<Team> {
   for (let attempt = 0; ; attempt++) {
     const team = await getTeam(member.team_id);
     if (!team) throw new DataError('ItemNotFound', 'Team not found');
@@ -431,10 +418,12 @@ export async function insertMember(member: Member): Promise<Team> {
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
+        ...(along?.items ?? []),
       ]);
       return team;
     } catch (err) {
       const reasons = cancellationReasons(err);
+      if (along && reasons?.slice(3).includes('ConditionalCheckFailed')) throw along.refused();
       if (reasons?.[1] === 'ConditionalCheckFailed' || reasons?.[2] === 'ConditionalCheckFailed') {
         throw new DataError('NameTaken', 'The user is already a member of this team', 'Change their role or budget with PATCH instead');
       }
@@ -513,23 +502,8 @@ export async function listMemberships(
 }
 
 /** Every item of the user's partition, or only its memberships (TEAM#): strongly consistent, all pages. */
-async function userPartitionItems(userId: string, membershipsOnly: boolean): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db.send(
-      new QueryCommand({
-        TableName: TABLE,
-        KeyConditionExpression: membershipsOnly ? 'PK = :pk AND begins_with(SK, :team)' : 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': userPartition(userId), ...(membershipsOnly ? { ':team': MEMBERSHIP_PREFIX } : {}) },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
+function userPartitionItems(userId: string, membershipsOnly: boolean): Promise<Record<string, unknown>[]> {
+  return queryPartition(userPartition(userId), membershipsOnly ? { prefix: MEMBERSHIP_PREFIX } : {});
 }
 
 /**

@@ -1,4 +1,5 @@
 import { config } from '../core/config';
+import type { Nanos } from '../core/money';
 import { logger } from '../core/observability';
 import { getItems } from './client';
 import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
@@ -94,7 +95,7 @@ function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactIte
 
 /** One counted request, in the hour item of each scope, at the time it was answered. */
 function counterWrites(scopes: UsageScope[], reply: Omit<TurnReply, 'text'>): TransactItems {
-  const delta = { requests: 1, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, costUsd: reply.costUsd };
+  const delta = { requests: 1, tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, cost: reply.cost };
   return usageWrites(scopes, new Date(reply.answeredAt), delta);
 }
 
@@ -130,12 +131,12 @@ async function commitTurn(items: TransactItems): Promise<void> {
  * the recorded spend is exactly the sum of the answered calls. A settle whose reservation expired
  * meanwhile (charged its bound) adjusts that charge to the true cost instead (tables/budgets.ts).
  */
-async function commitCharged(counted: TransactItems, settles: SpendSettle[], costUsd: number): Promise<void> {
+async function commitCharged(counted: TransactItems, settles: SpendSettle[], cost: Nanos): Promise<void> {
   let current = settles;
   // Each retry resolves at least one failed settle (open -> expired -> plain charge): at most two.
   for (let attempt = 0; ; attempt++) {
     try {
-      await commitTurn([...counted, ...current.map((s) => settleItem(s, costUsd))]);
+      await commitTurn([...counted, ...current.map((s) => settleItem(s, cost))]);
       return;
     } catch (err) {
       const reasons = cancellationReasons(err);
@@ -161,5 +162,5 @@ export async function recordFailedTurn(turn: NewTurn): Promise<void> {
  */
 export async function recordTurn(record: TurnRecord, settles: SpendSettle[] = [], rates: RateHold[] = []): Promise<void> {
   const tokens = (record.turn.reply?.tokensIn ?? 0) + (record.turn.reply?.tokensOut ?? 0);
-  await commitCharged([...turnTransaction(record), ...rates.map((r) => rateSettleWrite(r, tokens))], settles, record.turn.reply?.costUsd ?? 0);
+  await commitCharged([...turnTransaction(record), ...rates.map((r) => rateSettleWrite(r, tokens))], settles, record.turn.reply?.cost ?? 0);
 }

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { usdOf, type Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
-import { TABLE, db } from './client';
+import { TABLE, db, readUsd, storedUsd } from './client';
 import { getConversation, type Conversation } from './conversations';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
@@ -18,7 +19,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * (tables/aggregates.ts), which also folds old hours into month items for every scope.
  *
  * An hour item holds, per 5-minute slot it has seen, `r<mm>` requests, `i<mm>` input tokens, `o<mm>`
- * output tokens and `c<mm>` cost (USD), e.g. r05 for 00:05-00:09. "The last 24 hours" is 24 whole
+ * output tokens and `c<mm>` cost (USD, an exact decimal: tables/client.ts storedUsd), e.g. r05 for 00:05-00:09. "The last 24 hours" is 24 whole
  * hour items plus the tail slots of a 25th: exact to within 5 minutes. A full hour is at most 48
  * numbers, about 400 bytes with the keys: one write unit.
  *
@@ -35,12 +36,20 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * everything counted the old way this month; an hour item written both ways is read both ways. From
  * the next month on nothing old is in the range that matters. See docs/architecture.md.
  *
- * Times are UTC. DynamoDB numbers are decimals, so adding costs (rounded to a millionth of a dollar per
- * turn) is exact.
+ * Times are UTC. DynamoDB numbers are decimals, so adding costs (exact nano-dollars written as USD
+ * decimals, never rounded) is exact; in code they are summed as integer nano-dollars (core/money.ts).
  */
 
 export type UsageScope =
   { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'team'; id: string } | { kind: 'all' };
+
+/** The figures as they are counted: cost in integer nano-dollars, so sums stay exact. */
+interface Tally {
+  cost: Nanos;
+  tokens_in: number;
+  tokens_out: number;
+  requests: number;
+}
 
 interface UsageFigures {
   cost_usd: number;
@@ -62,7 +71,7 @@ export interface UsageDelta {
   requests: number;
   tokensIn: number;
   tokensOut: number;
-  costUsd: number;
+  cost: Nanos;
 }
 
 type Item = Record<string, unknown>;
@@ -72,8 +81,11 @@ const METRICS = [
   { short: 'r', long: 'requests', of: (d: UsageDelta) => d.requests },
   { short: 'i', long: 'tokens_in', of: (d: UsageDelta) => d.tokensIn },
   { short: 'o', long: 'tokens_out', of: (d: UsageDelta) => d.tokensOut },
-  { short: 'c', long: 'cost_usd', of: (d: UsageDelta) => d.costUsd },
+  { short: 'c', long: 'cost_usd', of: (d: UsageDelta) => d.cost },
 ] as const;
+
+/** A metric's value as the item keeps it: the cost as its exact USD decimal, counts as they are. */
+const stored = (m: (typeof METRICS)[number], value: number) => (m.short === 'c' ? storedUsd(value) : value);
 
 const SLOT_MINUTES = 5;
 const SLOTS = Array.from({ length: 60 / SLOT_MINUTES }, (_, i) => i * SLOT_MINUTES);
@@ -149,7 +161,7 @@ function hourUpdate(scope: UsageScope, hour: string, slots: Map<number, UsageDel
       const value = m.of(delta);
       if (value === 0) continue;
       adds.push(`${m.short}${mm(slot)} :${m.short}${mm(slot)}`);
-      values[`:${m.short}${mm(slot)}`] = value;
+      values[`:${m.short}${mm(slot)}`] = stored(m, value);
     }
   }
   return {
@@ -200,7 +212,7 @@ export function addDelta(a: UsageDelta | undefined, b: UsageDelta): UsageDelta {
     requests: a.requests + b.requests,
     tokensIn: a.tokensIn + b.tokensIn,
     tokensOut: a.tokensOut + b.tokensOut,
-    costUsd: a.costUsd + b.costUsd,
+    cost: a.cost + b.cost,
   };
 }
 
@@ -224,7 +236,7 @@ export function modelTotalsWrite(platform: PlatformName, modelId: string, delta:
         ':r': delta.requests,
         ':i': delta.tokensIn,
         ':o': delta.tokensOut,
-        ':c': delta.costUsd,
+        ':c': storedUsd(delta.cost),
       },
     },
   };
@@ -243,34 +255,33 @@ export async function getModelUsageTotals(platform: PlatformName, modelId: strin
     invocations: Number(Item?.invocations ?? 0),
     tokens_in: Number(Item?.tokens_in ?? 0),
     tokens_out: Number(Item?.tokens_out ?? 0),
-    cost_usd: round6(Number(Item?.cost_usd ?? 0)),
+    cost_usd: usdOf(readUsd(Item?.cost_usd)),
   };
 }
 
 // ------------------------------------------------------------------------------------- reading
 
-const zero = (): UsageFigures => ({ cost_usd: 0, tokens_in: 0, tokens_out: 0, tokens_total: 0, requests: 0 });
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+const zero = (): Tally => ({ cost: 0, tokens_in: 0, tokens_out: 0, requests: 0 });
 const num = (item: Item | undefined, attr: string) => Number(item?.[attr] ?? 0);
 
-function finish(f: UsageFigures): UsageFigures {
-  return { ...f, cost_usd: round6(f.cost_usd), tokens_total: f.tokens_in + f.tokens_out };
+function finish({ cost, ...counts }: Tally): UsageFigures {
+  return { ...counts, cost_usd: usdOf(cost), tokens_total: counts.tokens_in + counts.tokens_out };
 }
 
-function add(into: UsageFigures, item: Item | undefined, attr: (m: (typeof METRICS)[number]) => string): void {
+function add(into: Tally, item: Item | undefined, attr: (m: (typeof METRICS)[number]) => string): void {
   into.requests += num(item, attr(METRICS[0]));
   into.tokens_in += num(item, attr(METRICS[1]));
   into.tokens_out += num(item, attr(METRICS[2]));
-  into.cost_usd += num(item, attr(METRICS[3]));
+  into.cost += readUsd(item?.[attr(METRICS[3])]);
 }
 
 /** The figures an hour item holds in the current layout, from slot `fromSlot` on. */
-function addShortSlots(into: UsageFigures, item: Item, fromSlot = 0): void {
+function addShortSlots(into: Tally, item: Item, fromSlot = 0): void {
   for (const slot of SLOTS) if (slot >= fromSlot) add(into, item, (m) => `${m.short}${mm(slot)}`);
 }
 
 /** The figures an hour item holds in the layout before this one (whole hour, or from a slot on). */
-function addLongSlots(into: UsageFigures, item: Item, fromSlot?: number): void {
+function addLongSlots(into: Tally, item: Item, fromSlot?: number): void {
   if (fromSlot === undefined) add(into, item, (m) => m.long);
   else for (const slot of SLOTS) if (slot >= fromSlot) add(into, item, (m) => `s${mm(slot)}_${m.long}`);
 }
@@ -306,11 +317,11 @@ function usageFromItems(items: Item[], now: Date, unsettled: Unsettled[] = []): 
     addLongSlots(figures, item, fromSlot);
   }
   // Calls answered and not settled yet (tables/calls.ts) are in no hour item: counted here, at their answer's time.
-  const addDelta = (into: UsageFigures, d: UsageDelta) => {
+  const addDelta = (into: Tally, d: UsageDelta) => {
     into.requests += d.requests;
     into.tokens_in += d.tokensIn;
     into.tokens_out += d.tokensOut;
-    into.cost_usd += d.costUsd;
+    into.cost += d.cost;
   };
   for (const { at, delta } of unsettled) {
     if (at.getTime() > now.getTime()) continue;
@@ -319,7 +330,7 @@ function usageFromItems(items: Item[], now: Date, unsettled: Unsettled[] = []): 
     if (figures && at.getTime() >= dayAgo.getTime()) addDelta(figures, delta);
   }
   const last24h = zero();
-  for (const { figures } of hourly) for (const m of ['requests', 'tokens_in', 'tokens_out', 'cost_usd'] as const) last24h[m] += figures[m];
+  for (const { figures } of hourly) for (const m of ['requests', 'tokens_in', 'tokens_out', 'cost'] as const) last24h[m] += figures[m];
   return {
     mtd: finish(mtd),
     last24h: finish(last24h),
@@ -437,7 +448,7 @@ export async function foldUsageHours(scope: UsageScope, now: Date): Promise<numb
               ':r': sum.requests,
               ':i': sum.tokens_in,
               ':o': sum.tokens_out,
-              ':c': sum.cost_usd,
+              ':c': storedUsd(sum.cost),
               ...(watermark === undefined ? {} : { ':old': watermark }),
             },
           },

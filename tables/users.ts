@@ -269,6 +269,15 @@ export async function getUserByLogin(login: string): Promise<StoredUser | undefi
   return candidate ? userOfCandidate(candidate) : undefined;
 }
 
+/**
+ * The user whose e-mail guard this is: by e-mail only, never by username, whatever the text (single
+ * sign-on links an account by a claim that the provider, not the person, vouches for).
+ */
+export async function getUserByEmail(email: string): Promise<StoredUser | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: emailKey(email), ConsistentRead: true }));
+  return Item ? getUserById(Item.userId as string) : undefined;
+}
+
 export async function listUsers(limit: number, cursor?: string): Promise<{ users: User[]; nextCursor: string | null }> {
   const { items, nextCursor } = await queryIndexPage(USERS_PARTITION, { forward: true, limit, cursor });
   return { users: items.map((i) => publicUser(userFromItem(i))), nextCursor };

@@ -6,3 +6,4 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 module.exports.spaRewrite = () => readFileSync(join(__dirname, 'spa-rewrite.js'), 'utf8');
+module.exports.streamingMethods = () => readFileSync(join(__dirname, 'streaming-methods.js'), 'utf8');

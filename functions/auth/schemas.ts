@@ -13,6 +13,13 @@ export type LoginBody = Static<typeof LoginBody>;
 /** Where the console goes after a sign-on: a path of its own (never another site). */
 export const OidcLoginQuery = Type.Object(
   {
+    nonce: Type.String({
+      minLength: 22,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description:
+        "the console's random nonce for this sign-in (base64url, at least 128 bits), echoed back with the hand-off; the console accepts only the one it stored",
+    }),
     next: Type.Optional(
       Type.String({
         maxLength: 512,

@@ -51,7 +51,10 @@ export const TeamPath = Type.Object({ teamId: Uuid }, { additionalProperties: fa
 export const MemberPath = Type.Object({ teamId: Uuid, userId: Uuid }, { additionalProperties: false });
 export const ListMembersQuery = Type.Object(Pagination, { additionalProperties: false });
 
-/** Who joins: by id, or (what owners know) by username or e-mail; one of the two. */
+/**
+ * Who joins (an admin's add) or is invited (an owner's invitation, with the role and budget they will
+ * have if they accept): by id, or by username or e-mail; one of the two.
+ */
 export const AddMemberBody = Type.Object(
   {
     user_id: Type.Optional(Uuid),
@@ -73,3 +76,5 @@ export const UpdateMemberBody = Type.Object(
   },
   { additionalProperties: false, minProperties: 1 },
 );
+export const InvitationPath = Type.Object({ teamId: Uuid, invitationId: Uuid }, { additionalProperties: false });
+export const ListInvitationsQuery = Type.Object(Pagination, { additionalProperties: false });

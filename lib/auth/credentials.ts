@@ -1,12 +1,15 @@
-import { config } from '../../core/config';
+import { config, type SecretSetting } from '../../core/config';
 
 /**
  * The admin credential views (docs/openapi.yaml). Secrets are masked to at most their last four characters,
  * and the example calls never contain a secret: they read it from the caller's environment, so they
  * can be copied as they are and run against the configured region and endpoints.
  */
-export function mask(secret: string | undefined): string | null {
-  if (!secret) return null;
+export function mask(setting: SecretSetting | string | undefined): string | null {
+  if (!setting) return null;
+  // Kept in SSM: nothing of it is in this function, and nothing of it is shown.
+  if (typeof setting === 'object' && setting.kind === 'ssm') return '****************';
+  const secret = typeof setting === 'string' ? setting : setting.value;
   // A fixed-width mask so that the length of the secret is not revealed either.
   return secret.length >= 16 ? `************${secret.slice(-4)}` : '****************';
 }

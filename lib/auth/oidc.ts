@@ -23,7 +23,8 @@
 import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { EncryptJWT, createRemoteJWKSet, jwtDecrypt, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { config, type OidcConfig } from '../../core/config';
-import { parameterStoreFromEnv, readParameter, signingKey } from './secret';
+import { secretReader } from '../aws/parameter-store';
+import { signingKey } from './secret';
 
 /** A sign-in that cannot go on, in words for the person signing in (shown on the console's login page). */
 export class SsoError extends Error {
@@ -117,10 +118,16 @@ function jwks(md: ProviderMetadata): JWTVerifyGetKey {
 
 // ----------------------------------------------------------------------------------- flow cookie
 
-interface Flow {
+export interface Flow {
   state: string;
   nonce: string;
   verifier: string;
+  /**
+   * The console's own nonce (from sessionStorage of the tab that pressed the button), echoed to it with
+   * the hand-off: a hand-off the console did not ask for (a link carrying someone else's token or an
+   * error of their choosing: login CSRF) has no nonce it knows, and it ignores it.
+   */
+  consoleNonce: string;
   /** Where the console goes once signed in (a path of its own). */
   next?: string;
 }
@@ -151,10 +158,11 @@ export function flowCookieOf(cookies: string[] | undefined, header: string | und
  * The start of a sign-in: where to send the browser (the provider's authorization endpoint with
  * the flow's parameters) and the cookie that remembers the flow.
  */
-export async function startFlow(next: string | undefined, now = Date.now()): Promise<{ location: string; cookie: string }> {
+export async function startFlow(start: { consoleNonce: string; next?: string }, now = Date.now()): Promise<{ location: string; cookie: string }> {
   const oidc = oidcConfig();
   const md = await providerMetadata();
-  const flow: Flow = { state: random(), nonce: random(), verifier: random(), ...(next ? { next } : {}) };
+  const { consoleNonce, next } = start;
+  const flow: Flow = { state: random(), nonce: random(), verifier: random(), consoleNonce, ...(next ? { next } : {}) };
   const sealed = await new EncryptJWT({ ...flow })
     .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
     .setIssuedAt(Math.floor(now / 1000))
@@ -175,7 +183,8 @@ export async function startFlow(next: string | undefined, now = Date.now()): Pro
   return { location: url.href, cookie: cookieHeader(sealed, FLOW_SECONDS) };
 }
 
-async function openFlow(sealed: string | undefined, now: number): Promise<Flow> {
+/** The flow this browser started, out of its cookie; SsoError `no_flow` when there is none, or it expired or was tampered with. */
+export async function openFlow(sealed: string | undefined, now = Date.now()): Promise<Flow> {
   const restart = 'This sign-in has expired or was started in another browser; please start again';
   if (!sealed) throw new SsoError(restart, 'no_flow');
   try {
@@ -184,9 +193,9 @@ async function openFlow(sealed: string | undefined, now: number): Promise<Flow> 
       keyManagementAlgorithms: ['dir'],
       contentEncryptionAlgorithms: ['A256GCM'],
     });
-    const { state, nonce, verifier, next } = payload as Partial<Flow>;
-    if (typeof state !== 'string' || typeof nonce !== 'string' || typeof verifier !== 'string') throw new Error('incomplete flow');
-    return { state, nonce, verifier, next: typeof next === 'string' ? next : undefined };
+    const { state, nonce, verifier, consoleNonce, next } = payload as Partial<Flow>;
+    if ([state, nonce, verifier, consoleNonce].some((v) => typeof v !== 'string')) throw new Error('incomplete flow');
+    return { state, nonce, verifier, consoleNonce, next: typeof next === 'string' ? next : undefined } as Flow;
   } catch {
     throw new SsoError(restart, 'no_flow');
   }
@@ -213,18 +222,23 @@ export interface Identity {
   preferredUsername?: string;
   name?: string;
   groups: string[];
+  /**
+   * Whether the groups claim (OIDC_GROUPS_CLAIM) was there at all, in the ID token or the userinfo:
+   * an empty list is "in no group", an absent claim is a provider that was not asked for it (the
+   * `groups` scope missing from OIDC_SCOPES) or that names it otherwise.
+   */
+  groupsClaimed: boolean;
   /** Where the console goes next (a path of its own), as asked when the sign-in started. */
   next?: string;
 }
 
 /**
- * Finishes a sign-in: checks the provider's answer against the flow this browser started, redeems
- * the code (with the PKCE verifier), verifies the ID token, reads the userinfo. Throws SsoError with
- * words for the person otherwise.
+ * Finishes a sign-in: checks the provider's answer against the flow this browser started (openFlow),
+ * redeems the code (with the PKCE verifier), verifies the ID token, reads the userinfo. Throws
+ * SsoError with words for the person otherwise.
  */
-export async function finishFlow(query: CallbackQuery, sealedFlow: string | undefined, now = Date.now()): Promise<Identity> {
+export async function finishFlow(query: CallbackQuery, flow: Flow, now = Date.now()): Promise<Identity> {
   const oidc = oidcConfig();
-  const flow = await openFlow(sealedFlow, now);
   if (query.error) {
     const description = query.error_description ? `: ${query.error_description.slice(0, 300)}` : '';
     throw new SsoError(`The identity provider did not sign you in (${query.error.slice(0, 100)}${description})`, 'provider_refused');
@@ -260,6 +274,7 @@ export async function finishFlow(query: CallbackQuery, sealedFlow: string | unde
       : typeof groupsClaim === 'string'
         ? [groupsClaim]
         : [],
+    groupsClaimed: groupsClaim !== undefined && groupsClaim !== null,
     next: flow.next,
   };
 }
@@ -269,11 +284,7 @@ const idTokenAlgorithms = (md: ProviderMetadata) => {
   return offered.length > 0 ? offered : ['RS256'];
 };
 
-async function clientSecret(oidc: OidcConfig): Promise<string> {
-  return oidc.clientSecret.kind === 'value' ? oidc.clientSecret.value : readParameter(oidc.clientSecret.parameterName, parameterStoreFromEnv());
-}
-
-let secret: Promise<string> | undefined;
+let clientSecret: (() => Promise<string>) | undefined;
 
 /** The token endpoint: the code and the PKCE verifier for the tokens, authenticated as the client. */
 async function redeemCode(
@@ -282,10 +293,8 @@ async function redeemCode(
   code: string,
   verifier: string,
 ): Promise<{ idToken: string; accessToken?: string }> {
-  secret ??= clientSecret(oidc).catch((err: unknown) => {
-    secret = undefined;
-    throw err;
-  });
+  clientSecret ??= secretReader(oidc.clientSecret, 'the single sign-on client secret');
+  const secret = clientSecret();
   const form = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: oidc.redirectUrl, code_verifier: verifier });
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
   // client_secret_basic unless the provider takes only client_secret_post (RFC 6749 2.3.1: both parts form-encoded).

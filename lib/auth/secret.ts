@@ -1,17 +1,10 @@
 /**
  * The token signing key. Locally and in tests it is JWT_SECRET; deployed stages keep it as an SSM
- * SecureString (JWT_SECRET_PARAMETER, /model-ops/<stage>/jwt-secret) read once per cold start.
- *
- * The read is one GetParameter request signed with the SDK's own SigV4 signer and sent with fetch,
- * not @aws-sdk/client-ssm: that client adds 77 KB (minified) to every function's bundle for this one
- * call (docs/benchmarks.md, section 1), while the signer is already in every bundle through the
- * DynamoDB client. Credentials are the function's role as Lambda puts it in the environment;
- * SERVICE_CLOUD_ENDPOINT (the local emulator) redirects the call the way it redirects the platform
- * clients.
+ * SecureString (JWT_SECRET_PARAMETER, /model-ops/<stage>/jwt-secret) read once per cold start
+ * (lib/aws/parameter-store.ts).
  */
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { checkSigningSecret, config, signingSecretSource } from '../../core/config';
+import { checkSigningSecret, signingSecretSource } from '../../core/config';
+import { parameterStoreFromEnv, readParameter } from '../aws/parameter-store';
 
 // Evaluated at cold start: a missing or short secret stops the function from starting at all.
 const source = signingSecretSource();
@@ -28,109 +21,4 @@ export function signingKey(): Promise<Uint8Array> {
       throw err;
     });
   return pending;
-}
-
-export interface ParameterStore {
-  region: string;
-  /** https://ssm.<region>.amazonaws.com unless overridden. */
-  endpoint: string;
-  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  /** Per attempt. */
-  timeoutMs: number;
-  attempts: number;
-}
-
-/** Where and as whom the function reads its parameters: the Lambda environment (or the emulator). */
-export function parameterStoreFromEnv(env: NodeJS.ProcessEnv = process.env): ParameterStore {
-  const region = env.AWS_REGION || config.cloud.region;
-  const accessKeyId = env.AWS_ACCESS_KEY_ID || config.cloud.accessKeyId;
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || config.cloud.secretAccessKey;
-  if (!accessKeyId || !secretAccessKey) {
-    throw new Error('No AWS credentials in the environment to read the signing secret from SSM');
-  }
-  return {
-    region,
-    endpoint: config.cloud.endpoint ?? `https://ssm.${region}.amazonaws.com`,
-    credentials: { accessKeyId, secretAccessKey, sessionToken: env.AWS_ACCESS_KEY_ID ? env.AWS_SESSION_TOKEN || undefined : undefined },
-    timeoutMs: 3000,
-    attempts: 3,
-  };
-}
-
-export class ParameterStoreError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly retryable: boolean,
-  ) {
-    super(message);
-    this.name = 'ParameterStoreError';
-  }
-}
-
-const RETRYABLE_CODES = new Set(['ThrottlingException', 'InternalServerError', 'ServiceUnavailable']);
-
-/**
- * SSM GetParameter with decryption (awsJson1.1): the parameter's value. Throttling, 5xx, timeouts and
- * network failures are retried with a short backoff, `attempts` times in all; anything else
- * (ParameterNotFound, AccessDeniedException, …) fails at once with the service's error code.
- */
-export async function readParameter(name: string, store: ParameterStore): Promise<string> {
-  const url = new URL(store.endpoint);
-  const signer = new SignatureV4({ service: 'ssm', region: store.region, credentials: store.credentials, sha256: Sha256 });
-  const body = JSON.stringify({ Name: name, WithDecryption: true });
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= store.attempts; attempt++) {
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempt - 2)));
-    try {
-      return await getParameterOnce(url, signer, body, store.timeoutMs);
-    } catch (err) {
-      lastError = err;
-      if (err instanceof ParameterStoreError && !err.retryable) throw err;
-    }
-  }
-  throw lastError;
-}
-
-async function getParameterOnce(url: URL, signer: SignatureV4, body: string, timeoutMs: number): Promise<string> {
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port ? Number(url.port) : undefined,
-    path: url.pathname || '/',
-    query: {},
-    headers: {
-      host: url.host,
-      'content-type': 'application/x-amz-json-1.1',
-      'x-amz-target': 'AmazonSSM.GetParameter',
-    },
-    body,
-  });
-  let response: Response;
-  try {
-    response = await fetch(url, { method: 'POST', headers: signed.headers, body, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    throw new ParameterStoreError('NetworkError', `SSM did not answer: ${(err as Error).message}`, true);
-  }
-  const text = await response.text();
-  let parsed: { __type?: string; message?: string; Message?: string; Parameter?: { Value?: unknown } };
-  try {
-    parsed = text ? JSON.parse(text) : {};
-  } catch {
-    throw new ParameterStoreError('Unreadable', `SSM returned an unreadable response (status ${response.status})`, response.status >= 500);
-  }
-  if (!response.ok) {
-    // "com.amazonaws.ssm#ParameterNotFound" or "ParameterNotFound"
-    const code = (response.headers.get('x-amzn-errortype') ?? parsed.__type ?? `Http${response.status}`).split(':')[0]?.split('#').pop() ?? 'Unknown';
-    const retryable = response.status >= 500 || RETRYABLE_CODES.has(code);
-    throw new ParameterStoreError(
-      code,
-      `SSM GetParameter failed: ${code}${parsed.message || parsed.Message ? ` (${parsed.message ?? parsed.Message})` : ''}`,
-      retryable,
-    );
-  }
-  const value = parsed.Parameter?.Value;
-  if (typeof value !== 'string' || !value) throw new ParameterStoreError('NoValue', 'SSM parameter has no value', false);
-  return value;
 }

@@ -1,3 +1,4 @@
+import { nanosOf, usdText, type Nanos } from '../../core/money';
 import { monthOf, release, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
 import { holdCall } from '../../tables/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
@@ -66,7 +67,7 @@ export interface Held {
 
 /**
  * Holds everything a call needs before the model is asked, in one conditional write (tables/holds.ts):
- * `amountUsd` on every budget that is set (when there is an amount), and a request and `tokens` on
+ * `amount` (nano-dollars) on every budget that is set (when there is an amount), and a request and `tokens` on
  * every limited level's minute; all or none. BudgetExceeded (worded by `refusal`) when a budget cannot
  * cover it, TooManyRequests `rate_limit_exceeded` with Retry-After when a window is used up.
  * `onReport` hears what the caller should be told of the windows, refusals included.
@@ -74,7 +75,7 @@ export interface Held {
 export async function holdAll(input: {
   budgets: Budget[];
   limits: NamedLimit[];
-  amountUsd: number;
+  amount: Nanos;
   tokens: number;
   callId: string;
   now: Date;
@@ -85,10 +86,10 @@ export async function holdAll(input: {
   const month = monthOf(now);
   const minute = minuteOf(now);
   const expiresAt = new Date(now.getTime() + RESERVATION_TTL_MS);
-  const limited = input.amountUsd > 0 ? input.budgets.filter((b): b is Budget & { budgetUsd: number } => b.budgetUsd !== null) : [];
+  const limited = input.amount > 0 ? input.budgets.filter((b): b is Budget & { budgetUsd: number } => b.budgetUsd !== null) : [];
   const tokens = Math.max(0, Math.ceil(input.tokens));
   const result = await holdCall(
-    limited.map((b) => ({ owner: b.owner, month, budgetUsd: b.budgetUsd, amountUsd: input.amountUsd, id: input.callId, expiresAt, now })),
+    limited.map((b) => ({ owner: b.owner, month, budget: nanosOf(b.budgetUsd), amount: input.amount, id: input.callId, expiresAt, now })),
     limits.map((limit) => ({ limit, hold: { level: limit.level, minute, tokens } })),
   );
   if (result.ok) {
@@ -108,7 +109,7 @@ export async function holdAll(input: {
   }
   const { refusal } = result;
   if (refusal.kind === 'budget') {
-    throw new BudgetExceeded(`${input.refusal(limited[refusal.index] as Budget)} (up to $${input.amountUsd.toFixed(6)})`);
+    throw new BudgetExceeded(`${input.refusal(limited[refusal.index] as Budget)} (up to $${usdText(input.amount)})`);
   }
   const limit = limits[refusal.index] as NamedLimit;
   const retryAfter = Math.max(1, Math.ceil((minuteEndsAt(minute) - now.getTime()) / 1000));
@@ -129,8 +130,8 @@ export const releaseHeld = (held: Pick<Held, 'reservations' | 'rates'>) =>
  * What each budget's spend item gets when the call is recorded: its reservation settled, or a plain
  * charge. None when there is nothing to record (a free call that reserved nothing): no write then.
  */
-export function settlesOf(budgets: Budget[], reservations: Reservation[], now: Date, costUsd: number): SpendSettle[] {
-  if (costUsd <= 0 && reservations.length === 0) return [];
+export function settlesOf(budgets: Budget[], reservations: Reservation[], now: Date, cost: Nanos): SpendSettle[] {
+  if (cost <= 0 && reservations.length === 0) return [];
   const month = monthOf(now);
   return budgets.map((b) => {
     const reservation = reservations.find((r) => r.owner.kind === b.owner.kind && r.owner.id === b.owner.id);

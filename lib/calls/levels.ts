@@ -18,6 +18,11 @@ import type { Budget } from '../budgets/reservations';
  *     (the team's page shows both), their budgets and the team's limits when set. A team key's call
  *     counts in its own team; every other call of a member (a personal key, a session chat turn) in
  *     each of their teams, so a team's budget caps everything its members spend.
+ *
+ * A membership here is one the organisation or the user decided: an admin's add, a sign-on group (the
+ * identity provider's), or an invitation the user accepted. A pending invitation is not one (it is
+ * not in the user's partition at all, tables/invitations.ts), so a team that merely invited someone
+ * holds none of their calls to its budgets or rate limits.
  */
 
 /**
@@ -32,7 +37,7 @@ export interface Payer {
   onRates?: (report: RateReport | Promise<RateReport>) => void;
 }
 
-/** The teams a payer's call counts in: a team key's own team, or every team of the caller. */
+/** The teams a payer's call counts in: a team key's own team, or every team the caller has joined. */
 function teamsOf(payer: Payer): Membership[] {
   const teamId = payer.key?.team_id;
   return teamId ? payer.memberships.filter((m) => m.team_id === teamId) : payer.memberships;

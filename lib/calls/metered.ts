@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Nanos } from '../../core/money';
 import { config } from '../../core/config';
 import { MetricUnit, dimensionedMetric } from '../../core/observability';
 import type { Reservation, SpendSettle } from '../../tables/budgets';
@@ -7,11 +8,11 @@ import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
 import { asksForCache, serviceTierOf } from './tiers';
-import { capabilitiesOf } from '../platforms/capabilities';
+import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
-import { checkJsonOutput } from '../platforms/json-output';
+import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
 import type {
   CacheTokens,
@@ -71,6 +72,11 @@ export interface MeteredCall {
 export interface PreparedCall extends MeteredCall {
   platform: ChatCapable;
   request: ChatRequest;
+  /**
+   * The input tokens reserved for it (promptTokenBound: text, images, tools, the output schema): what
+   * a stream cut off before the platform reported its usage is charged as input (lib/calls/stream.ts).
+   */
+  inputBound: number;
 }
 
 /** An embeddings call, prepared (its platform: lib/platforms/embeddings.ts, which only its entry point bundles). */
@@ -80,15 +86,22 @@ export interface PreparedEmbedding extends MeteredCall {
 
 /**
  * The request's fields, as the caller's dialect names them, for the refusal of a feature the model
- * lacks (OpenAI's chat: tools, response_format, messages; Responses: tools, text.format, input).
+ * lacks (OpenAI's chat: tools, response_format, messages; Responses: tools, text.format, input), and
+ * of an output schema the service will not run (`outputSchema`: where the schema itself sits).
  */
 export interface FeatureFields {
   tools: string;
   outputFormat: string;
+  outputSchema: string;
   images: string;
 }
 
-const OPENAI_CHAT_FIELDS: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };
+const OPENAI_CHAT_FIELDS: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'response_format',
+  outputSchema: 'response_format.json_schema.schema',
+  images: 'messages',
+};
 
 const hasImages = (request: Pick<ChatRequest, 'messages'>) =>
   request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image'));
@@ -105,6 +118,22 @@ function checkCapabilities(resource: Resource, request: Omit<ChatRequest, 'targe
   if (request.tools?.length && !can.tools) throw refuse('does not support tools (function calling)', fields.tools);
   if (request.outputFormat && !can.jsonOutput) throw refuse('does not support structured output (JSON)', fields.outputFormat);
   if (!can.imageInput && hasImages(request)) throw refuse('does not accept images: send text only', fields.images);
+  checkOutputSchema(request, fields);
+}
+
+/** A JSON answer's schema must hold no regular expression (why: regexInSchema in lib/platforms/json-output.ts). */
+function checkOutputSchema(request: Omit<ChatRequest, 'target'>, fields: FeatureFields): void {
+  const format = request.outputFormat;
+  const regex = format?.type === 'json_schema' ? regexInSchema(format.schema) : undefined;
+  if (!regex) return;
+  const keyword = regex.slice(regex.lastIndexOf('.') + 1);
+  const param = `${fields.outputSchema}.${regex}`;
+  // The path is in the message too: Anthropic's error shape has no param.
+  throw new BadRequest(
+    `Invalid schema: '${keyword === 'format' ? 'format: regex' : keyword}' is not supported (${param}): ` +
+      'this service runs no regular expression from a request; check that field in your own code',
+    { param },
+  );
 }
 
 /** The model whose usage a resource's calls count against (the model totals). */
@@ -151,13 +180,13 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
   const usage = bound();
   const { tokensIn, tokensOut } = usage;
   const limited = budgets.some((b) => b.budgetUsd !== null);
-  const amountUsd = price && limited ? callCost(price, usage) : 0;
+  const amount = price && limited ? callCost(price, usage) : 0;
   const held =
-    amountUsd > 0 || limits.length > 0
+    amount > 0 || limits.length > 0
       ? await holdAll({
           budgets,
           limits,
-          amountUsd,
+          amount,
           tokens: tokensIn + tokensOut,
           callId,
           now: started,
@@ -167,6 +196,13 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
       : { reservations: [], rates: [] };
   return { price, budgets, reservations: held.reservations, rates: held.rates };
 }
+
+/**
+ * The output bound of a call that names none: the smaller of the model's own maximum (its adapter's
+ * figure) and CHAT_MAX_OUTPUT_TOKENS. Without it the platform's own maximum would apply, which the
+ * budget hold knows nothing of.
+ */
+const outputBoundOf = (resource: Resource): number => Math.min(maxOutputTokensOf(resource) ?? Infinity, config.chat.maxOutputTokens);
 
 /** Steps 1-3: the model able to answer, the request addressed to it, the budgets reserved. */
 export async function prepareCall(input: {
@@ -185,17 +221,18 @@ export async function prepareCall(input: {
   checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
   const serviceTier = serviceTierOf(payer, resource, input.request.serviceTier);
   await ensureInService(resource);
-  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource), serviceTier };
+  // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
+  const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
+  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource), serviceTier };
   if (serviceTier === undefined) delete request.serviceTier;
-  const held = await reserveFor(payer, resource, callId, started, () => {
-    const prompt = promptTokenBound(request);
-    const tokensOut = request.maxTokens ?? config.chat.maxOutputTokens;
+  const inputBound = promptTokenBound(request);
+  const held = await reserveFor(payer, resource, callId, started, () =>
     // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
-    return asksForCache(request)
-      ? { tokensIn: 0, tokensOut, cache: { read: 0, write5m: 0, write1h: prompt }, serviceTier }
-      : { tokensIn: prompt, tokensOut, serviceTier };
-  });
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, ...held, ...(serviceTier && { serviceTier }) };
+    asksForCache(request)
+      ? { tokensIn: 0, tokensOut: maxTokens, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
+      : { tokensIn: inputBound, tokensOut: maxTokens, serviceTier },
+  );
+  return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held, ...(serviceTier && { serviceTier }) };
 }
 
 /** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */
@@ -295,7 +332,8 @@ export interface Settlement {
   cache?: CacheTokens;
   /** The tier that served the call (what the platform reported, else what was asked), when not Standard by default. */
   serviceTier?: ServiceTier;
-  costUsd: number;
+  /** In nano-dollars (core/money.ts), exact: never rounded. */
+  cost: Nanos;
   settles: SpendSettle[];
   /** The rate windows whose token bounds become the call's true tokens. */
   rates: RateHold[];
@@ -308,7 +346,7 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
   const latencyMs = count(usage.latencyMs);
   const cache = usage.cache && { read: count(usage.cache.read), write5m: count(usage.cache.write5m), write1h: count(usage.cache.write1h) };
   const serviceTier = usage.serviceTier ?? call.serviceTier;
-  const costUsd = call.price ? callCost(call.price, { tokensIn, tokensOut, cache, serviceTier }) : 0;
+  const cost = call.price ? callCost(call.price, { tokensIn, tokensOut, cache, serviceTier }) : 0;
   const usageModelId = usageModelOf(call.resource);
   return {
     callId: call.callId,
@@ -321,8 +359,8 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
     latencyMs,
     ...(cache && { cache }),
     ...(serviceTier && { serviceTier }),
-    costUsd,
-    settles: settlesOf(call.budgets, call.reservations, call.started, costUsd),
+    cost,
+    settles: settlesOf(call.budgets, call.reservations, call.started, cost),
     rates: call.rates,
   };
 }

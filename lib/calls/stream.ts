@@ -1,4 +1,4 @@
-import { systemText, textOf, type ChatStreamEvent, type FinishReason } from '../platforms/types';
+import type { ChatStreamEvent, FinishReason } from '../platforms/types';
 import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
 /**
@@ -20,8 +20,10 @@ import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type Prep
  *     aborted, the stream ends with `stop` `length` and settles to what was produced. A function killed
  *     at its timeout would never settle; this ends the stream before that can happen.
  *
- * What was produced is the platform's usage when it reported one; otherwise an estimate (the prompt's
- * and the produced text's UTF-8 bytes at ESTIMATE_BYTES_PER_TOKEN). A stream that produced nothing
+ * What was produced is the platform's usage when it reported one; otherwise the input bound the call
+ * reserved (its text, images, tools and output schema: the platform read all of it before its first
+ * byte) and an estimate of the output (the produced text's UTF-8 bytes at ESTIMATE_BYTES_PER_TOKEN).
+ * A stream that produced nothing
  * releases its reservations and records nothing, as a failed call does.
  */
 
@@ -30,7 +32,7 @@ const ESTIMATE_BYTES_PER_TOKEN = 4;
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / ESTIMATE_BYTES_PER_TOKEN);
 
 /** What a settled call reports: its recorded tokens and cost, what went through the prompt cache and the tier that served it. */
-export type Settled = Pick<Settlement, 'tokensIn' | 'tokensOut' | 'costUsd' | 'cache' | 'serviceTier'>;
+export type Settled = Pick<Settlement, 'tokensIn' | 'tokensOut' | 'cost' | 'cache' | 'serviceTier'>;
 
 /** What the settled stream reports last. */
 type SettledEvent = { kind: 'settled' } & Settled;
@@ -48,9 +50,9 @@ const DEADLINE = Symbol('deadline');
 
 /** What a dialect is told of a settled call (nothing recorded: zero). */
 export function settledOf(settlement: Settlement | undefined): Settled {
-  if (!settlement) return { tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  const { tokensIn, tokensOut, costUsd, cache, serviceTier } = settlement;
-  return { tokensIn, tokensOut, costUsd, ...(cache && { cache }), ...(serviceTier && { serviceTier }) };
+  if (!settlement) return { tokensIn: 0, tokensOut: 0, cost: 0 };
+  const { tokensIn, tokensOut, cost, cache, serviceTier } = settlement;
+  return { tokensIn, tokensOut, cost, ...(cache && { cache }), ...(serviceTier && { serviceTier }) };
 }
 
 export async function openStream(call: PreparedCall, options: StreamOptions): Promise<AsyncGenerator<MeteredEvent>> {
@@ -87,9 +89,8 @@ async function* metered(
       await releaseCall(call);
       return undefined;
     }
-    const prompt = [systemText(call.request.system), ...call.request.messages.map((m) => textOf(m.content))].join('');
     const settlement = settlementOf(call, {
-      tokensIn: usage?.tokensIn ?? estimate(prompt),
+      tokensIn: usage?.tokensIn ?? call.inputBound,
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
@@ -137,16 +138,17 @@ async function* metered(
         yield event;
       }
     }
+    // The call is recorded first: nothing that follows (the check of a JSON answer included, however
+    // long it takes) can leave a call the platform charged unrecorded.
+    const settlement = await settle();
     // A JSON answer is checked once whole (its pieces have been sent): one that is not what was asked
-    // is settled and then told as a failure, as a platform's would be.
+    // is told as a failure, as a platform's would be.
     failure ??= jsonOutputFailure(call.request, text, { calledTools, finishReason: finished });
     if (failure !== undefined) {
-      await settle();
       // The platform's failure as the platform adapter made it (a domain error, or what explainFailure said).
       throw failure instanceof Error ? failure : new Error('The model call failed');
     }
     yield { kind: 'stop', finishReason: finished ?? 'stop' };
-    const settlement = await settle();
     yield { kind: 'settled', ...settledOf(settlement) };
   } finally {
     clearTimeout(timer);

@@ -97,7 +97,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     resource,
     callId: turnId,
     now: started,
-    request: { system: systemPrompt(resource), messages: [...history, { role: 'user', content }], maxTokens: config.chat.maxOutputTokens },
+    request: { system: systemPrompt(resource), messages: [...history, { role: 'user', content }] },
   });
 
   const turn: NewTurn = {
@@ -130,7 +130,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     latencyMs: settled.latencyMs,
     platform: resource.type,
     usageModelId: settled.usageModelId,
-    costUsd: settled.costUsd,
+    cost: settled.cost,
   };
   await recordTurn(
     { turn, userId: user.id, startsThread: mode === 'thread' && !continuing, teamIds: memberships.map((m) => m.team_id) },

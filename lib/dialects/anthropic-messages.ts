@@ -26,6 +26,7 @@
  * rest. A failure
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
+import { usdOf } from '../../core/money';
 import type { ChatReply, ChatTurn, ContentPart, FinishReason, SystemPart, ToolChoice, ToolSpec } from '../platforms/types';
 import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
@@ -334,7 +335,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: usageOf({ tokensIn: 0, tokensOut: 0, costUsd: 0 }),
+      usage: usageOf({ tokensIn: 0, tokensOut: 0, cost: 0 }),
     },
   });
   yield event('ping');
@@ -397,10 +398,10 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
   }
   const stop = close();
   if (stop) yield stop;
-  const counted = settled ?? { tokensIn: 0, tokensOut: 0, costUsd: 0 };
+  const counted = settled ?? { tokensIn: 0, tokensOut: 0, cost: 0 };
   yield event('message_delta', {
     delta: { stop_reason: STOP_REASONS[finishOf(finish, calls.size > 0)], stop_sequence: null },
-    usage: { ...usageOf(counted), cost_usd: counted.costUsd },
+    usage: { ...usageOf(counted), cost_usd: usdOf(counted.cost) },
   });
   yield event('message_stop');
 }
@@ -409,4 +410,9 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 export { anthropicErrorBody as errorBody };
 
 /** The fields of the features a model may lack, as Anthropic's Messages API names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'output_config.format', images: 'messages' };
+export const fields: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'output_config.format',
+  outputSchema: 'output_config.format.schema',
+  images: 'messages',
+};

@@ -21,6 +21,7 @@
  * OpenAI's streaming error (`data: {"error": {...}}`, which its clients raise as an APIError) and no
  * [DONE].
  */
+import { usdOf } from '../../core/money';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
 import type { ChatReply, ChatTurn, ContentPart, OutputFormat, ServiceTier, SystemPart, SystemPrompt, ToolChoice, ToolSpec } from '../platforms/types';
 import {
@@ -351,7 +352,7 @@ export async function* frames(
   if (!announced) yield chunk(role);
   yield chunk({}, finishOf(finish, calls.size > 0));
   if (call.includeUsage && settled) {
-    yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: settled.costUsd }, service_tier: answeredTier(settled) });
+    yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: usdOf(settled.cost) }, service_tier: answeredTier(settled) });
   }
   yield 'data: [DONE]\n\n';
 }
@@ -360,4 +361,9 @@ export async function* frames(
 export { openAiErrorBody as errorBody };
 
 /** The fields of the features a model may lack, as OpenAI's chat names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'response_format', images: 'messages' };
+export const fields: FeatureFields = {
+  tools: 'tools',
+  outputFormat: 'response_format',
+  outputSchema: 'response_format.json_schema.schema',
+  images: 'messages',
+};

@@ -30,6 +30,7 @@
  * `cost_usd`. A failure mid-stream ends it with response.failed, whose `response.error` says why; the
  * Responses API sends no [DONE].
  */
+import { usdOf } from '../../core/money';
 import type { ChatReply, ChatTurn, ContentPart, FinishReason, OutputFormat, ServiceTier, ToolCall, ToolChoice, ToolSpec } from '../platforms/types';
 import {
   StreamedCalls,
@@ -530,12 +531,12 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
   // A reply with nothing in it is one empty message, as the answer that is not streamed has.
   if (output.length === 0) yield* startMessage();
   yield* close(status === 'completed' ? 'completed' : 'incomplete');
-  const counted = settled ?? { tokensIn: 0, tokensOut: 0, costUsd: 0 };
-  const usage = { ...usageOf(counted), cost_usd: counted.costUsd };
+  const counted = settled ?? { tokensIn: 0, tokensOut: 0, cost: 0 };
+  const usage = { ...usageOf(counted), cost_usd: usdOf(counted.cost) };
   yield event(status === 'completed' ? 'response.completed' : 'response.incomplete', {
     response: responseObject(meta, call.echo, { status, output, usage, incomplete_details, settled: counted }),
   });
 }
 
 /** The fields of the features a model may lack, as the Responses API names them (the refusal's `param`). */
-export const fields: FeatureFields = { tools: 'tools', outputFormat: 'text.format', images: 'input' };
+export const fields: FeatureFields = { tools: 'tools', outputFormat: 'text.format', outputSchema: 'text.format.schema', images: 'input' };

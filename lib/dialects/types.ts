@@ -23,8 +23,9 @@ import type { Settled } from '../calls/stream';
 import type { ChatRequest, ChatStreamEvent } from '../platforms/types';
 
 /**
- * What a call cost once settled: the tokens counted (the platform's, or the estimate) and their price;
- * what went through the prompt cache and the tier that served it, where they apply.
+ * What a call cost once settled: the tokens counted (the platform's, or the estimate) and their price
+ * in nano-dollars (core/money.ts; a body shows it as `cost_usd`, unrounded); what went through the
+ * prompt cache and the tier that served it, where they apply.
  */
 export type { Settled } from '../calls/stream';
 

@@ -1,3 +1,4 @@
+import { usdText, type Nanos } from '../../core/money';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import { answer, jsonOutputFailure, prepareCall, settlementOf, type FeatureFields, type Payer } from '../calls/metered';
@@ -49,7 +50,8 @@ const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache
 /** Time kept back from the function's timeout for the settle and the last events. */
 const SETTLE_MARGIN_MS = 5_000;
 
-export const costHeader = (costUsd: number) => ({ 'x-model-ops-cost-usd': costUsd.toFixed(6) });
+/** The call's cost in USD, exact and unrounded (up to 9 decimals: "0.0000001"). */
+export const costHeader = (cost: Nanos) => ({ 'x-model-ops-cost-usd': usdText(cost) });
 
 export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>) {
   const parsed = dialect.parse(input.body);
@@ -75,5 +77,5 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     finishReason: answered.finishReason,
   });
   if (failure) throw failure;
-  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), costHeader(settlement.costUsd));
+  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), costHeader(settlement.cost));
 }

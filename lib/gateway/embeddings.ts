@@ -21,5 +21,5 @@ export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.Embe
   const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
   await recordGatewayCall(call, settlement, input.requestId);
   const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
-  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), costHeader(settlement.costUsd));
+  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), costHeader(settlement.cost));
 }

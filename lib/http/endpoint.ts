@@ -6,7 +6,7 @@ import type { ApiRequest, AuthLevel } from './types';
 import type { Checked } from './validation';
 
 export type { EndpointOptions } from './stack';
-export { redirect, reply, type AuthLevel } from './types';
+export { redirect, reply, replyAbout, type AuthLevel } from './types';
 
 type Handler<B extends TSchema, Q extends TObject, P extends TObject, A extends AuthLevel> = (
   request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, A>,

@@ -42,6 +42,13 @@ export class UnsupportedMediaType extends HttpError {
   }
 }
 
+/**
+ * @middy/http-json-body-parser's error for a body that is not JSON: it says 415, but the media type
+ * was right (lib/http/middlewares/json-body.ts checks it first); the content is what is wrong, a 400.
+ */
+const isMalformedJson = (err: unknown): boolean =>
+  err instanceof Error && (err.cause as { package?: string } | undefined)?.package === '@middy/http-json-body-parser';
+
 /** How a route reports what its domain code throws. */
 export interface ErrorRoute {
   /**
@@ -86,6 +93,7 @@ const isFunctionTimeout = (err: unknown): boolean =>
  */
 export function toHttpError(err: unknown, route: ErrorRoute = {}): HttpError | undefined {
   if (err instanceof HttpError) return err;
+  if (isMalformedJson(err)) return new HttpError(400, 'Malformed JSON in request body');
   if (isFunctionTimeout(err)) {
     return new HttpError(
       504,

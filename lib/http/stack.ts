@@ -3,7 +3,6 @@ import middy from '@middy/core';
 import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import httpSecurityHeaders from '@middy/http-security-headers';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
@@ -14,6 +13,7 @@ import type { ErrorRoute } from './errors';
 import { errorResponder, type ErrorShapeOf } from './middlewares/error-responder';
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
+import { securityHeaders } from './middlewares/security-headers';
 import { REPLY, STREAMED, type ApiEvent, type ApiRequest, type AuthLevel, type Reply, type Streamed } from './types';
 
 type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
@@ -70,7 +70,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
     .use(tracingMiddlewares())
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
-    .use(httpSecurityHeaders())
+    .use(securityHeaders())
     .use(httpCors({ origin: config.http.corsOrigin, headers: 'Authorization,Content-Type', maxAge: 600 }))
     .use(requestLog())
     .use(guards)
@@ -102,7 +102,9 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         statusCode,
         body: payload,
         headers,
+        auditTarget,
       } = result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
+      event.auditTarget = auditTarget;
       // A reply without a body (a redirect) carries no Content-Type for a body it does not have.
       if (payload === undefined) return { statusCode, headers: { 'Cache-Control': 'no-store', ...headers } };
       return {

@@ -26,6 +26,8 @@ export interface ApiEvent extends APIGatewayProxyEventV2 {
   prefetched?: Promise<unknown>;
   /** Set by the input middleware: body, query and path, parsed and validated. */
   input?: { body: unknown; query: unknown; path: unknown };
+  /** Set from an audited handler's reply: what the action was done to, as the domain resolved it. */
+  auditTarget?: string;
 }
 
 export interface ApiRequest<B, Q, P, A extends AuthLevel> {
@@ -43,11 +45,21 @@ export interface Reply {
   statusCode: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** For the audit log (audited endpoints): what the action was done to, when the request alone cannot say. */
+  auditTarget?: string;
 }
 export const REPLY = Symbol('reply');
 
 export function reply(statusCode: number, body: unknown, headers?: Record<string, string>): Reply {
   return { [REPLY]: true, statusCode, body, headers };
+}
+
+/**
+ * A reply of an audited action that names its target as the domain resolved it: the user behind a
+ * username, say, which the request does not carry and the answer may not show.
+ */
+export function replyAbout(target: string, statusCode: number, body: unknown): Reply {
+  return { ...reply(statusCode, body), auditTarget: target };
 }
 
 /**

@@ -49,18 +49,30 @@ function credentialOf({ authorization, apiKey, acceptsApiKeyHeader }: PresentedK
 }
 
 /**
+ * The presented key, if it has the form of one of ours (refused otherwise). Costs no read, so a
+ * request without a credential worth looking up causes none, whatever else it carries.
+ */
+export function wellFormedKey(presented: PresentedKey): string {
+  const credential = credentialOf(presented);
+  if (credential.split('.').length === 3) throw refuse('Login tokens are not accepted on /v1: create an API key (POST /api/keys) and use it');
+  if (!isWellFormedKey(credential)) throw refuse('Incorrect API key provided');
+  return credential;
+}
+
+/**
  * Who is calling /v1: the key presented (as a bearer credential, or in x-api-key where the route takes
  * it), and its owner as stored now with their team memberships (every budget and limit the call
  * counts against). A strongly consistent GetItem (the key's lookup by hash) and a strongly consistent
  * Query of the owner's partition (profile and memberships, tables/teams.ts: one read unit, as the
  * profile's GetItem was), side by side once the container has seen the key before, so a revoked or
  * expired key, a deactivated owner and a team key whose owner has left the team are refused from the
- * next call on.
+ * next call on. `presented` may be a key wellFormedKey has already accepted.
  */
-export async function authorizeKey(presented: PresentedKey, now = new Date()): Promise<{ key: ApiKey; user: User; memberships: Membership[] }> {
-  const credential = credentialOf(presented);
-  if (credential.split('.').length === 3) throw refuse('Login tokens are not accepted on /v1: create an API key (POST /api/keys) and use it');
-  if (!isWellFormedKey(credential)) throw refuse('Incorrect API key provided');
+export async function authorizeKey(
+  presented: PresentedKey | string,
+  now = new Date(),
+): Promise<{ key: ApiKey; user: User; memberships: Membership[] }> {
+  const credential = typeof presented === 'string' ? presented : wellFormedKey(presented);
   const hash = hashKeySecret(credential);
   const knownOwner = ownerOfHash.get(hash);
   const [key, prefetched] = await Promise.all([getKeyByHash(hash), knownOwner ? readUserWithMemberships(knownOwner) : undefined]);

@@ -1,3 +1,4 @@
+import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
 import { pendingCallsOf, pendingSpend } from '../../tables/calls';
@@ -74,7 +75,7 @@ async function withSpend(keys: ApiKey[], viewer: User, now: Date): Promise<Publi
   return keys.map((k) => {
     const owner = { kind: 'key', id: k.id } as const;
     const unsettled = k.user_id === viewer.id ? pendingSpend(pending, owner, month) : 0;
-    return { ...k, spent_usd: Math.round((spend(owner).spent_usd + unsettled) * 1e6) / 1e6 };
+    return { ...k, spent_usd: usdOf(spend(owner).spent + unsettled) };
   });
 }
 
@@ -125,21 +126,36 @@ export async function listKeys(user: User, query: { scope?: 'all' | 'user'; team
 /**
  * The key, if the caller may act on it: their own; a team key also for the team's owners and for
  * admins; and (`anyForAdmins`, revocation) any key for an admin. Others' keys are "not found".
+ * `steward`: whether the caller may set a team key's bounds (below): an admin or an owner of its team.
  */
-async function keyOf(user: User, id: string, anyForAdmins: boolean): Promise<ApiKey> {
+async function keyOf(user: User, id: string, anyForAdmins: boolean): Promise<{ key: ApiKey; steward: boolean }> {
   const key = await getApiKeyRecord(id);
   if (!key) throw new NotFound('API key not found');
-  if (key.user_id === user.id || (anyForAdmins && isAdmin(user))) return key;
-  if (key.team_id) {
-    if (isAdmin(user)) return key;
-    const { member } = await getTeamAndMember(key.team_id, user.id);
-    if (member?.role === 'owner') return key;
+  if (isAdmin(user)) {
+    if (anyForAdmins || key.team_id || key.user_id === user.id) return { key, steward: true };
+    throw new NotFound('API key not found');
   }
+  const isOwner = key.team_id ? (await getTeamAndMember(key.team_id, user.id)).member?.role === 'owner' : false;
+  if (key.user_id === user.id || isOwner) return { key, steward: isOwner };
   throw new NotFound('API key not found');
 }
 
+/**
+ * What bounds a key's reach. On a team key they are the team's to set: its owners (and admins) may
+ * change them, the member who holds the key may not, or a limit an owner put on a member's key would
+ * last only until the member lifted it. The expiry counts: extending it lifts the owner's bound too.
+ */
+const BOUNDS = ['monthly_budget_usd', 'rpm_limit', 'tpm_limit', 'resource_ids', 'expires_at'] as const;
+
 export async function updateKey(user: User, id: string, changes: KeyChanges, now = new Date()) {
-  await keyOf(user, id, false);
+  const { key: current, steward } = await keyOf(user, id, false);
+  const bounds = BOUNDS.filter((field) => changes[field] !== undefined);
+  if (current.team_id && !steward && bounds.length > 0) {
+    throw new Forbidden(
+      `Only the team's owners and admins change a team key's ${bounds.join(', ')}`,
+      'Ask an owner of the team; you may rename the key or revoke it',
+    );
+  }
   checkExpiry(changes.expires_at, now);
   await checkResources(changes.resource_ids);
   const patch: ApiKeyPatch = { ...changes };
@@ -152,7 +168,7 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
 
 /** Revokes a key at once: the next call with it is refused. Revoking a revoked key changes nothing. */
 export async function revokeKey(user: User, id: string, now = new Date()) {
-  const current = await keyOf(user, id, true);
+  const { key: current } = await keyOf(user, id, true);
   const key = current.revoked_at ? current : await updateApiKeyRecord(id, { revoked_at: now.toISOString() });
   return { success: true, key: (await withSpend([key], user, now))[0] };
 }

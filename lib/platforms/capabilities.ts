@@ -15,7 +15,7 @@
  */
 import { dedicatedCapabilities } from './dedicated/features';
 import { hostedCapabilities } from './hosted/models';
-import { managedCapabilitiesOfId } from './managed/features';
+import { managedCapabilitiesOfId, managedMaxOutputTokens } from './managed/features';
 import type { ModelCapabilities, PlatformName } from './types';
 
 export interface ResourceModel {
@@ -38,4 +38,13 @@ export function capabilitiesOf(resource: ResourceModel): ModelCapabilities {
     case 'dedicated':
       return dedicatedCapabilities({ image: resource.inference_image ?? undefined, names: [resource.model_id] });
   }
+}
+
+/**
+ * The most output tokens the resource's model writes in one call, where its platform's adapter knows
+ * it (managed: the family table); undefined where it does not (hosted, dedicated: what a container
+ * allows is its own configuration).
+ */
+export function maxOutputTokensOf(resource: ResourceModel): number | undefined {
+  return resource.type === 'managed' ? managedMaxOutputTokens(resource.model_id) : undefined;
 }

@@ -3,8 +3,10 @@
  * and per-attempt timeouts. This module imports no SDK client on purpose: each platform module
  * constructs only the clients it calls, so a function bundles only those.
  *
- * - Credentials: SERVICE_CLOUD_ACCESS_KEY_ID + SERVICE_CLOUD_SECRET_ACCESS_KEY when both are set,
- *   otherwise nothing is passed and the SDK's default chain applies (the Lambda role in AWS).
+ * - Credentials: SERVICE_CLOUD_ACCESS_KEY_ID + SERVICE_CLOUD_SECRET_ACCESS_KEY when both are set
+ *   (deployed stages keep the secret in SSM, SERVICE_CLOUD_SECRET_ACCESS_KEY_PARAMETER: the SDK asks
+ *   for it when it signs its first request, and it is read once per container), otherwise nothing is
+ *   passed and the SDK's default chain applies (the Lambda role in AWS).
  * - Endpoint: SERVICE_CLOUD_ENDPOINT (the local emulator) for every client, else the SDK's own.
  * - Retries: the SDK's standard mode (exponential backoff with jitter, throttling-aware), bounded by
  *   UPSTREAM_MAX_ATTEMPTS.
@@ -13,22 +15,35 @@
  *   (Bedrock runtime) fails a stream that is idle for requestTimeout.
  */
 import { config } from '../../core/config';
+import { secretReader } from '../aws/parameter-store';
+
+type AccessKey = { accessKeyId: string; secretAccessKey: string };
 
 export interface AwsPlatformOptions {
   region: string;
   endpoint?: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** A key, or a provider of one (the SDK calls it before it signs). */
+  credentials?: AccessKey | (() => Promise<AccessKey>);
   timeoutMs: number;
   maxAttempts: number;
 }
 
+/** The configured access key, if any: one reader per container, so SSM is asked once. */
+const configuredKey = (() => {
+  const { accessKeyId, secretAccessKey } = config.cloud;
+  if (!accessKeyId || !secretAccessKey) return undefined;
+  if (secretAccessKey.kind === 'value') return { accessKeyId, secretAccessKey: secretAccessKey.value };
+  const read = secretReader(secretAccessKey, 'the platform secret access key');
+  return async (): Promise<AccessKey> => ({ accessKeyId, secretAccessKey: await read() });
+})();
+
 /** The options the service runs with, from core/config. */
 function awsOptionsFromConfig(): AwsPlatformOptions {
-  const { region, accessKeyId, secretAccessKey, endpoint } = config.cloud;
+  const { region, endpoint } = config.cloud;
   return {
     region,
     endpoint,
-    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    credentials: configuredKey,
     timeoutMs: config.upstream.timeoutMs,
     maxAttempts: config.upstream.maxAttempts,
   };

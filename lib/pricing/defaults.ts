@@ -89,8 +89,11 @@ export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
 export const UNPRICED_CACHE = { read: 1, write5m: 1.25, write1h: 2 } as const;
 
 /**
- * What a processing tier costs against Standard (Bedrock's pricing page for the models that offer
- * Priority and Flex): Priority a 75 % premium, Flex a 50 % discount, on every token of the call,
- * cached ones included.
+ * What a processing tier costs, in percent of the Standard price, on every token of the call (cached
+ * ones included). AWS publishes the tiers' terms ("Standard rate + premium" for Priority, a "discounted
+ * standard model rate" for Flex: aws.amazon.com/bedrock/service-tiers and the user guide's "Service
+ * tiers for optimizing performance and cost") but renders each model's tier prices only in the
+ * pricing page's tables, per model; these are the launch's figures for the models offering both
+ * tiers (Priority a 75 % premium, Flex a 50 % discount). Whole percents keep the cost exact.
  */
-export const SERVICE_TIER_PRICE_FACTORS = { default: 1, flex: 0.5, priority: 1.75 } as const;
+export const SERVICE_TIER_PRICE_PERCENT = { default: 100, flex: 50, priority: 175 } as const;

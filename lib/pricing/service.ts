@@ -1,10 +1,11 @@
+import { costOfTokens, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import {
   DEFAULT_CACHE_PRICES,
   DEFAULT_INSTANCE_PRICES,
   DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
-  SERVICE_TIER_PRICE_FACTORS,
+  SERVICE_TIER_PRICE_PERCENT,
   UNPRICED_CACHE,
   type TokenPrice,
 } from './defaults';
@@ -80,8 +81,8 @@ export async function getInstancePrice(instanceType: string): Promise<number | u
   return stored?.hourly_usd ?? DEFAULT_INSTANCE_PRICES[instanceType];
 }
 
-/** Cost in USD of a chat turn at the given price, rounded to a millionth of a dollar. */
-export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): number {
+/** What a call's plain tokens cost at the given price, in nano-dollars, exactly (the Standard tier, no cache). */
+export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): Nanos {
   return callCost(price, { tokensIn, tokensOut });
 }
 
@@ -103,20 +104,27 @@ export function cachePrices(price: TokenPrice) {
 }
 
 /**
- * The one place a call's cost is computed: plain input, output, cache reads, 5-minute and 1-hour cache
- * writes each at its own price, the whole at the tier's factor (SERVICE_TIER_PRICE_FACTORS), rounded
- * once, to a millionth of a dollar.
+ * The one place a call's cost is computed, in nano-dollars (core/money.ts costOfTokens): plain input,
+ * output, cache reads, 5-minute and 1-hour cache writes each at its own price, the whole at the tier's
+ * share of the Standard price (SERVICE_TIER_PRICE_PERCENT), taken to the nano-dollar upwards once.
  */
-export function callCost(price: TokenPrice, usage: PricedUsage): number {
+export function callCost(price: TokenPrice, usage: PricedUsage): Nanos {
   const cache = usage.cache;
   const per1k = cachePrices(price);
-  const of = (tokens: number, per1kUsd: number) => (tokens / 1000) * per1kUsd;
-  const usd =
-    of(usage.tokensIn, price.input_per_1k) +
-    of(usage.tokensOut, price.output_per_1k) +
-    (cache ? of(cache.read, per1k.read) + of(cache.write5m, per1k.write5m) + of(cache.write1h, per1k.write1h) : 0);
-  const factor = SERVICE_TIER_PRICE_FACTORS[usage.serviceTier ?? 'default'];
-  return Math.round(usd * factor * 1e6) / 1e6;
+  return costOfTokens(
+    [
+      { tokens: usage.tokensIn, usdPer1k: price.input_per_1k },
+      { tokens: usage.tokensOut, usdPer1k: price.output_per_1k },
+      ...(cache
+        ? [
+            { tokens: cache.read, usdPer1k: per1k.read },
+            { tokens: cache.write5m, usdPer1k: per1k.write5m },
+            { tokens: cache.write1h, usdPer1k: per1k.write1h },
+          ]
+        : []),
+    ],
+    SERVICE_TIER_PRICE_PERCENT[usage.serviceTier ?? 'default'],
+  );
 }
 
 /** Every instance type with a price (stored or shipped), for messages that list the choices. */

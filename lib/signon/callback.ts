@@ -2,11 +2,11 @@
  * Single sign-on (issue 25): an OpenID Connect identity (lib/auth/oidc.ts) becomes this service's
  * user and its own 24-hour token, exactly as a password login would give it.
  *
- * - First login: the user is provisioned (username from `preferred_username`, else the e-mail's local
- *   part, made unique; e-mail and name from the claims; no password). An existing account with the
- *   same e-mail is linked instead, but only when the provider vouches for the address
- *   (`email_verified`): otherwise anyone able to register that address at the provider would take the
- *   account over.
+ * - First login: only with an e-mail address the provider vouches for (`email_verified`): the user
+ *   is provisioned (username from `preferred_username`, else the e-mail's local part, made unique;
+ *   e-mail and name from the claims; no password), or an existing account with the same e-mail is
+ *   linked instead (looked up by e-mail only). Otherwise anyone able to register that address at the
+ *   provider would take the account over, or squat it before its owner arrives.
  * - Every login: the role follows the groups claim when role groups are configured
  *   (OIDC_SUPER_ADMIN_GROUPS, then OIDC_ADMIN_GROUPS, else user; neither set: roles are managed here
  *   by hand and sign-on leaves them alone). The last active super_admin is never demoted (the rule
@@ -17,28 +17,35 @@
  *   removed (with the member's keys of that team, as any removal). Memberships an owner or admin gave
  *   by hand are never touched.
  *
+ * - Every login, with groups mapped: a missing groups claim is audited and logged, and shown to admins
+ *   (lib/signon/warnings.ts).
+ *
  * Each of these is in the audit log with the user as the actor (`sso.user_provisioned`,
- * `sso.user_linked`, `sso.role_change`, `sso.team_join`, `sso.team_leave`, `sso.login`).
+ * `sso.user_linked`, `sso.role_change`, `sso.team_join`, `sso.team_leave`, `sso.groups_missing`, `sso.login`).
  *
  * How the token reaches the console: a redirect to the console with the token in the URL fragment
- * (`/login#sso_token=...`). A fragment is never sent to any server (so no access log, proxy or
- * CloudFront log holds it) nor in a Referer; the console reads it at once, keeps it as it keeps a
- * password login's token (sessionStorage), and removes it from the address bar and history. A
- * failure goes back the same way as words (`#sso_error=...`), and issues no token.
+ * (`/login#sso_token=...&sso_nonce=...`). A fragment is never sent to any server (so no access log,
+ * proxy or CloudFront log holds it) nor in a Referer; the console reads it at once, keeps it as it
+ * keeps a password login's token (sessionStorage), and removes it from the address bar and history.
+ * A failure goes back the same way as words (`#sso_error=...&sso_nonce=...`), and issues no token.
+ * `sso_nonce` is the console's own, from the flow cookie (lib/signon/start.ts, handOff): the console
+ * takes a hand-off only with the nonce it stored when it sent the browser off, so a link carrying
+ * someone else's token (login CSRF) or an error of their wording is ignored.
  */
 import { createHash } from 'node:crypto';
 import { config, type OidcConfig } from '../../core/config';
 import { MetricUnit, metrics } from '../../core/observability';
 import { getTeamByName, listMemberships, type Team } from '../../tables/teams';
-import { getUserById, getUserByLogin, getUserIdByIdentity, linkIdentity, recordLogin, type Role, type StoredUser } from '../../tables/users';
+import { getUserByEmail, getUserById, getUserIdByIdentity, linkIdentity, recordLogin, type Role, type StoredUser } from '../../tables/users';
 import { isDataError } from '../../tables/errors';
 import { recordUserAction } from '../audit/user-action';
 import { NotFound, isDomainError } from '../errors';
 import { addMember, removeMember } from '../teams/service';
 import { provisionUser, updateUser } from '../users/service';
-import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, type CallbackQuery, type Identity } from '../auth/oidc';
-import { describeFailure, failure, type Redirect } from './start';
+import { SsoError, cookieHeader, finishFlow, flowCookieOf, oidcConfig, openFlow, type CallbackQuery, type Flow, type Identity } from '../auth/oidc';
+import { describeFailure, handOff, type Redirect } from './start';
 import { issueToken } from '../auth/tokens';
+import { checkGroupsClaim } from './warnings';
 
 /**
  * GET /api/auth/oidc/callback: the provider's answer. Always a redirect to the console, with the
@@ -52,14 +59,15 @@ export async function completeSignOn(
 ): Promise<Redirect> {
   if (!config.auth.oidc) throw new NotFound('Single sign-on is not configured');
   const cleared = cookieHeader('', 0);
+  let flow: Flow | undefined;
   try {
-    const identity = await finishFlow(query, flowCookieOf(cookies, cookieHeaderValue), now.getTime());
+    flow = await openFlow(flowCookieOf(cookies, cookieHeaderValue), now.getTime());
+    const identity = await finishFlow(query, flow, now.getTime());
     const token = await signIn(identity, now);
     metrics.addMetric('SignOnLogins', MetricUnit.Count, 1);
-    const next = identity.next ? `?next=${encodeURIComponent(identity.next)}` : '';
-    return { location: `${oidcConfig().consoleUrl}${next}#sso_token=${token}`, cookie: cleared };
+    return { location: handOff({ token }, flow.consoleNonce, identity.next), cookie: cleared };
   } catch (err) {
-    return { location: failure(describeFailure(err, 'callback')), cookie: cleared };
+    return { location: handOff({ error: describeFailure(err, 'callback') }, flow?.consoleNonce), cookie: cleared };
   }
 }
 
@@ -84,7 +92,11 @@ async function signIn(identity: Identity, now: Date): Promise<string> {
   }
   if (role && role !== user.role) user = await applyRole(user, role, identity.groups, now);
   const skipped = config.auth.oidc?.teamGroupsPrefix ? await syncTeams(user, identity.groups, config.auth.oidc.teamGroupsPrefix, now) : [];
-  const [token] = await Promise.all([issueToken(user, now.getTime()), recordLogin(user.id, now.toISOString())]);
+  const [token] = await Promise.all([
+    issueToken(user, now.getTime()),
+    recordLogin(user.id, now.toISOString()),
+    checkGroupsClaim(user, identity, now),
+  ]);
   await recordUserAction(
     user,
     { action: 'sso.login', target: identity.subject, detail: skipped.length ? `Groups naming no team: ${skipped.join(', ')}` : undefined },
@@ -126,17 +138,29 @@ export function usernameFrom(identity: Pick<Identity, 'preferredUsername' | 'ema
   return `${clean || 'user'}-${createHash('sha256').update(`${identity.issuer}#${identity.subject}`).digest('hex').slice(0, 6)}`;
 }
 
-/** First login: link an existing account with the same, verified, e-mail, or create a new user. */
+/** An e-mail address, as far as it matters here: something before and after one `@`, no spaces. */
+const ADDRESS = /^[^\s@]+@[^\s@]+$/;
+
+/**
+ * First login: link an existing account with the same e-mail, or create a new user. Either only
+ * for an address the provider vouches for (`email_verified`): linking an unverified one would give the
+ * account to whoever registered that address at the provider, and storing one would let them squat it
+ * (the real owner, verified later, would be linked into their account). The claim is looked up as an
+ * e-mail only: a claim `admin` must never find the user named admin.
+ */
 async function provision(identity: Identity, role: Role, now: Date): Promise<StoredUser | undefined> {
-  if (!identity.email) throw new SsoError('The identity provider did not share your e-mail address; it is needed to create your account', 'no_email');
-  const existing = await getUserByLogin(identity.email);
+  const email = identity.email;
+  if (!email || !ADDRESS.test(email)) {
+    throw new SsoError('The identity provider did not share your e-mail address; it is needed to create your account', 'no_email');
+  }
+  if (!identity.emailVerified) {
+    throw new SsoError(
+      'The identity provider has not verified your e-mail address (email_verified), so no account can be created or linked with it; verify it there, or ask an administrator',
+      'unverified_email',
+    );
+  }
+  const existing = await getUserByEmail(email);
   if (existing) {
-    if (!identity.emailVerified) {
-      throw new SsoError(
-        'An account with your e-mail address exists already. It can be linked to single sign-on only when the identity provider confirms the address (email_verified); ask an administrator',
-        'unverified_email',
-      );
-    }
     await linkIdentity(identity, existing.id);
     await recordUserAction(
       existing,
@@ -148,7 +172,7 @@ async function provision(identity: Identity, role: Role, now: Date): Promise<Sto
   for (const attempt of [0, 1] as const) {
     const username = usernameFrom(identity, attempt);
     try {
-      const user = await provisionUser({ username, email: identity.email, name: identity.name ?? username, role }, identity, now);
+      const user = await provisionUser({ username, email, name: identity.name ?? username, role }, identity, now);
       await recordUserAction(user, { action: 'sso.user_provisioned', target: username, detail: `Role ${role}, from ${identity.issuer}` }, now);
       return getUserById(user.id);
     } catch (err) {

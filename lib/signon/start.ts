@@ -13,8 +13,18 @@ export interface Redirect {
   cookie: string;
 }
 
-/** Where the console shows a failed sign-in, in words. */
-export const failure = (message: string): string => `${oidcConfig().consoleUrl}#sso_error=${encodeURIComponent(message)}`;
+/**
+ * The console's login page with what a sign-on hands over in the fragment: the token or the reason
+ * it failed, with the console's nonce of the flow (`sso_nonce`), which the console checks against
+ * the one it stored before it sent the browser off. Without a flow (no cookie, or an expired one)
+ * there is no nonce to echo, and the console ignores the hand-off: it cannot tell it from a forged link.
+ */
+export function handOff(what: { token: string } | { error: string }, consoleNonce: string | undefined, next?: string): string {
+  const query = next ? `?next=${encodeURIComponent(next)}` : '';
+  const value = 'token' in what ? `sso_token=${what.token}` : `sso_error=${encodeURIComponent(what.error)}`;
+  const nonce = consoleNonce ? `&sso_nonce=${consoleNonce}` : '';
+  return `${oidcConfig().consoleUrl}${query}#${value}${nonce}`;
+}
 
 export function describeFailure(err: unknown, stage: string): string {
   if (err instanceof SsoError || err instanceof DomainError) {
@@ -31,13 +41,13 @@ export function describeFailure(err: unknown, stage: string): string {
 /**
  * GET /api/auth/oidc/login: off without OIDC_ISSUER (404); otherwise always a redirect, to the
  * provider, or (when it cannot be reached) back to the console with the reason: the person pressed
- * a button in a browser, and a JSON page would strand them.
+ * a button in a browser, and a JSON page would strand them. `nonce` is the console's (handOff).
  */
-export async function beginSignOn(next?: string, now = Date.now()): Promise<Redirect> {
+export async function beginSignOn(start: { nonce: string; next?: string }, now = Date.now()): Promise<Redirect> {
   if (!config.auth.oidc) throw new NotFound('Single sign-on is not configured');
   try {
-    return await startFlow(next, now);
+    return await startFlow({ consoleNonce: start.nonce, next: start.next }, now);
   } catch (err) {
-    return { location: failure(describeFailure(err, 'start')), cookie: cookieHeader('', 0) };
+    return { location: handOff({ error: describeFailure(err, 'start') }, start.nonce), cookie: cookieHeader('', 0) };
   }
 }

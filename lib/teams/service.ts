@@ -1,3 +1,4 @@
+import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
 import { listTeamKeyRecords, teamKeyIdsOf, updateApiKeyRecord } from '../../tables/keys';
@@ -20,14 +21,15 @@ import {
   type Team,
   type TeamRole,
 } from '../../tables/teams';
-import { getUserById, getUserByLogin, type User } from '../../tables/users';
+import { getUserById, getUserByLogin, type StoredUser, type User } from '../../tables/users';
+import { deleteTeamInvitations } from '../../tables/invitations';
 import { isDataError } from '../../tables/errors';
 import { BadRequest, Forbidden, NotFound } from '../errors';
 
 /**
- * Teams (issue 25): admins create, change and delete teams and manage every team's members; a team's
- * owners manage its members (and its keys: lib/keys/service.ts); members see their team and its
- * roster. Spend is read from the team's and each member's spend items (tables/budgets.ts), which the
+ * Teams (issue 25): admins create, change and delete teams and add anyone to them; a team's owners
+ * invite people (lib/teams/invitations.ts: nobody joins a team without their consent), change and
+ * remove its members and manage its keys (lib/keys/service.ts); members see their team and its roster. Spend is read from the team's and each member's spend items (tables/budgets.ts), which the
  * metered calls write; a budget change moves the current month's item at once, as for keys and users.
  * Every action is audited by its endpoint.
  */
@@ -69,7 +71,7 @@ export interface PublicMember extends Omit<Member, 'updated_at'> {
   spent_usd: number;
 }
 
-const isAdmin = (user: User) => user.role === 'admin' || user.role === 'super_admin';
+export const isAdmin = (user: User) => user.role === 'admin' || user.role === 'super_admin';
 const teamOwner = (team: Team): BudgetOwner => ({ kind: 'team', id: team.id });
 
 async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date): Promise<PublicTeam[]> {
@@ -79,7 +81,7 @@ async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date)
     id: t.id,
     name: t.name,
     monthly_budget_usd: t.monthly_budget_usd,
-    spent_usd: spend(teamOwner(t)).spent_usd,
+    spent_usd: usdOf(spend(teamOwner(t)).spent),
     rpm_limit: t.rpm_limit,
     tpm_limit: t.tpm_limit,
     active_keys: t.active_keys,
@@ -93,7 +95,7 @@ async function membersWithSpend(members: Member[], now: Date): Promise<PublicMem
   if (members.length === 0) return [];
   const owner = (m: Pick<Member, 'team_id' | 'user_id'>) => memberBudgetOwner(m.team_id, m.user_id);
   const spend = await readSpend(members.map(owner), monthOf(now));
-  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: spend(owner(m)).spent_usd }));
+  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: usdOf(spend(owner(m)).spent) }));
 }
 
 /** Every team the caller belongs to, with their role in each (all pages: a person is in a handful). */
@@ -183,12 +185,13 @@ export async function updateTeam(user: User, teamId: string, changes: TeamChange
 /**
  * Deletes a team: refused (409) while it has active API keys, which would otherwise keep spending in
  * its name; its memberships go with it. The team's and members' spend items stay (the month's
- * record). A deletion cut short is finished by calling again.
+ * record), and so do its invitations. A deletion cut short is finished by calling again.
  */
 export async function deleteTeam(user: User, teamId: string, now = new Date()) {
   const { team } = await teamAccess(user, teamId);
   const marked = await markTeamDeleting(team, now.toISOString());
   const [view] = await withSpend([marked], new Map(), now);
+  await deleteTeamInvitations(team.id);
   await deleteMarkedTeam(marked);
   return { success: true, team: view };
 }
@@ -199,36 +202,70 @@ export async function listMembers(user: User, teamId: string, query: { limit: nu
   return { success: true, members: await membersWithSpend(page.members, now), nextCursor: page.nextCursor };
 }
 
+/** The user an add or an invitation names, by id or by username or e-mail; undefined when none answers. */
+export async function namedUser(input: Pick<NewMember, 'user_id' | 'username'>): Promise<StoredUser | undefined> {
+  if (input.user_id && input.username) throw new BadRequest("Give 'user_id' or 'username', not both");
+  return input.user_id ? getUserById(input.user_id) : getUserByLogin(input.username as string);
+}
+
 /**
- * Adds a member (admins and owners). Used by sign-on too (`source: 'sso'`, by lib/signon/callback.ts). A
+ * Writes a membership and its budget (with `along`, in the transaction of an accepted invitation). A
  * member's budget moves their spend item of this month at once: someone who left and joins again in
  * the same month finds the spend they already had.
  */
-export async function addMember(teamId: string, input: NewMember & { source?: MembershipSource }, now = new Date()): Promise<PublicMember> {
-  if (input.user_id && input.username) throw new BadRequest("Give 'user_id' or 'username', not both");
-  const field = input.user_id ? 'user_id' : 'username';
-  const target = input.user_id ? await getUserById(input.user_id) : await getUserByLogin(input.username as string);
-  if (!target) throw new BadRequest(`Invalid field '${field}': no such user`);
-  if (!target.is_active) throw new BadRequest(`Invalid field '${field}': the user is deactivated`);
-  const at = now.toISOString();
-  const member: Member = {
-    team_id: teamId,
-    user_id: target.id,
-    username: target.username,
-    email: target.email,
-    role: input.role,
-    monthly_budget_usd: input.monthly_budget_usd ?? null,
-    source: input.source ?? 'manual',
-    joined_at: at,
-    updated_at: at,
-  };
-  await insertMember(member);
-  await setBudget(memberBudgetOwner(teamId, target.id), monthOf(now), member.monthly_budget_usd);
+export async function join(member: Member, now: Date, write: (m: Member) => Promise<unknown> = insertMember): Promise<PublicMember> {
+  await write(member);
+  await setBudget(memberBudgetOwner(member.team_id, member.user_id), monthOf(now), member.monthly_budget_usd);
   return (await membersWithSpend([member], now))[0] as PublicMember;
 }
 
+/** A membership of `user` as it starts now. */
+export function newMember(
+  teamId: string,
+  user: User,
+  role: TeamRole,
+  budgetUsd: number | null | undefined,
+  source: MembershipSource,
+  now: Date,
+): Member {
+  const at = now.toISOString();
+  return {
+    team_id: teamId,
+    user_id: user.id,
+    username: user.username,
+    email: user.email,
+    role,
+    monthly_budget_usd: budgetUsd ?? null,
+    source,
+    joined_at: at,
+    updated_at: at,
+  };
+}
+
+/**
+ * Adds a member directly: an admin's action, and sign-on's (`source: 'sso'`, lib/signon/callback.ts).
+ * Nobody else enrols a user without their consent: owners invite (lib/teams/invitations.ts).
+ */
+export async function addMember(teamId: string, input: NewMember & { source?: MembershipSource }, now = new Date()): Promise<PublicMember> {
+  const field = input.user_id ? 'user_id' : 'username';
+  const target = await namedUser(input);
+  if (!target) throw new BadRequest(`Invalid field '${field}': no such user`);
+  if (!target.is_active) throw new BadRequest(`Invalid field '${field}': the user is deactivated`);
+  return join(newMember(teamId, target, input.role, input.monthly_budget_usd, input.source ?? 'manual', now), now);
+}
+
+/**
+ * POST /api/teams/{teamId}/members: admins only. An owner who is not an admin is told to invite
+ * instead (403); someone outside the team learns nothing of it (404).
+ */
 export async function addMemberAs(user: User, teamId: string, input: NewMember, now = new Date()) {
-  await teamAccess(user, teamId, 'manage');
+  const { team } = await teamAccess(user, teamId);
+  if (!isAdmin(user)) {
+    throw new Forbidden(
+      'Only admins add members directly; invite the user instead',
+      `POST /api/teams/${team.id}/invitations: they become a member when they accept`,
+    );
+  }
   return { success: true, member: await addMember(teamId, input, now) };
 }
 

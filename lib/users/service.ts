@@ -1,3 +1,4 @@
+import { nanosOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../errors';
@@ -103,7 +104,7 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
   if (patch.monthly_budget_usd !== undefined) {
     const starts = current.monthly_budget_usd === null && patch.monthly_budget_usd !== null;
     // The month's whole spend, with their gateway calls not settled yet (tables/calls.ts).
-    const spentSoFar = async () => (await readUsage({ kind: 'user', id }, now, unsettledCalls(id))).mtd.cost_usd;
+    const spentSoFar = async () => nanosOf((await readUsage({ kind: 'user', id }, now, unsettledCalls(id))).mtd.cost_usd);
     await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd, starts ? spentSoFar : undefined);
   }
   return user;

@@ -82,6 +82,15 @@ export function tokensFor(chars: number): number {
  */
 const ECHO = /^echo:[ \t]?/i;
 
+/**
+ * A last user message that asks for an answer "at length" is answered as a real model answers a
+ * request for a long text when nothing stops it: it writes until the call's maxTokens, or without one
+ * until its own maximum (this figure), so a call that sends no bound costs what a model's maximum
+ * costs (the budget tests' worst case).
+ */
+const AT_LENGTH = /\bat length\b/i;
+export const EMULATED_MAX_OUTPUT_TOKENS = 4_096;
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function emulateChat(req: ChatRequest): ChatResult {
@@ -120,6 +129,11 @@ export function emulateChat(req: ChatRequest): ChatResult {
     text = JSON.stringify(exampleOf(req.json === 'object' ? { type: 'object', properties: { answer: { type: 'string' } } } : req.json, lastUserText));
   } else if (ECHO.test(lastUserText)) {
     text = lastUserText.replace(ECHO, '');
+  } else if (AT_LENGTH.test(lastUserText)) {
+    const sentence = `Emulated reply from ${req.model}, written at length. `;
+    text = sentence
+      .repeat(Math.ceil((EMULATED_MAX_OUTPUT_TOKENS * CHARS_PER_TOKEN) / sentence.length))
+      .slice(0, EMULATED_MAX_OUTPUT_TOKENS * CHARS_PER_TOKEN);
   } else {
     const earlier = userTexts.slice(0, -1);
     text =

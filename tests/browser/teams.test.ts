@@ -1,4 +1,4 @@
-import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, logIn, mainNav, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
 
@@ -76,4 +76,66 @@ test('the keys page makes a team key with the team picker, lists the team’s ke
   await dialog.getByRole('button', { name: 'Delete' }).click();
   await dialog.getByRole('alert').filter({ hasText: 'The team still has 1 active API key' }).waitFor();
   await dialog.getByRole('button', { name: 'Cancel' }).click();
+});
+
+test("an owner invites by username on the team's page; the invitee sees it on the Teams page and joins; the owner cannot add directly", async () => {
+  const { page } = b;
+  const token = await adminToken();
+  const team = (await api<{ team: { id: string; name: string } }>('POST', '/api/teams', { token, body: { name: unique('invite') } })).team;
+  const [owner, invitee] = [unique('owner'), unique('invitee')];
+  const ids: Record<string, string> = {};
+  for (const username of [owner, invitee]) {
+    const created = await api<{ user: { id: string } }>('POST', '/api/admin/users', {
+      token,
+      body: { username, email: `${username}@example.com`, name: username, role: 'user', password: 'member-password-1' },
+    });
+    ids[username] = created.user.id;
+  }
+  await api('POST', `/api/teams/${team.id}/members`, { token, body: { user_id: ids[owner], role: 'owner' } });
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await logIn(page, owner, 'member-password-1');
+  await page.goto(`${CONSOLE()}/teams/${team.id}`);
+  await page.getByRole('heading', { name: `Team ${team.name}` }).waitFor();
+  await page.getByText('No pending invitations.').waitFor();
+  expect(await page.getByRole('button', { name: 'Add member' }).count()).toBe(0);
+  await page.getByLabel('Invitee').fill(invitee);
+  await page.getByLabel('Their budget (USD a month)').fill('4');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Invitation sent to ${invitee}.` })
+    .waitFor();
+  const pending = page
+    .getByRole('region', { name: 'Pending invitations' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: invitee }) });
+  await pending.getByText('$4.00 a month').waitFor();
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await logIn(page, invitee, 'member-password-1');
+  await mainNav(page).getByRole('link', { name: 'Teams' }).click();
+  await page.getByText('You are not in a team yet.').waitFor();
+  const invitation = page
+    .getByRole('region', { name: 'Invitations for you' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: team.name }) });
+  await invitation.getByText(owner).waitFor();
+  await invitation.getByRole('button', { name: `Join ${team.name}` }).click();
+  const joined = page
+    .getByRole('region', { name: 'Teams' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: team.name }) });
+  await joined.getByRole('cell', { name: 'member', exact: true }).waitFor();
+  expect(await page.getByRole('heading', { name: 'Invitations for you' }).count()).toBe(0);
+
+  const roster = await api<{ members: { user_id: string; source: string; monthly_budget_usd: number }[] }>('GET', `/api/teams/${team.id}/members`, {
+    token,
+  });
+  expect(roster.members).toEqual(
+    expect.arrayContaining([expect.objectContaining({ user_id: ids[invitee], source: 'invitation', monthly_budget_usd: 4 })]),
+  );
+
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await logIn(page, ADMIN().username, ADMIN().password);
 });

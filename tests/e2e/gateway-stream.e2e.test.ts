@@ -29,7 +29,9 @@ async function newKey(body: Record<string, unknown> = {}): Promise<{ id: string;
 async function readKeySpend(keyId: string) {
   process.env.TABLE_NAME = process.env.E2E_TABLE_NAME;
   const { readSpend, monthOf } = await import('../../tables/budgets');
-  return (await readSpend([{ kind: 'key', id: keyId }], monthOf(new Date())))({ kind: 'key', id: keyId });
+  const { usdOf } = await import('../../core/money');
+  const { spent, reserved } = (await readSpend([{ kind: 'key', id: keyId }], monthOf(new Date())))({ kind: 'key', id: keyId });
+  return { spent_usd: usdOf(spent), reserved_usd: usdOf(reserved) };
 }
 
 /**

@@ -4,7 +4,7 @@
  * through the front door and serverless-offline (E2E_OIDC_ORIGIN, the origin OIDC_REDIRECT_URL names),
  * as a browser does. Every answer of the service is checked against docs/openapi.yaml.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { validateResponse } from './contract';
 import { http, loginAsAdmin } from './http';
 import { CookieJar, providerControl, signInAtProvider, visit } from '../helpers/oidc';
@@ -34,15 +34,21 @@ async function account(groups: string[] = []) {
   return sub;
 }
 
+/** The nonce the console makes for a sign-in (32 random bytes, base64url). */
+const consoleNonce = () => randomBytes(32).toString('base64url');
+
 /** From the SSO link to the provider's redirect back (not yet followed). */
 async function upToCallback(sub: string) {
   const jar = new CookieJar();
-  const start = await toService(jar, `${ORIGIN()}/api/auth/oidc/login`);
+  const nonce = consoleNonce();
+  const start = await toService(jar, `${ORIGIN()}/api/auth/oidc/login?nonce=${nonce}`);
   expect(start.status).toBe(302);
-  return { jar, callback: await signInAtProvider(jar, start.location as string, sub) };
+  return { jar, nonce, callback: await signInAtProvider(jar, start.location as string, sub) };
 }
 
-const tokenIn = (location = '') => /#sso_token=([^&]+)$/.exec(location)?.[1];
+/** What the callback hands the console in the fragment. */
+const handOff = (location = '') => new URLSearchParams(new URL(location).hash.slice(1));
+const tokenIn = (location = '') => handOff(location).get('sso_token') ?? undefined;
 
 test('the console is told that single sign-on is on, beside the password form', async () => {
   const res = await http('GET', '/api/auth/config');
@@ -54,11 +60,12 @@ test('a person signs in at the provider and lands in the console with the token,
   const team = (await http('POST', '/api/teams', { token: admin, body: { name: `sso-${randomUUID().slice(0, 8)}`, monthly_budget_usd: 10 } })).body
     .team;
   const sub = await account(['mo-admins', `team-${team.name}`]);
-  const { jar, callback } = await upToCallback(sub);
+  const { jar, nonce, callback } = await upToCallback(sub);
   expect(callback.startsWith(`${ORIGIN()}/api/auth/oidc/callback?code=`)).toBe(true);
   const landed = await toService(jar, callback);
   expect(landed.status).toBe(302);
   expect(landed.location?.startsWith(`${ORIGIN()}/login#sso_token=`)).toBe(true);
+  expect(handOff(landed.location).get('sso_nonce')).toBe(nonce);
   // The flow cookie is gone from the browser.
   expect(jar.get(ORIGIN(), 'mo_sso')).toBeUndefined();
 
@@ -70,7 +77,7 @@ test('a person signs in at the provider and lands in the console with the token,
 });
 
 test('the flow cookie is HttpOnly, SameSite=Lax and scoped to the sign-on paths, through serverless-offline and the front door', async () => {
-  const res = await visit(new CookieJar(), `${ORIGIN()}/api/auth/oidc/login?next=%2Fteams`);
+  const res = await visit(new CookieJar(), `${ORIGIN()}/api/auth/oidc/login?next=%2Fteams&nonce=${consoleNonce()}`);
   const cookie = res.headers.getSetCookie().find((c) => c.startsWith('mo_sso=')) as string;
   expect(cookie).toMatch(/; Path=\/api\/auth\/oidc/);
   expect(cookie).toMatch(/; HttpOnly/);
@@ -83,7 +90,7 @@ describe('refused sign-ins create no session', () => {
   async function expectRefused(location: string | undefined, message: RegExp) {
     expect(location?.startsWith(`${ORIGIN()}/login#sso_error=`)).toBe(true);
     expect(location).not.toContain('sso_token');
-    expect(decodeURIComponent(location?.split('#sso_error=')[1] ?? '')).toMatch(message);
+    expect(handOff(location).get('sso_error')).toMatch(message);
   }
 
   test('a changed state', async () => {

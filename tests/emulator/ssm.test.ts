@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { ParameterStoreError, readParameter, type ParameterStore } from '../../lib/auth/secret';
+import { ParameterStoreError, readParameter, type ParameterStore } from '../../lib/aws/parameter-store';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
 import { clientConfig, control, credentials, injectFault, rejection } from './helpers';
 

@@ -8,7 +8,7 @@ import { toHttpError } from '../../lib/http/errors';
 import type { ChatReply } from '../../lib/platforms/types';
 
 export const META = { id: '123e4567-e89b-42d3-a456-426614174000', model: 'my-model', created: 1_700_000_000 };
-export const SETTLED: Settled = { tokensIn: 12, tokensOut: 7, costUsd: 0.000321 };
+export const SETTLED: Settled = { tokensIn: 12, tokensOut: 7, cost: 321_000 };
 
 /** A platform's reply: `Hello` unless told otherwise. */
 export const reply = (fields: Partial<ChatReply> = {}): ChatReply => ({

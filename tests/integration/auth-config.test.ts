@@ -12,7 +12,7 @@ test('without OIDC_ISSUER the console is told: password form, no SSO button', as
 
 test('without OIDC_ISSUER both sign-on steps are 404 in the general shape, and set no cookie', async () => {
   for (const [handler, query] of [
-    [oidcLogin, undefined],
+    [oidcLogin, { nonce: 'n'.repeat(43) }],
     [oidcCallback, { code: 'c', state: 's' }],
   ] as const) {
     const res = await call(handler as Handler, { path: '/api/auth/oidc/x', query });

@@ -3,6 +3,7 @@
  * reserves an upper bound of its cost before the model is asked and settles to the true cost in the
  * transaction that records it.
  */
+import { usdOf } from '../../core/money';
 import { jest } from '@jest/globals';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as postLegacy } from '../../functions/chat/legacy-post';
@@ -29,7 +30,10 @@ const turn = (token: string, conversationId: string, message = 'Hello there') =>
   call(postThread as Handler, { method: 'POST', token, body: { message, conversationId, resourceId: resource.id } });
 const setBudget = (userId: string, monthly_budget_usd: number | null) =>
   call(updateUser as Handler, { method: 'PATCH', token: superAdmin.token, pathParameters: { userId }, body: { monthly_budget_usd } });
-const spendOf = async (userId: string) => (await readSpend([{ kind: 'user', id: userId }], monthOf(new Date())))({ kind: 'user', id: userId });
+const spendOf = async (userId: string) => {
+  const { spent, reserved } = (await readSpend([{ kind: 'user', id: userId }], monthOf(new Date())))({ kind: 'user', id: userId });
+  return { spent_usd: usdOf(spent), reserved_usd: usdOf(reserved) };
+};
 const usageCost = async (token: string) => (await call(usageCurrent as Handler, { token })).body.mtd;
 
 async function chatter() {

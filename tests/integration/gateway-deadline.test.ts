@@ -11,6 +11,7 @@
  * The streams are slowed by the emulator's slow-stream fault on a model no other test file streams
  * (faults match by model on the shared emulator), and only ever one call at a time.
  */
+import { usdOf } from '../../core/money';
 import { jest } from '@jest/globals';
 import OpenAI from 'openai';
 import { handler as createKey } from '../../functions/keys/create';
@@ -24,12 +25,15 @@ import type { Resource } from '../../tables/resources';
 import { getUserById, publicUser } from '../../tables/users';
 import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
 import { call, type Handler } from '../helpers/invoke';
+import { PNG } from '../helpers/dialects';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource } from './chat-fixtures';
 
 jest.setTimeout(120_000);
 
 const MODEL = 'cohere.command-r-v1:0';
+/** A model that reads images (Claude 3 Haiku). */
+const VISION_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
 /** A message the emulator's model quotes back: about 300 words, several seconds at the slow-stream pace. */
 const LONG = Array.from({ length: 300 }, (_, i) => `word${i}`).join(' ');
 /** The streaming function's time: the settle margin (5 s, lib/gateway/stream.ts) and 2 s of answer. */
@@ -38,11 +42,11 @@ const FUNCTION_TIMEOUT_MS = 7_000;
 let resource: Resource;
 let url: LambdaUrl;
 
-async function slowStream() {
+async function slowStream(model = MODEL) {
   const res = await fetch(`${process.env.EMULATOR_URL}/_emulator/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ target: 'ConverseStream', model: MODEL, fault: 'slow-stream', count: 1 }),
+    body: JSON.stringify({ target: 'ConverseStream', model, fault: 'slow-stream', count: 1 }),
   });
   expect(res.status).toBe(201);
 }
@@ -66,8 +70,8 @@ async function newKey(budget = 5) {
 async function chargedTo(keyId: string, userId: string): Promise<number> {
   const owner = { kind: 'key', id: keyId } as const;
   const month = monthOf(new Date());
-  const { spent_usd } = (await readSpend([owner], month))(owner);
-  return Math.round((spent_usd + pendingSpend(await pendingCallsOf(userId), owner, month)) * 1e6) / 1e6;
+  const { spent } = (await readSpend([owner], month))(owner);
+  return usdOf(spent + pendingSpend(await pendingCallsOf(userId), owner, month));
 }
 
 /** The chunks of a server-sent event body, and whether it ended with [DONE]. */
@@ -121,6 +125,29 @@ describe('a stream that would outlast its function', () => {
     expect(usage.cost_usd).toBeGreaterThan(0);
     expect(await chargedTo(id, owner.user.id)).toBe(usage.cost_usd);
   });
+
+  test('a stream cut off at the deadline is charged at least the input bound it reserved: its image counts, not only its text bytes', async () => {
+    const vision = await listed(managedResource(VISION_MODEL));
+    const { owner, key, id } = await newKey();
+    await slowStream(VISION_MODEL);
+    const content = [
+      { type: 'text', text: LONG },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+    ];
+    const res = await call(completions as Handler, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: { model: vision.endpoint_name, messages: [{ role: 'user', content }], stream: true, stream_options: { include_usage: true } },
+      remainingMs: FUNCTION_TIMEOUT_MS,
+    });
+    expect(res.status).toBe(200);
+    const { chunks } = events(res.raw);
+    expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(['length']);
+    const usage = chunks.at(-1).usage;
+    // The hold's input bound: the text's bytes, 1,600 tokens for the image, and the template's allowance.
+    expect(usage.prompt_tokens).toBeGreaterThanOrEqual(Buffer.byteLength(LONG) + 1_600);
+    expect(await chargedTo(id, owner.user.id)).toBe(usage.cost_usd);
+  });
 });
 
 test('a call whose function died before it settled leaves a reservation that, once expired, is charged its bound by the next call, never 0', async () => {
@@ -133,14 +160,17 @@ test('a call whose function died before it settled leaves a reservation that, on
   const t0 = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 15, 12));
   // Reserved, then never settled: what a killed invocation leaves behind.
   const killed = await prepareCall({ payer: { user, key, memberships: [] }, resource, request, now: t0 });
-  const bound = killed.reservations[0]!.amountUsd;
+  const bound = usdOf(killed.reservations[0]!.amount);
   expect(bound).toBeGreaterThan(0);
   const spendItem = { kind: 'key', id } as const;
-  const spend = async () => (await readSpend([spendItem], monthOf(t0)))(spendItem);
+  const spend = async () => {
+    const { spent, reserved } = (await readSpend([spendItem], monthOf(t0)))(spendItem);
+    return { spent_usd: usdOf(spent), reserved_usd: usdOf(reserved) };
+  };
   expect(await spend()).toEqual({ spent_usd: 0, reserved_usd: bound });
 
   // The key's next call after the expiry charges it its bound, beside its own reservation.
   const expired = new Date(t0.getTime() + RESERVATION_TTL_MS + 1_000);
   const next = await prepareCall({ payer: { user, key, memberships: [] }, resource, request, now: expired });
-  expect(await spend()).toEqual({ spent_usd: bound, reserved_usd: next.reservations[0]!.amountUsd });
+  expect(await spend()).toEqual({ spent_usd: bound, reserved_usd: usdOf(next.reservations[0]!.amount) });
 });

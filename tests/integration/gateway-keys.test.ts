@@ -5,6 +5,10 @@ import { handler as revokeKey } from '../../functions/keys/revoke';
 import { handler as listAudit } from '../../functions/admin/list-audit';
 import { handler as listModels } from '../../functions/gateway/models';
 import { handler as usageCurrent } from '../../functions/usage/current';
+import { handler as completions } from '../../functions/gateway/completions';
+import { handler as messages } from '../../functions/gateway/messages';
+import { DbMeter } from '../../bench/harness';
+import { db } from '../../tables/client';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 
@@ -123,5 +127,31 @@ describe('API keys', () => {
       param: null,
     });
     expect((await models('sk-something')).status).toBe(401);
+  });
+
+  test('a request whose key is missing or malformed is refused before any table read, though its body names a model', async () => {
+    // The benchmark's meter (bench/harness.ts) sees every call through the service's client.
+    const meter = new DbMeter();
+    meter.install(db);
+    meter.record = true;
+    try {
+      const body = { model: 'any-model', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] };
+      const { result, meter: seen } = await meter.measure(async () => {
+        const answers = await Promise.all([
+          call(completions as Handler, { method: 'POST', body }),
+          call(completions as Handler, { method: 'POST', body, headers: { authorization: 'Bearer sk-something' } }),
+          call(completions as Handler, { method: 'POST', body, headers: { authorization: 'Bearer a.login.token' } }),
+          call(messages as Handler, { method: 'POST', body, headers: { 'x-api-key': 'mo_short' } }),
+        ]);
+        // A lookup started beside the guard and left behind would still be on its way: give it time to show.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return answers;
+      });
+      expect(result.map((r) => r.status)).toEqual([401, 401, 401, 401]);
+      // Counted as each call is sent (records are kept as each one ends).
+      expect(seen.calls).toBe(0);
+    } finally {
+      db.middlewareStack.remove('benchDbMeter');
+    }
   });
 });

@@ -2,31 +2,9 @@ import { handler as login } from '../../functions/auth/login';
 import { handler as validate } from '../../functions/auth/validate';
 import { handler as awsCredentials } from '../../functions/auth/aws-credentials';
 import { handler as nvidiaCredentials } from '../../functions/auth/nvidia-credentials';
-import { logger } from '../../core/observability';
 import { call, type Handler } from '../helpers/invoke';
+import { captureLogs } from '../helpers/logs';
 import { PASSWORD, makeUser } from '../helpers/users';
-
-/** Everything the service writes to stdout and stderr while `run` executes, at the chattiest level. */
-async function captureLogs(run: () => Promise<void>): Promise<string> {
-  const chunks: string[] = [];
-  const out = process.stdout.write.bind(process.stdout);
-  const err = process.stderr.write.bind(process.stderr);
-  const grab = (chunk: unknown) => {
-    chunks.push(String(chunk));
-    return true;
-  };
-  logger.setLogLevel('DEBUG');
-  process.stdout.write = grab;
-  process.stderr.write = grab;
-  try {
-    await run();
-  } finally {
-    process.stdout.write = out;
-    process.stderr.write = err;
-    logger.setLogLevel('SILENT');
-  }
-  return chunks.join('');
-}
 
 describe('structured logs', () => {
   test('carry route, user, role, status and latency, and never a password, token or secret', async () => {

@@ -178,9 +178,9 @@ describe('DynamoDB round trips of a login', () => {
     const { result, meter: snap } = await meter.measure(() => post(name, password));
     return { status: result.status, records: snap.records, compares };
   };
-  const pkOf = (r: CallRecord) => String(r.input.Key?.PK);
+  const pkOf = (r: CallRecord) => String(r.input.Key?.PK ?? r.input.Item?.PK);
 
-  test('a successful login makes two rounds of reads before the compare (the guard with the address’s failures, then the account’s), and reads the user during it', async () => {
+  test('a successful login makes two rounds of reads before the compare (the guard with the address’s count, then the account’s), then counts the attempt on both, and reads the user during it', async () => {
     const { user } = await makeUser('user');
     await post(user.username, PASSWORD); // the first compare of a module also makes the dummy hash
     const { status, records, compares: seen } = await measured(user.username, PASSWORD);
@@ -194,8 +194,14 @@ describe('DynamoDB round trips of a login', () => {
         `GetItemCommand LOGINFAIL#ADDR#127.0.0.1`,
         `GetItemCommand USERNAME#${user.username.toLowerCase()}`,
         `GetItemCommand LOGINFAIL#USER#${user.id}`,
+        // The reservation (issue 33, item 5): the account's count opened (the last success cleared it), the address's counted into.
+        `PutItemCommand LOGINFAIL#USER#${user.id}`,
+        `UpdateItemCommand LOGINFAIL#ADDR#127.0.0.1`,
       ].sort(),
     );
+    const writes = before.filter((r) => r.command !== 'GetItemCommand');
+    // Both counts in one round, after the reads.
+    expect(Math.max(...writes.map((w) => w.started))).toBeLessThan(Math.min(...writes.map((w) => w.ended)));
     const [guard, addr, account] = ['USERNAME#', 'LOGINFAIL#ADDR#', 'LOGINFAIL#USER#'].map((p) =>
       before.find((r) => pkOf(r).startsWith(p)),
     ) as CallRecord[];
@@ -218,7 +224,15 @@ describe('DynamoDB round trips of a login', () => {
         .filter((r) => r.ended <= seen[0]!.started)
         .map(pkOf)
         .sort(),
-    ).toEqual(['LOGINFAIL#ADDR#127.0.0.1', 'LOGINFAIL#NAME#nobody-by-this-name', 'USERNAME#nobody-by-this-name'].sort());
+    ).toEqual(
+      [
+        'LOGINFAIL#ADDR#127.0.0.1',
+        'LOGINFAIL#ADDR#127.0.0.1',
+        'LOGINFAIL#NAME#nobody-by-this-name',
+        'LOGINFAIL#NAME#nobody-by-this-name',
+        'USERNAME#nobody-by-this-name',
+      ].sort(),
+    );
     expect(records.some((r) => pkOf(r).startsWith('USER#'))).toBe(false);
   });
 });

@@ -1,11 +1,16 @@
 /**
- * The login throttle (issue 26, item 5): failures are counted per account (its username and e-mail
- * alike) and per source address; an account that keeps failing is slowed down by a growing delay,
- * not locked, so its owner gets in once the delay has passed; an address that fails across many
- * names is held back for the rest of its window. Times are given to login() explicitly, so nothing
- * here depends on how fast the machine is.
+ * The login throttle (issue 26, item 5; issue 33, items 4 and 5): failures are counted per account
+ * (its username and e-mail alike) and per source address; an account that keeps failing slows each
+ * address down by a growing delay between its attempts, not locked, so its owner, from their own
+ * address, gets in; an address that fails across many names is held back for the rest of its window.
+ * Every attempt is counted on both before its hash, so parallel guesses cannot all reach bcrypt.
+ * Times are given to login() explicitly, so nothing here depends on how fast the machine is.
  */
+import { jest } from '@jest/globals';
+import bcrypt from 'bcryptjs';
 import { handler as loginHandler } from '../../functions/auth/login';
+import { handler as clearFailures } from '../../functions/admin/clear-login-failures';
+import { handler as listAudit } from '../../functions/admin/list-audit';
 import { delayAfterMs, login } from '../../lib/auth/login';
 import { toHttpError } from '../../lib/http/errors';
 import { call, type Handler } from '../helpers/invoke';
@@ -54,22 +59,39 @@ test('the delay is none up to the limit, then 1 s doubling with each failure, up
 });
 
 describe('per account', () => {
-  test('after the attacker’s failures the owner, from their own address, is asked to wait, then gets in with the right password', async () => {
+  test('after the attacker’s failures their address waits, then may try again; the owner, from their own address, gets in at once', async () => {
     const { user } = await makeUser('user');
     const t0 = freshTime();
-    await fail(user.username, MAX_FAILURES, freshIp(), t0);
+    const attacker = freshIp();
+    await fail(user.username, MAX_FAILURES, attacker, t0);
     // The tenth failure came at t0 + 9 ms (each of the first nine allowed the next at once).
     const lastFailure = t0 + MAX_FAILURES - 1;
-    const owner = freshIp();
-    expect(await attempt(user.username, PASSWORD, owner, lastFailure + 300)).toEqual({ status: 429, retryAfter: 1 });
-    expect(await attempt(user.username, PASSWORD, owner, lastFailure + 1_000)).toEqual({ status: 200 });
+    expect(await attempt(user.username, 'guess', attacker, lastFailure + 300)).toEqual({ status: 429, retryAfter: 1 });
+    expect(await attempt(user.username, PASSWORD, freshIp(), lastFailure + 300)).toEqual({ status: 200 });
   });
 
-  test('the right password is refused while the account waits, as a wrong one is: the answer does not reveal it', async () => {
+  test('an attacker who takes every slot the moment it opens keeps out only their own address, never the owner', async () => {
     const { user } = await makeUser('user');
-    const t = await fail(user.username, MAX_FAILURES, freshIp(), freshTime());
-    expect(await attempt(user.username, PASSWORD, freshIp(), t - 500)).toMatchObject({ status: 429 });
-    expect(await attempt(user.username, 'still-wrong', freshIp(), t - 500)).toMatchObject({ status: 429 });
+    const attacker = freshIp();
+    const owner = freshIp();
+    let now = await fail(user.username, MAX_FAILURES, attacker, freshTime());
+    for (let i = 0; i < 6; i++) {
+      // The attacker's slot has just opened and is taken (and fails); the owner, a moment later, is not held back by it.
+      expect((await attempt(user.username, `guess-${i}`, attacker, now)).status).toBe(401);
+      expect((await attempt(user.username, 'owner-typo', owner, now + 1)).status).toBe(401);
+      expect((await attempt(user.username, `again-${i}`, attacker, now + 2)).status).toBe(429);
+      now += delayAfterMs(MAX_FAILURES + 2 * i + 2) + 1;
+    }
+    // The owner's own typos made their address wait too, but only as long as its last failure says.
+    expect((await attempt(user.username, PASSWORD, owner, now + MAX_DELAY_MS)).status).toBe(200);
+  });
+
+  test('the right password is refused while the address waits, as a wrong one is: the answer does not reveal it', async () => {
+    const { user } = await makeUser('user');
+    const ip = freshIp();
+    const t = await fail(user.username, MAX_FAILURES, ip, freshTime());
+    expect(await attempt(user.username, PASSWORD, ip, t - 500)).toMatchObject({ status: 429 });
+    expect(await attempt(user.username, 'still-wrong', ip, t - 500)).toMatchObject({ status: 429 });
   });
 
   test('the username and the e-mail of one account share one count', async () => {
@@ -78,8 +100,8 @@ describe('per account', () => {
     const t = await fail(user.username, MAX_FAILURES / 2, ip, freshTime());
     const u = await fail(user.email, MAX_FAILURES / 2, ip, t);
     // Ten failures on the account, whichever name was typed: the next attempt waits, by either name.
-    expect(await attempt(user.email, PASSWORD, freshIp(), u - 1_000)).toMatchObject({ status: 429 });
-    expect(await attempt(user.username, PASSWORD, freshIp(), u - 1_000)).toMatchObject({ status: 429 });
+    expect(await attempt(user.email, PASSWORD, ip, u - 1_000)).toMatchObject({ status: 429 });
+    expect(await attempt(user.username, PASSWORD, ip, u - 1_000)).toMatchObject({ status: 429 });
   });
 
   test('each further failure doubles the wait, up to the maximum', async () => {
@@ -100,10 +122,11 @@ describe('per account', () => {
     expect(waits).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
   });
 
-  test('of the attempts that arrive together once the wait is over, exactly one goes ahead', async () => {
+  test('of the attempts one address sends together once its wait is over, exactly one goes ahead', async () => {
     const { user } = await makeUser('user');
-    const t = await fail(user.username, MAX_FAILURES, freshIp(), freshTime());
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => attempt(user.username, `guess-${i}`, freshIp(), t)));
+    const ip = freshIp();
+    const t = await fail(user.username, MAX_FAILURES, ip, freshTime());
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => attempt(user.username, `guess-${i}`, ip, t)));
     expect(outcomes.filter((o) => o.status === 401)).toHaveLength(1);
     expect(outcomes.filter((o) => o.status === 429)).toHaveLength(5);
   });
@@ -111,10 +134,11 @@ describe('per account', () => {
   test('a name that is no account is counted and slowed down exactly like one, and answers alike', async () => {
     const { user } = await makeUser('user');
     const ghost = `ghost-${user.username}`;
-    const tu = await fail(user.username, MAX_FAILURES, freshIp(), freshTime());
-    const tg = await fail(ghost, MAX_FAILURES, freshIp(), freshTime());
-    expect(await attempt(ghost, 'wrong', freshIp(), tg - 500)).toEqual(await attempt(user.username, 'wrong', freshIp(), tu - 500));
-    expect(await attempt(ghost, 'wrong', freshIp(), tg)).toEqual({ status: 401 });
+    const [ipu, ipg] = [freshIp(), freshIp()];
+    const tu = await fail(user.username, MAX_FAILURES, ipu, freshTime());
+    const tg = await fail(ghost, MAX_FAILURES, ipg, freshTime());
+    expect(await attempt(ghost, 'wrong', ipg, tg - 500)).toEqual(await attempt(user.username, 'wrong', ipu, tu - 500));
+    expect(await attempt(ghost, 'wrong', ipg, tg)).toEqual({ status: 401 });
   });
 
   test('a successful login forgets the account’s failures', async () => {
@@ -134,6 +158,41 @@ describe('per account', () => {
     // Counting starts over: nine more failures allow the next attempt at once.
     const u = await fail(user.username, MAX_FAILURES - 2, freshIp(), last + WINDOW_MS + 1);
     expect((await attempt(user.username, PASSWORD, freshIp(), u)).status).toBe(200);
+  });
+});
+
+describe('parallel guesses (each attempt counted before its hash)', () => {
+  // A call-through wrapper on bcrypt.compare counts the guesses that reach it; nothing is replaced.
+  const original = bcrypt.compare;
+  let compares = 0;
+  beforeAll(() => {
+    bcrypt.compare = async (password: string, hash: string) => {
+      compares++;
+      return original(password, hash);
+    };
+  });
+  afterAll(() => {
+    bcrypt.compare = original;
+  });
+  jest.setTimeout(180_000);
+
+  test('1,000 guesses at once on one account, each from its own address: only LOGIN_MAX_FAILURES reach bcrypt', async () => {
+    const { user } = await makeUser('user');
+    const t = freshTime();
+    compares = 0;
+    const outcomes = await Promise.all(Array.from({ length: 1000 }, (_, i) => attempt(user.username, `guess-${i}`, `203.0.${i >> 8}.${i & 255}`, t)));
+    expect(compares).toBe(MAX_FAILURES);
+    expect(outcomes.filter((o) => o.status === 401)).toHaveLength(MAX_FAILURES);
+    expect(outcomes.filter((o) => o.status === 429)).toHaveLength(1000 - MAX_FAILURES);
+  });
+
+  test('300 guesses at once from one address, each on its own name: only LOGIN_ADDRESS_MAX_FAILURES reach bcrypt', async () => {
+    const ip = freshIp();
+    const t = freshTime();
+    compares = 0;
+    const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => attempt(`parallel-${t}-${i}`, 'Winter2030!', ip, t)));
+    expect(compares).toBe(ADDRESS_MAX_FAILURES);
+    expect(outcomes.filter((o) => o.status === 401)).toHaveLength(ADDRESS_MAX_FAILURES);
   });
 });
 
@@ -174,5 +233,36 @@ describe('POST /api/auth/login', () => {
     expect(refused.body).toEqual({ success: false, message: 'Too many failed login attempts; try again later' });
     expect(Number(refused.headers['Retry-After'])).toBeGreaterThan(800);
     expect((await post(user.username, PASSWORD, freshIp())).status).toBe(200);
+  });
+});
+
+describe('DELETE /api/admin/users/{userId}/login-failures', () => {
+  const clear = (token: string, userId: string) => call(clearFailures as Handler, { method: 'DELETE', token, pathParameters: { userId } });
+
+  test("a super_admin clears an account's failures: every address may try again at once, and the action is audited", async () => {
+    const { user } = await makeUser('user');
+    const { token } = await makeUser('super_admin');
+    const ip = freshIp();
+    const t = await fail(user.username, MAX_FAILURES + 2, ip, freshTime());
+    expect((await attempt(user.username, 'wrong', ip, t - 1_000)).status).toBe(429);
+    const cleared = await clear(token, user.id);
+    expect(cleared).toMatchObject({ status: 200, body: { success: true, failures_cleared: MAX_FAILURES + 2 } });
+    expect((await attempt(user.username, 'wrong', ip, t - 1_000)).status).toBe(401);
+    const audit = await call(listAudit as Handler, { token, query: { limit: '100' } });
+    expect(audit.body.entries).toContainEqual(
+      expect.objectContaining({ action: 'user.login_failures.clear', target: user.id, outcome: 'success', status: 200 }),
+    );
+  });
+
+  test('is refused to a plain admin (403, audited as refused) and answers 404 for no such user', async () => {
+    const { user } = await makeUser('user');
+    const admin = await makeUser('admin');
+    const { token: superAdmin } = await makeUser('super_admin');
+    expect((await clear(admin.token, user.id)).status).toBe(403);
+    expect((await clear(superAdmin, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const audit = await call(listAudit as Handler, { token: superAdmin, query: { limit: '100' } });
+    expect(audit.body.entries).toContainEqual(
+      expect.objectContaining({ action: 'user.login_failures.clear', target: user.id, outcome: 'failure', status: 403 }),
+    );
   });
 });

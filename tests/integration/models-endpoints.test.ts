@@ -298,12 +298,12 @@ describe('GET /api/managed/model-info/{modelId}', () => {
     const at = new Date();
     await db.send(
       new TransactWriteCommand({
-        TransactItems: [modelTotalsWrite('managed', model, { requests: 1, tokensIn: 120, tokensOut: 80, costUsd: 0.00018 }, at)],
+        TransactItems: [modelTotalsWrite('managed', model, { requests: 1, tokensIn: 120, tokensOut: 80, cost: 180_000 }, at)],
       }),
     );
     await db.send(
       new TransactWriteCommand({
-        TransactItems: [modelTotalsWrite('managed', model, { requests: 1, tokensIn: 30, tokensOut: 20, costUsd: 0.000045 }, at)],
+        TransactItems: [modelTotalsWrite('managed', model, { requests: 1, tokensIn: 30, tokensOut: 20, cost: 45_000 }, at)],
       }),
     );
     const res = await info(managedInfo, `/api/managed/model-info/${model}`, model);
@@ -365,7 +365,7 @@ describe('GET /api/hosted/model-info/{modelId+}', () => {
     const model = 'google/gemma-2-9b-it';
     await db.send(
       new TransactWriteCommand({
-        TransactItems: [modelTotalsWrite('hosted', model, { requests: 3, tokensIn: 9, tokensOut: 12, costUsd: 0.000042 }, new Date())],
+        TransactItems: [modelTotalsWrite('hosted', model, { requests: 3, tokensIn: 9, tokensOut: 12, cost: 42_000 }, new Date())],
       }),
     );
     const res = await info(hostedInfo, `/api/hosted/model-info/${model}`, model);

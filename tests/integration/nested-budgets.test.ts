@@ -4,6 +4,7 @@
  * model is asked, and settles every level exactly once. A team key counts in its team; a member's
  * other calls (personal keys, session chat) in each of their teams.
  */
+import { nanosOf, usdOf } from '../../core/money';
 import { jest } from '@jest/globals';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as usageCurrent } from '../../functions/usage/current';
@@ -36,9 +37,12 @@ const join = (teamId: string, user: Caller, monthly_budget_usd?: number) => join
 const setUserBudget = (userId: string, monthly_budget_usd: number | null) =>
   call(updateUser as Handler, { method: 'PATCH', token: superAdmin.token, pathParameters: { userId }, body: { monthly_budget_usd } });
 
-const spendOf = async (owner: BudgetOwner) => (await readSpend([owner], monthOf(new Date())))(owner);
+const spendOf = async (owner: BudgetOwner) => {
+  const { spent, reserved } = (await readSpend([owner], monthOf(new Date())))(owner);
+  return { spent_usd: usdOf(spent), reserved_usd: usdOf(reserved) };
+};
 const costOf = (r: { headers: Record<string, string> }) => Number(r.headers['x-model-ops-cost-usd']);
-const sum = (costs: number[]) => Math.round(costs.reduce((a, c) => a + c * 1e6, 0)) / 1e6;
+const sum = (costs: number[]) => usdOf(costs.reduce((a, c) => a + nanosOf(c), 0));
 
 describe('a refusal names the level that refused', () => {
   test("a team key's call over its team's budget is 429 budget_exceeded naming the team, with the key's and user's budgets generous", async () => {

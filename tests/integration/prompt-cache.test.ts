@@ -63,23 +63,32 @@ describe('service tiers through Converse', () => {
   });
 });
 
-describe('callCost', () => {
+describe('callCost (nano-dollars)', () => {
   const claude = { input_per_1k: 0.003, output_per_1k: 0.015, cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 };
 
   test('prices plain input, cache reads, 5-minute and 1-hour writes each at its own price', () => {
     // 100 in x 0.003 + 20 out x 0.015 + 2000 read x 0.0003 + 1000 5m x 0.00375 + 1000 1h x 0.006 (per 1K)
-    expect(callCost(claude, { tokensIn: 100, tokensOut: 20, cache: { read: 2000, write5m: 1000, write1h: 1000 } })).toBe(0.01095);
+    expect(callCost(claude, { tokensIn: 100, tokensOut: 20, cache: { read: 2000, write5m: 1000, write1h: 1000 } })).toBe(10_950_000);
   });
 
   test('a 1-hour write costs 1.6 times a 5-minute one, not the same', () => {
     const five = callCost(claude, { tokensIn: 0, tokensOut: 0, cache: { read: 0, write5m: 10_000, write1h: 0 } });
     const hour = callCost(claude, { tokensIn: 0, tokensOut: 0, cache: { read: 0, write5m: 0, write1h: 10_000 } });
-    expect([five, hour]).toEqual([0.0375, 0.06]);
+    expect([five, hour]).toEqual([37_500_000, 60_000_000]);
   });
 
   test('a model with no cache prices pays the input price for reads and the premiums for writes', () => {
     const plain = { input_per_1k: 0.001, output_per_1k: 0.002 };
-    expect(callCost(plain, { tokensIn: 0, tokensOut: 0, cache: { read: 1000, write5m: 1000, write1h: 1000 } })).toBe(0.00425);
+    expect(callCost(plain, { tokensIn: 0, tokensOut: 0, cache: { read: 1000, write5m: 1000, write1h: 1000 } })).toBe(4_250_000);
+  });
+
+  test('a tier scales the exact sum and takes it to the nano-dollar upwards once', () => {
+    // 3 tokens at $0.00875 per 1M is 26.25 nano-dollars: 27 at Standard; at flex 13.125 -> 14 (not half of 27, rounded again)
+    const novaMicroRead = { input_per_1k: 0.00000875, output_per_1k: 0 };
+    expect([
+      callCost(novaMicroRead, { tokensIn: 3, tokensOut: 0 }),
+      callCost(novaMicroRead, { tokensIn: 3, tokensOut: 0, serviceTier: 'flex' }),
+    ]).toEqual([27, 14]);
   });
 
   test('flex halves the whole call and priority adds 75 %', () => {
@@ -89,6 +98,6 @@ describe('callCost', () => {
       callCost(price, usage),
       callCost(price, { ...usage, serviceTier: 'flex' }),
       callCost(price, { ...usage, serviceTier: 'priority' }),
-    ]).toEqual([0.0075, 0.00375, 0.013125]);
+    ]).toEqual([7_500_000, 3_750_000, 13_125_000]);
   });
 });

@@ -6,16 +6,18 @@
  * batch or a batch half settled before changes nothing twice, a reservation that expired before its
  * settle came is adjusted, and a batch larger than one transaction is cut into several.
  */
+import { nanosOf, usdOf } from '../../core/money';
+import { tokenCost } from '../../lib/pricing/service';
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { releaseExpired, reserve, monthOf, type BudgetOwner, type SpendSettle } from '../../tables/budgets';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { readSpend, releaseExpired, reserve, monthOf, type BudgetOwner, type SpendSettle } from '../../tables/budgets';
 import { pendingCallsOf, putPendingCall, settlePendingCall, settlePendingCalls, type MeteredCall } from '../../tables/calls';
 import { TABLE, db } from '../../tables/client';
 import { holdRate, minuteOf, readRateCounts, type RateHold } from '../../tables/rates';
 import { readUsage } from '../../tables/usage';
 
-jest.setTimeout(60_000);
+jest.setTimeout(120_000);
 
 const now = new Date();
 const month = monthOf(now);
@@ -81,8 +83,8 @@ async function answeredCall(caller: Caller, costUsd: number, opts: { budget?: nu
     const reservation = await reserve({
       owner: caller.key,
       month,
-      budgetUsd: opts.budget,
-      amountUsd: bound,
+      budget: nanosOf(opts.budget),
+      amount: nanosOf(bound),
       id: callId,
       expiresAt: opts.expiresAt ?? new Date(now.getTime() + 600_000),
       now: new Date(),
@@ -106,7 +108,7 @@ async function answeredCall(caller: Caller, costUsd: number, opts: { budget?: nu
     tokensIn: 10,
     tokensOut: 20,
     latencyMs: 20,
-    costUsd,
+    cost: nanosOf(costUsd),
     scopes: [
       { kind: 'user', id: caller.userId },
       { kind: 'key', id: caller.keyId },
@@ -211,4 +213,27 @@ test('a batch larger than one transaction is cut into several, every call settle
     expect(await spendItem(caller.user)).toMatchObject({ spent: 0.000007 });
     expect(await loggedCalls(caller.keyId)).toHaveLength(1);
   }
+});
+
+test('three hundred 5-token embedding calls at $0.0000001 each settle to exactly $0.00003, on top of a spend item written in the old rounded unit', async () => {
+  const caller = newCaller();
+  // A month item as the service wrote it before nano-dollars: USD rounded to a millionth.
+  await db.send(
+    new PutCommand({
+      TableName: TABLE,
+      Item: { PK: `SPEND#USER#${caller.userId}`, SK: `M#${month}`, entity: 'spend', budget: 0, spent: 0.000002, reserved: 0, headroom: -0.000002 },
+    }),
+  );
+  const cost = usdOf(tokenCost({ input_per_1k: 0.00002, output_per_1k: 0 }, 5, 0)); // Titan Text Embeddings v2
+  expect(cost).toBe(0.0000001);
+  const calls = await Promise.all(Array.from({ length: 300 }, () => answeredCall(caller, cost, { budget: 1, bound: 0.0000002 })));
+  expect(await settlePendingCalls(calls)).toBe(300);
+  expect(await spendItem(caller.key)).toMatchObject({ budget: 1, spent: 0.00003, reserved: 0, headroom: 0.99997 });
+  expect(await spendItem(caller.user)).toMatchObject({ spent: 0.000032, headroom: -0.000032 });
+  expect((await readSpend([caller.user], month))(caller.user).spent).toBe(32_000);
+  for (const scope of [
+    { kind: 'user' as const, id: caller.userId },
+    { kind: 'key' as const, id: caller.keyId },
+  ])
+    expect((await readUsage(scope, new Date())).mtd.cost_usd).toBe(0.00003);
 });

@@ -6,10 +6,11 @@
  * once at import, so single sign-on is turned on in the environment first and the handlers imported
  * after.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { call, type Handler } from '../helpers/invoke';
 import { CookieJar, providerControl, signInAtProvider } from '../helpers/oidc';
+import type { captureLogs as CaptureLogs } from '../helpers/logs';
 import type * as UsersTable from '../../tables/users';
 import type { verifyToken as VerifyToken } from '../../lib/auth/tokens';
 import type { makeUser as MakeUser } from '../helpers/users';
@@ -22,11 +23,15 @@ const ISSUER = process.env.TEST_OIDC_ISSUER as string;
 const CALLBACK = process.env.TEST_OIDC_REDIRECT_URL as string;
 const CONSOLE = `${new URL(CALLBACK).origin}/login`;
 
-let h: Record<'login' | 'callback' | 'passwordLogin' | 'validate' | 'audit' | 'createTeam' | 'addMember' | 'createKey' | 'listTeams', Handler>;
+let h: Record<
+  'login' | 'callback' | 'config' | 'passwordLogin' | 'validate' | 'audit' | 'createTeam' | 'addMember' | 'createKey' | 'listTeams',
+  Handler
+>;
 let tables: typeof UsersTable;
 let verifyToken: typeof VerifyToken;
 let makeUser: typeof MakeUser;
 let updateUser: typeof UpdateUser;
+let captureLogs: typeof CaptureLogs;
 let superAdmin: string;
 
 beforeAll(async () => {
@@ -43,6 +48,7 @@ beforeAll(async () => {
   h = {
     login: (await import('../../functions/auth/oidc-login')).handler as Handler,
     callback: (await import('../../functions/auth/oidc-callback')).handler as Handler,
+    config: (await import('../../functions/auth/config')).handler as Handler,
     passwordLogin: (await import('../../functions/auth/login')).handler as Handler,
     validate: (await import('../../functions/auth/validate')).handler as Handler,
     audit: (await import('../../functions/admin/list-audit')).handler as Handler,
@@ -55,6 +61,7 @@ beforeAll(async () => {
   verifyToken = (await import('../../lib/auth/tokens')).verifyToken;
   makeUser = (await import('../helpers/users')).makeUser;
   updateUser = (await import('../../lib/users/service')).updateUser;
+  captureLogs = (await import('../helpers/logs')).captureLogs;
   superAdmin = (await makeUser('super_admin')).token;
 });
 
@@ -87,12 +94,15 @@ async function person(claims: Partial<Person> = {}): Promise<Person> {
   return p;
 }
 
+/** The console's nonce of one sign-in, as it makes it (32 random bytes, base64url). */
+const consoleNonce = () => randomBytes(32).toString('base64url');
+
 /** GET /api/auth/oidc/login in process: the redirect to the provider; the flow cookie goes into the jar. */
-async function start(jar: CookieJar, next?: string) {
-  const res = await call(h.login, { path: '/api/auth/oidc/login', query: next ? { next } : undefined });
+async function start(jar: CookieJar, next?: string, nonce = consoleNonce()) {
+  const res = await call(h.login, { path: '/api/auth/oidc/login', query: { nonce, ...(next ? { next } : {}) } });
   expect(res.status).toBe(302);
   jar.absorb(CALLBACK, [res.headers['Set-Cookie'] as string]);
-  return { location: res.headers.Location as string, cookie: res.headers['Set-Cookie'] as string };
+  return { location: res.headers.Location as string, cookie: res.headers['Set-Cookie'] as string, nonce };
 }
 
 /** The provider's redirect back, handed to the callback handler with the browser's cookies (or `cookie`). */
@@ -101,20 +111,23 @@ async function finish(jar: CookieJar, callbackUrl: string, cookie = jar.header(c
   const res = await call(h.callback, { path: url.pathname, query: Object.fromEntries(url.searchParams), headers: cookie ? { cookie } : {} });
   jar.absorb(callbackUrl, [res.headers['Set-Cookie'] as string]);
   const location = res.headers.Location as string;
+  const fragment = new URLSearchParams(new URL(location).hash.slice(1));
   return {
     status: res.status,
     location,
     setCookie: res.headers['Set-Cookie'] as string,
-    token: /#sso_token=([^&]+)$/.exec(location)?.[1],
-    error: /#sso_error=(.+)$/.exec(location) ? decodeURIComponent(/#sso_error=(.+)$/.exec(location)?.[1] as string) : undefined,
+    token: fragment.get('sso_token') ?? undefined,
+    error: fragment.get('sso_error') ?? undefined,
+    nonce: fragment.get('sso_nonce') ?? undefined,
   };
 }
 
 /** A whole sign-in as a browser does it. */
 async function signIn(p: Person, options: { next?: string } = {}) {
   const jar = new CookieJar();
-  const { location } = await start(jar, options.next);
-  return finish(jar, await signInAtProvider(jar, location, p.sub));
+  const { location, nonce } = await start(jar, options.next);
+  const res = await finish(jar, await signInAtProvider(jar, location, p.sub));
+  return { ...res, sentNonce: nonce };
 }
 
 async function auditOf(userId: string) {
@@ -126,8 +139,10 @@ async function auditOf(userId: string) {
 
 describe('starting a sign-in', () => {
   test('redirects to the provider with the code flow, PKCE (S256), state and nonce, and sets the flow cookie', async () => {
-    const { location, cookie } = await start(new CookieJar());
+    const { location, cookie, nonce } = await start(new CookieJar());
     const url = new URL(location);
+    // The console's nonce is its own business: it stays in the cookie and never goes to the provider.
+    expect(location).not.toContain(nonce);
     expect(`${url.origin}${url.pathname}`).toBe(`${ISSUER}/auth`);
     const q = Object.fromEntries(url.searchParams);
     expect(q).toMatchObject({
@@ -141,6 +156,16 @@ describe('starting a sign-in', () => {
     expect(q.nonce).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(q.code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(cookie).toMatch(/^mo_sso=[^;]+; Path=\/api\/auth\/oidc; Max-Age=600; HttpOnly; SameSite=Lax$/);
+  });
+
+  test("refuses a start without the console's nonce, or with one too short to be random, with a 400 naming it and no cookie", async () => {
+    const queries: Record<string, string>[] = [{}, { next: '/keys' }, { nonce: 'short' }, { nonce: `${'a'.repeat(40)}!` }];
+    for (const query of queries) {
+      const res = await call(h.login, { path: '/api/auth/oidc/login', query });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, error: expect.stringMatching(/field 'nonce'/) });
+      expect(res.headers['Set-Cookie']).toBeUndefined();
+    }
   });
 
   test('keeps its secrets out of reach: the cookie is encrypted (neither state nor nonce in it), and each start is new', async () => {
@@ -159,6 +184,8 @@ describe('the first sign-in', () => {
     const res = await signIn(p);
     expect(res.status).toBe(302);
     expect(res.location.startsWith(`${CONSOLE}#sso_token=`)).toBe(true);
+    // The console's nonce comes back from the flow cookie, beside the token: its proof that it asked.
+    expect(res.nonce).toBe(res.sentNonce);
     const claims = await verifyToken(res.token as string);
     expect(claims).toMatchObject({ username: p.preferred_username, role: 'admin' });
     expect(claims.exp - claims.iat).toBe(86_400);
@@ -211,8 +238,23 @@ describe('the first sign-in', () => {
     const p = await person({ email: existing.user.email, email_verified: false });
     const res = await signIn(p);
     expect(res.token).toBeUndefined();
-    expect(res.error).toMatch(/exists already.*email_verified/);
+    expect(res.error).toMatch(/has not verified your e-mail address \(email_verified\)/);
     expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: p.sub })).toBeUndefined();
+  });
+
+  test('stores no unverified e-mail: the first sign-in is refused, and the owner who comes verified later gets the address', async () => {
+    const email = `squat-${randomUUID().slice(0, 8)}@example.test`;
+    const squatter = await person({ email, email_verified: false });
+    const refused = await signIn(squatter);
+    expect(refused.token).toBeUndefined();
+    expect(refused.error).toMatch(/has not verified your e-mail address/);
+    expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: squatter.sub })).toBeUndefined();
+    expect(await tables.getUserByEmail(email)).toBeUndefined();
+
+    const owner = await person({ email, email_verified: true });
+    const { userId } = await verifyToken((await signIn(owner)).token as string);
+    expect((await tables.getUserByEmail(email))?.id).toBe(userId);
+    expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: squatter.sub })).toBeUndefined();
   });
 
   test('refuses an identity without an e-mail address', async () => {
@@ -222,6 +264,16 @@ describe('the first sign-in', () => {
     expect(res.error).toMatch(/did not share your e-mail address/);
   });
 
+  test('never looks an e-mail claim without @ up as a username: a verified "email" naming a local user is refused, and links nothing', async () => {
+    const local = await makeUser('admin');
+    const p = await person({ email: local.user.username, email_verified: true });
+    const res = await signIn(p);
+    expect(res.token).toBeUndefined();
+    expect(res.error).toMatch(/did not share your e-mail address/);
+    expect(await tables.getUserIdByIdentity({ issuer: ISSUER, subject: p.sub })).toBeUndefined();
+    expect((await auditOf(local.user.id)).map((e) => e.action)).not.toContain('sso.user_linked');
+  });
+
   test('goes on to the page asked for when the sign-in started (next)', async () => {
     const res = await signIn(await person(), { next: '/keys' });
     expect(res.location.startsWith(`${CONSOLE}?next=%2Fkeys#sso_token=`)).toBe(true);
@@ -229,7 +281,7 @@ describe('the first sign-in', () => {
 
   test('refuses a next that leaves the console (another site) with a 400', async () => {
     for (const next of ['//evil.example/x', 'https://evil.example/', '/\\evil.example']) {
-      expect((await call(h.login, { path: '/api/auth/oidc/login', query: { next } })).status).toBe(400);
+      expect((await call(h.login, { path: '/api/auth/oidc/login', query: { next, nonce: consoleNonce() } })).status).toBe(400);
     }
   });
 });
@@ -293,16 +345,60 @@ describe('teams from groups', () => {
   });
 });
 
+describe('a provider that sends no groups claim while groups are mapped', () => {
+  const configAs = async (token?: string) => (await call(h.config, { path: '/api/auth/config', token })).body;
+
+  test('is audited and logged naming OIDC_SCOPES and OIDC_GROUPS_CLAIM, shown to admins only, and cleared by a login with the claim', async () => {
+    const p = await person({ groups: undefined });
+    let token = '';
+    const logs = await captureLogs(async () => {
+      token = (await signIn(p)).token as string;
+    });
+    const { userId, role } = await verifyToken(token);
+    expect(role).toBe('user');
+    const warning = (await auditOf(userId)).find((e) => e.action === 'sso.groups_missing');
+    expect(warning).toMatchObject({ outcome: 'failure', target: p.sub });
+    for (const text of [warning?.detail, logs]) {
+      expect(text).toMatch(/OIDC_ADMIN_GROUPS/);
+      // (the log is JSON: its quotes are escaped)
+      expect(text).toMatch(/OIDC_SCOPES \(now \\?"openid email profile groups\\?"\)/);
+      expect(text).toMatch(/OIDC_GROUPS_CLAIM \(now \\?"groups\\?"\)/);
+    }
+    expect(logs).toMatch(/"level":"WARN".*sign-on: no groups claim/);
+
+    const shown = (await configAs(superAdmin)).sso.warnings;
+    expect(shown).toEqual([
+      { code: 'groups_claim_missing', message: expect.stringMatching(/OIDC_SCOPES.*OIDC_GROUPS_CLAIM/), last_seen_at: expect.any(String) },
+    ]);
+    // Anyone else gets the public answer, as before: no warnings, not even an empty list.
+    for (const viewer of [undefined, token, 'not-a-token'])
+      expect((await configAs(viewer)).sso).toEqual({ enabled: true, login_url: '/api/auth/oidc/login' });
+
+    // An empty list is a claim ("in no group"): the provider is asking for it now, and the warning goes.
+    await signIn(await person({ groups: [] }));
+    expect((await configAs(superAdmin)).sso.warnings).toEqual([]);
+  });
+
+  test('is not warned about when the claim comes, even empty', async () => {
+    const p = await person({ groups: [] });
+    const { userId } = await verifyToken((await signIn(p)).token as string);
+    expect((await auditOf(userId)).map((e) => e.action)).not.toContain('sso.groups_missing');
+  });
+});
+
 describe('a sign-in that must fail creates no session', () => {
   /** A sign-in up to the provider's redirect back, not yet handed to the service. */
   async function upToCallback(p: Person) {
     const jar = new CookieJar();
-    const { location } = await start(jar);
-    return { jar, callbackUrl: await signInAtProvider(jar, location, p.sub) };
+    const { location, nonce } = await start(jar);
+    return { jar, nonce, callbackUrl: await signInAtProvider(jar, location, p.sub) };
   }
 
-  async function expectRefused(res: Awaited<ReturnType<typeof finish>>, p: Person, message: RegExp) {
+  async function expectRefused(res: Awaited<ReturnType<typeof finish>>, p: Person, message: RegExp, nonce?: string) {
     expect(res.status).toBe(302);
+    // The refusal carries the nonce of the flow whose cookie came with it (none without a flow):
+    // the console shows only a refusal of the sign-in it started.
+    expect(res.nonce).toBe(nonce);
     expect(res.token).toBeUndefined();
     expect(res.location).not.toContain('sso_token');
     expect(res.error).toMatch(message);
@@ -313,10 +409,10 @@ describe('a sign-in that must fail creates no session', () => {
 
   test('a state that is not the one this browser sent', async () => {
     const p = await person();
-    const { jar, callbackUrl } = await upToCallback(p);
+    const { jar, callbackUrl, nonce } = await upToCallback(p);
     const forged = new URL(callbackUrl);
     forged.searchParams.set('state', 'x'.repeat(43));
-    await expectRefused(await finish(jar, forged.href), p, /state mismatch/);
+    await expectRefused(await finish(jar, forged.href), p, /state mismatch/, nonce);
   });
 
   test('no flow cookie (another browser, or one that never started)', async () => {
@@ -329,7 +425,7 @@ describe('a sign-in that must fail creates no session', () => {
     const p = await person();
     const { callbackUrl } = await upToCallback(p);
     const other = await start(new CookieJar());
-    await expectRefused(await finish(new CookieJar(), callbackUrl, other.cookie.split(';')[0]), p, /state mismatch/);
+    await expectRefused(await finish(new CookieJar(), callbackUrl, other.cookie.split(';')[0]), p, /state mismatch/, other.nonce);
   });
 
   test('a replayed code: the second use, even with the same cookie, is refused by the provider', async () => {
@@ -346,17 +442,18 @@ describe('a sign-in that must fail creates no session', () => {
   test('an error from the provider (the person declined)', async () => {
     const p = await person();
     const jar = new CookieJar();
-    const state = new URL((await start(jar)).location).searchParams.get('state');
+    const started = await start(jar);
+    const state = new URL(started.location).searchParams.get('state');
     const url = `${CALLBACK}?error=access_denied&error_description=End-User+aborted+interaction&state=${state}`;
-    await expectRefused(await finish(jar, url), p, /did not sign you in \(access_denied: End-User aborted interaction\)/);
+    await expectRefused(await finish(jar, url), p, /did not sign you in \(access_denied: End-User aborted interaction\)/, started.nonce);
   });
 
   test('a response naming another issuer (iss, RFC 9207)', async () => {
     const p = await person();
-    const { jar, callbackUrl } = await upToCallback(p);
+    const { jar, callbackUrl, nonce } = await upToCallback(p);
     const forged = new URL(callbackUrl);
     forged.searchParams.set('iss', 'https://evil.example');
-    await expectRefused(await finish(jar, forged.href), p, /another issuer/);
+    await expectRefused(await finish(jar, forged.href), p, /another issuer/, nonce);
   });
 
   test.each([
@@ -366,8 +463,8 @@ describe('a sign-in that must fail creates no session', () => {
     ['foreign-key', /ID token was refused: its signature is not by the provider's keys/],
   ])('an ID token that is %s', async (fault, message) => {
     const p = await person();
-    const { jar, callbackUrl } = await upToCallback(p);
+    const { jar, callbackUrl, nonce } = await upToCallback(p);
     await providerControl(ISSUER, 'faults', { sub: p.sub, fault });
-    await expectRefused(await finish(jar, callbackUrl), p, message);
+    await expectRefused(await finish(jar, callbackUrl), p, message, nonce);
   });
 });

@@ -88,7 +88,7 @@ describe('team keys', () => {
     const other = await makeUser('user');
     await call(addMemberFn as Handler, {
       method: 'POST',
-      token: t.owner.token,
+      token: admin.token,
       pathParameters: { teamId: t.id },
       body: { user_id: other.user.id, role: 'member' },
     });
@@ -100,6 +100,25 @@ describe('team keys', () => {
     expect((await revokeKey(t.owner.token, key.id)).status).toBe(200);
     expect((await models(key.key)).status).toBe(401);
     expect((await teamOf(t.owner.token, t.id)).body.team.active_keys).toBe(0);
+  });
+
+  test('the member who holds a team key cannot lift the bounds an owner set on it (403); renaming stays theirs', async () => {
+    const t = await team();
+    const key = (await createKey(t.member.token, { name: 'svc', team_id: t.id })).body;
+    const bounded = await patchKey(t.owner.token, key.id, { monthly_budget_usd: 5, rpm_limit: 10, tpm_limit: 1000 });
+    expect(bounded.status).toBe(200);
+    for (const lift of [{ monthly_budget_usd: null }, { rpm_limit: 1000 }, { tpm_limit: null }, { resource_ids: null }, { expires_at: null }]) {
+      const refused = await patchKey(t.member.token, key.id, lift);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toBe(`Only the team's owners and admins change a team key's ${Object.keys(lift)[0]}`);
+    }
+    expect((await patchKey(t.member.token, key.id, { name: 'renamed' })).body.key).toMatchObject({
+      name: 'renamed',
+      monthly_budget_usd: 5,
+      rpm_limit: 10,
+      tpm_limit: 1000,
+    });
+    expect((await patchKey(admin.token, key.id, { rpm_limit: null })).body.key.rpm_limit).toBeNull();
   });
 
   test("an owner cannot touch a member's personal key (404): only team keys are the team's", async () => {

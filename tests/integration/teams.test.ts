@@ -1,3 +1,4 @@
+import { nanosOf } from '../../core/money';
 import { handler as createTeamFn } from '../../functions/teams/create';
 import { handler as listTeamsFn } from '../../functions/teams/list';
 import { handler as getTeamFn } from '../../functions/teams/get';
@@ -44,7 +45,7 @@ async function teamWithPeople(body: Record<string, unknown> = {}) {
   const owner = await makeUser('user');
   const member = await makeUser('user');
   expect((await addMember(admin.token, team.id, { user_id: owner.user.id, role: 'owner' })).status).toBe(201);
-  expect((await addMember(owner.token, team.id, { user_id: member.user.id, role: 'member' })).status).toBe(201);
+  expect((await addMember(admin.token, team.id, { user_id: member.user.id, role: 'member' })).status).toBe(201);
   return { team, owner, member };
 }
 
@@ -185,10 +186,10 @@ describe('teams', () => {
 });
 
 describe('members', () => {
-  test("a team's owner adds a member with a budget; the roster shows role, budget, source and this month's spend", async () => {
+  test("an admin adds a member with a budget; the roster shows role, budget, source and this month's spend", async () => {
     const { team, owner, member } = await teamWithPeople();
     const newcomer = await makeUser('user');
-    const res = await addMember(owner.token, team.id, { user_id: newcomer.user.id, role: 'member', monthly_budget_usd: 5 });
+    const res = await addMember(admin.token, team.id, { user_id: newcomer.user.id, role: 'member', monthly_budget_usd: 5 });
     expect(res.status).toBe(201);
     expect(res.body.member).toEqual({
       team_id: team.id,
@@ -205,6 +206,19 @@ describe('members', () => {
     expect(roster.body.members.map((m: { user_id: string }) => m.user_id).sort()).toEqual([owner.user.id, member.user.id, newcomer.user.id].sort());
   });
 
+  test("a team's owner may not add a member directly: 403 pointing at invitations, and nothing is written", async () => {
+    const { team, owner } = await teamWithPeople();
+    const other = await makeUser('user');
+    const res = await addMember(owner.token, team.id, { user_id: other.user.id, role: 'member', monthly_budget_usd: 0 });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      success: false,
+      error: 'Only admins add members directly; invite the user instead',
+      details: `POST /api/teams/${team.id}/invitations: they become a member when they accept`,
+    });
+    expect((await readUserWithMemberships(other.user.id)).memberships).toEqual([]);
+  });
+
   test('a plain member may not add, change or remove others (403)', async () => {
     const { team, owner, member } = await teamWithPeople();
     const other = await makeUser('user');
@@ -214,16 +228,17 @@ describe('members', () => {
   });
 
   test('someone outside the team gets 404 for its members, and adding a member twice is 409', async () => {
-    const { team, owner, member } = await teamWithPeople();
+    const { team, member } = await teamWithPeople();
     const stranger = await makeUser('user');
     expect((await addMember(stranger.token, team.id, { user_id: stranger.user.id, role: 'owner' })).status).toBe(404);
-    const twice = await addMember(owner.token, team.id, { user_id: member.user.id, role: 'owner' });
+    const twice = await addMember(admin.token, team.id, { user_id: member.user.id, role: 'owner' });
     expect(twice.status).toBe(409);
     expect(twice.body.error).toBe('The user is already a member of this team');
   });
 
   test('a member may be named by username or e-mail instead of id; both at once is a 400', async () => {
-    const { team, owner } = await teamWithPeople();
+    const { team } = await teamWithPeople();
+    const owner = admin;
     const [a, b] = [await makeUser('user'), await makeUser('user')];
     expect((await addMember(owner.token, team.id, { username: a.user.username, role: 'member' })).body.member.user_id).toBe(a.user.id);
     expect((await addMember(owner.token, team.id, { username: b.user.email, role: 'member' })).body.member.user_id).toBe(b.user.id);
@@ -235,8 +250,9 @@ describe('members', () => {
     );
   });
 
-  test('adding an unknown or deactivated user is a 400 naming user_id', async () => {
-    const { team, owner } = await teamWithPeople();
+  test('adding an unknown or deactivated user is a 400 naming user_id (admins: they may know who exists)', async () => {
+    const { team } = await teamWithPeople();
+    const owner = admin;
     const unknown = await addMember(owner.token, team.id, { user_id: '00000000-0000-4000-8000-000000000000', role: 'member' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toBe("Invalid field 'user_id': no such user");
@@ -273,8 +289,8 @@ describe('spend of teams and members', () => {
     const { team, owner, member } = await teamWithPeople();
     const month = monthOf(new Date());
     await transactWrite([
-      chargeWrite({ kind: 'team', id: team.id }, month, 1.25, null),
-      chargeWrite(memberBudgetOwner(team.id, member.user.id), month, 0.75, null),
+      chargeWrite({ kind: 'team', id: team.id }, month, nanosOf(1.25), null),
+      chargeWrite(memberBudgetOwner(team.id, member.user.id), month, nanosOf(0.75), null),
     ]);
     expect((await getTeam(owner.token, team.id)).body.team.spent_usd).toBe(1.25);
     const roster = (await members(owner.token, team.id)).body.members;
@@ -286,11 +302,11 @@ describe('spend of teams and members', () => {
     const { team } = await teamWithPeople({ monthly_budget_usd: 10 });
     const month = monthOf(new Date());
     const owner = { kind: 'team' as const, id: team.id };
-    await transactWrite([chargeWrite(owner, month, 1.5, 10)]);
+    await transactWrite([chargeWrite(owner, month, nanosOf(1.5), 10)]);
     await patchTeam(admin.token, team.id, { monthly_budget_usd: 2 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner, month, budgetUsd: 2, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner, month, budget: nanosOf(2), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(1, 'too-much')).toBeUndefined();
     expect(await ask(0.4, 'fits')).toBeDefined();
   });
@@ -299,11 +315,11 @@ describe('spend of teams and members', () => {
     const { team, owner, member } = await teamWithPeople();
     const month = monthOf(new Date());
     const spender = memberBudgetOwner(team.id, member.user.id);
-    await transactWrite([chargeWrite(spender, month, 0.5, null)]);
+    await transactWrite([chargeWrite(spender, month, nanosOf(0.5), null)]);
     await patchMember(owner.token, team.id, member.user.id, { monthly_budget_usd: 0.6 });
     const now = new Date();
     const ask = (amountUsd: number, id: string) =>
-      reserve({ owner: spender, month, budgetUsd: 0.6, amountUsd, id, expiresAt: new Date(now.getTime() + 60_000), now });
+      reserve({ owner: spender, month, budget: nanosOf(0.6), amount: nanosOf(amountUsd), id, expiresAt: new Date(now.getTime() + 60_000), now });
     expect(await ask(0.2, 'too-much')).toBeUndefined();
     expect(await ask(0.1, 'fits')).toBeDefined();
   });
@@ -332,6 +348,7 @@ test('every team and member action is in the audit log with its actor, refusals 
   await patchTeam(admin.token, team.id, { rpm_limit: 9 });
   await patchMember(owner.token, team.id, member.user.id, { monthly_budget_usd: 1 });
   await addMember(member.token, team.id, { user_id: admin.user.id, role: 'owner' });
+  await addMember(owner.token, team.id, { username: admin.user.username, role: 'member', monthly_budget_usd: 0 });
   await removeMember(owner.token, team.id, member.user.id);
   await deleteTeam(admin.token, team.id);
   const superAdmin = await makeUser('super_admin');
@@ -349,7 +366,7 @@ test('every team and member action is in the audit log with its actor, refusals 
     expect.arrayContaining([
       'team.create:admin:success',
       'team.member.add:admin:success',
-      'team.member.add:owner:success',
+      'team.member.add:owner:failure',
       'team.update:admin:success',
       'team.member.update:owner:success',
       'team.member.add:member:failure',

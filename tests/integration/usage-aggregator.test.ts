@@ -229,7 +229,7 @@ test('a gateway call is one pending write, counted for its scopes once settled f
     tokensIn: 11,
     tokensOut: 22,
     latencyMs: 7,
-    costUsd: 0,
+    cost: 0,
     scopes,
     settles: [],
   };

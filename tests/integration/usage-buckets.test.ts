@@ -1,3 +1,4 @@
+import { nanosOf } from '../../core/money';
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -10,7 +11,7 @@ jest.setTimeout(60_000);
 
 /** Records one counted turn of `tokens` input tokens (cost 0.001 each) at `at`. */
 async function turnAt(scope: UsageScope, at: string, tokens = 1) {
-  await transactWrite(usageWrites([scope], new Date(at), { requests: 1, tokensIn: tokens, tokensOut: 0, costUsd: 0.001 * tokens }));
+  await transactWrite(usageWrites([scope], new Date(at), { requests: 1, tokensIn: tokens, tokensOut: 0, cost: 1_000_000 * tokens }));
 }
 
 async function figures(scope: UsageScope, now: string) {
@@ -81,7 +82,7 @@ describe('usage buckets', () => {
   test('costs add up exactly, without floating-point drift', async () => {
     const scope = fresh();
     for (let i = 0; i < 10; i++) {
-      await transactWrite(usageWrites([scope], new Date(now), { requests: 1, tokensIn: 1, tokensOut: 1, costUsd: 0.000001 * 3 + 0.1 }));
+      await transactWrite(usageWrites([scope], new Date(now), { requests: 1, tokensIn: 1, tokensOut: 1, cost: nanosOf(0.000001 * 3 + 0.1) }));
     }
     const { mtd } = await figures(scope, now);
     expect(mtd.cost_usd).toBe(1.00003);

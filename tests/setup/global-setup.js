@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** serverless-offline is started only when the e2e or browser project will run (it takes a few seconds). */
+/**
+ * What a run needs is started only when a project that uses it will run: serverless-offline for e2e
+ * and browser (it takes a few seconds), DynamoDB Local and the OpenID provider for those and
+ * integration. The unit and build projects need the emulator alone, so `npm run test:unit` starts no
+ * Java at all.
+ */
 function selected(globalConfig, project) {
   const projects = globalConfig.selectProjects ?? projectsFromArgv();
   return !projects || projects.includes(project);
@@ -29,7 +34,8 @@ function projectsFromArgv() {
 export default async function globalSetup(globalConfig) {
   const e2e = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'e2e');
   const browser = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'browser');
-  const flags = [...(e2e ? ['--e2e'] : []), ...(browser ? ['--console'] : [])];
+  const database = e2e || browser || selected(globalConfig, 'integration');
+  const flags = [...(e2e ? ['--e2e'] : []), ...(browser ? ['--console'] : []), ...(database ? [] : ['--emulator-only'])];
   const child = spawn(
     process.execPath,
     [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...flags],

@@ -7,7 +7,7 @@
  * line and runs until its stdin closes or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
-import { emulatedServiceEnv, freePort, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
+import { emulatedServiceEnv, freePort, secretsAsParameters, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 import { startFrontDoor } from '../../local/front-door';
@@ -22,6 +22,13 @@ import { ensureConsoleBuilt } from '../../console/scripts/build';
  * handed to the handler in process, so its redirect URL is never fetched).
  */
 const OIDC_SCOPES = 'openid email profile groups';
+
+/**
+ * bcrypt's lowest cost, as in the jest workers (global-setup.js): every e2e and browser sign-in and
+ * user creation goes through the real hashing, and the cost factor only multiplies its CPU (2^6
+ * times more at the deployed default of 10: some 120 ms a hash in bcryptjs, paid by the shared cores).
+ */
+const E2E_BCRYPT_COST = '4';
 const TEST_OIDC = {
   e2eClient: 'model-ops-e2e',
   itClient: 'model-ops-it',
@@ -31,6 +38,8 @@ const TEST_OIDC = {
   teamPrefix: 'team-',
 };
 
+/** `--emulator-only`: the unit and build projects talk to the emulator and nothing else (global-setup.js). */
+const emulatorOnly = process.argv.includes('--emulator-only');
 const withConsole = process.argv.includes('--console');
 const withOffline = withConsole || process.argv.includes('--e2e');
 const stops: (() => Promise<void>)[] = [];
@@ -51,14 +60,15 @@ async function main() {
   // The console builds (when stale) while DynamoDB Local starts.
   const consoleBuilt = withConsole ? ensureConsoleBuilt({ quiet: true }) : undefined;
   consoleBuilt?.catch(() => undefined);
-  const dynamo = await startDynamo({ port: await freePort() });
-  stops.push(() => dynamo.stop());
   const emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0, responseDelayMs: 0, hostedApiKey: 'test-hosted-key' });
   stops.push(() => emulator.close());
+  const dynamo = emulatorOnly ? undefined : await startDynamo({ port: await freePort() });
+  if (dynamo) stops.push(() => dynamo.stop());
 
   const env: Record<string, string> = {
     ...emulatedServiceEnv({
-      dynamoEndpoint: dynamo.endpoint,
+      // No database: a test that reaches for one is refused at once (port 9, discard) instead of hanging.
+      dynamoEndpoint: dynamo?.endpoint ?? 'http://127.0.0.1:9',
       emulatorUrl: emulator.url,
       tag: 'test',
       hostedApiKey: 'test-hosted-key',
@@ -69,6 +79,10 @@ async function main() {
     LOG_LEVEL: 'SILENT',
     POWERTOOLS_METRICS_DISABLED: 'true',
   };
+  if (!dynamo) {
+    console.log(`READY ${JSON.stringify(env)}`);
+    return;
+  }
 
   // The front door the e2e sign-in goes through is chosen now: the provider must know its redirect URL.
   const [gatewayDoorPort, consoleDoorPort] = [await freePort(), await freePort()];
@@ -100,7 +114,7 @@ async function main() {
       ADMIN_USERNAME: 'e2e-admin',
       ADMIN_EMAIL: 'e2e-admin@example.com',
       ADMIN_PASSWORD: adminPassword,
-      BCRYPT_COST: '10',
+      BCRYPT_COST: E2E_BCRYPT_COST,
     });
     const { seedSuperAdmin } = await import('../../local/seed');
     await seedSuperAdmin();
@@ -119,10 +133,11 @@ async function main() {
       stage: 'e2e',
       // The reconciler runs when a test invokes it (E2E_LAMBDA_URL), never on offline's own schedule.
       env: {
-        ...env,
+        // The hosted API key and the platforms' secret key from the emulator's SSM, as in a deploy.
+        ...secretsAsParameters(env, emulator.options.parameters, 'e2e'),
         TABLE_NAME: table,
         STAGE: 'e2e',
-        BCRYPT_COST: '10',
+        BCRYPT_COST: E2E_BCRYPT_COST,
         RECONCILE_SCHEDULE_ENABLED: 'false',
         // The shared emulator holds every test file's endpoints: a pass classifies them quickly.
         RECONCILE_PLATFORM_CALLS_PER_SECOND: '100',

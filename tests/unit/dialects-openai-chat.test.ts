@@ -419,7 +419,7 @@ describe('streaming a chat completion', () => {
   });
 
   test('a reply that produced nothing still announces the role and finishes', async () => {
-    const raw = await text(frames(stream([{ kind: 'settled', tokensIn: 3, tokensOut: 0, costUsd: 0 }]), META, { includeUsage: false }));
+    const raw = await text(frames(stream([{ kind: 'settled', tokensIn: 3, tokensOut: 0, cost: 0 }]), META, { includeUsage: false }));
     expect(events(raw).map((e) => (e.data === '[DONE]' ? e.data : e.data.choices[0].delta))).toEqual([
       { role: 'assistant', content: '', refusal: null },
       {},

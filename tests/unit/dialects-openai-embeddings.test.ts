@@ -9,7 +9,7 @@ import { BadRequest } from '../../lib/errors';
 import type { EmbeddingReply } from '../../lib/platforms/types';
 import { META, answering } from '../helpers/dialects';
 
-const settled = { tokensIn: 9, tokensOut: 0, costUsd: 0.0000018 };
+const settled = { tokensIn: 9, tokensOut: 0, cost: 1_800 };
 const reply: EmbeddingReply = {
   vectors: [
     [0.5, -0.25, 1e-7],

@@ -25,6 +25,8 @@ import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsesBody } from 
 import {
   AddMemberBody,
   CreateTeamBody,
+  InvitationPath,
+  ListInvitationsQuery,
   ListMembersQuery,
   ListTeamsQuery,
   MemberPath,
@@ -460,6 +462,7 @@ const BODIES: Record<string, TSchema> = {
   updateTeam: UpdateTeamBody,
   addTeamMember: AddMemberBody,
   updateTeamMember: UpdateMemberBody,
+  inviteToTeam: AddMemberBody,
 };
 
 const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
@@ -467,6 +470,7 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   listAudit: { query: ListAuditQuery },
   getUser: { path: UserPath },
   updateUser: { path: UserPath },
+  clearLoginFailures: { path: UserPath },
   listDedicatedModels: { query: DedicatedModelsQuery },
   listHostedModels: { query: HostedModelsQuery },
   managedModelInfo: { path: ModelInfoPath },
@@ -495,6 +499,12 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   addTeamMember: { path: TeamPath },
   updateTeamMember: { path: MemberPath },
   removeTeamMember: { path: MemberPath },
+  listMyInvitations: { query: ListInvitationsQuery },
+  listTeamInvitations: { path: TeamPath, query: ListInvitationsQuery },
+  inviteToTeam: { path: TeamPath },
+  revokeTeamInvitation: { path: InvitationPath },
+  acceptTeamInvitation: { path: InvitationPath },
+  declineTeamInvitation: { path: InvitationPath },
   oidcLogin: { query: OidcLoginQuery },
   oidcCallback: { query: OidcCallbackQuery },
 };

@@ -87,6 +87,10 @@ let packagingFailure: string | undefined;
 let packagingOutput = '';
 let traced: { template?: Json; failure?: string; bundle?: string } = {};
 let untracedBundle = '';
+/** Where the default package was written (the functions' zips). */
+let packageOut = '';
+/** `serverless package --stage prod` with secrets' values in the environment: refused. */
+let refused: { failure?: string; out: string } = { out: '' };
 const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
@@ -138,7 +142,18 @@ async function bundleText(out: string, fn: string): Promise<string> {
 
 beforeAll(async () => {
   // The default (tracing off) and TRACING_ENABLED=true, side by side.
-  const [plain, withTracing] = await Promise.all([packageProd('service', {}), packageProd('traced', { TRACING_ENABLED: 'true' })]);
+  const [plain, withTracing, withSecrets] = await Promise.all([
+    packageProd('service', {}),
+    packageProd('traced', { TRACING_ENABLED: 'true' }),
+    packageProd('refused', {
+      JWT_SECRET: 'j'.repeat(64),
+      HOSTED_API_KEY: 'nvapi-in-the-shell',
+      OIDC_CLIENT_SECRET: '',
+      DEDICATED_SUBNET_IDS: 'subnet-1',
+    }),
+  ]);
+  refused = withSecrets;
+  packageOut = plain.out;
   template = plain.template;
   packagingFailure = plain.failure;
   packagingOutput = plain.output ?? '';
@@ -154,11 +169,10 @@ afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
 /**
  * cfn-lint (AWS's CloudFormation linter, a Python tool: `pip install cfn-lint`) where it is installed,
- * as on the team's machines. The one finding allowed is W3005, a DependsOn that a Ref or GetAtt
- * already implies: the framework writes those on every function and route, and they are harmless.
+ * as on the team's machines. No finding is allowed, warnings included: the redundant DependsOn (W3005)
+ * that the framework writes on every function and route are dropped by scripts/serverless-compact-stack.cjs.
  */
 const cfnLint = spawnSync('cfn-lint', ['--version'], { encoding: 'utf8' }).status === 0;
-const ALLOWED_CFN_LINT_RULES = new Set(['W3005']);
 
 function resources(type: string): [string, Json][] {
   return Object.entries<Json>(template.Resources).filter(([, r]) => r.Type === type);
@@ -167,19 +181,19 @@ function resources(type: string): [string, Json][] {
 describe('the prod CloudFormation template (npx serverless package --stage prod)', () => {
   // cfn-lint reads two templates of some 13,000 lines each: half a minute idle, more under load.
   (cfnLint ? test : test.skip)(
-    'passes cfn-lint, tracing off and on, with no finding but the framework’s redundant DependsOn (W3005)',
+    'passes cfn-lint, tracing off and on, with no finding at all (no redundant DependsOn either: W3005)',
     async () => {
       expect(packagingFailure).toBeUndefined();
       expect(traced.failure).toBeUndefined();
-      // cfn-lint exits non-zero when it finds anything, W3005 included: its JSON report is what counts.
+      // cfn-lint exits non-zero when it finds anything: its JSON report is what counts.
       const report = await new Promise<string>((done, fail) =>
         execFile('cfn-lint', ['--format', 'json', ...templateFiles], { maxBuffer: 64 * 1024 * 1024 }, (err, stdout) =>
           stdout ? done(stdout) : fail(err ?? new Error('cfn-lint printed nothing')),
         ),
       );
-      const findings = (JSON.parse(report) as { Rule: { Id: string }; Location: { Path: unknown[] }; Message: string }[])
-        .filter((f) => !ALLOWED_CFN_LINT_RULES.has(f.Rule.Id))
-        .map((f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`);
+      const findings = (JSON.parse(report) as { Rule: { Id: string }; Location: { Path: unknown[] }; Message: string }[]).map(
+        (f) => `${f.Rule.Id} ${f.Location.Path.join('/')}: ${f.Message}`,
+      );
       expect(findings).toEqual([]);
     },
     TIMEOUT_MS,
@@ -334,15 +348,63 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'sagemaker:CreateEndpoint',
         'sagemaker:DeleteEndpoint',
         'sagemaker:DescribeEndpoint',
         'sagemaker:DescribeEndpointConfig',
         'sagemaker:ListEndpoints',
         'sagemaker:ListTags',
+        // The platforms' secret access key, where one is kept in SSM (cloudSecretKey).
+        'ssm:GetParameter',
       ].sort(),
     );
-    // No token is handled there: it needs no signing secret, and nothing it calls creates or changes endpoints.
-    expect(JSON.stringify(statements)).not.toMatch(/ssm:GetParameter|sagemaker:(Create|Update)/);
+    // No token is handled there: it needs no signing secret. It creates nothing but the endpoint of a
+    // start queued behind a guardrail's stop (lib/resources/sync.ts), from the kept configuration, and
+    // changes nothing else.
+    expect(JSON.stringify(statements)).not.toMatch(/jwt-secret|sagemaker:(CreateModel|CreateEndpointConfig|Update)/);
+  });
+
+  /** Every Allow statement of every role, with the role it is in. */
+  const allStatements = (): [string, Json][] =>
+    resources('AWS::IAM::Role').flatMap(([name, role]) =>
+      asList<Json>(role.Properties.Policies).flatMap((p: Json) => asList<Json>(p.PolicyDocument.Statement).map((st): [string, Json] => [name, st])),
+    );
+  const OUR_RESOURCE_TAGS = { 'aws:ResourceTag/managed-by': 'model-ops', 'aws:ResourceTag/model-ops:stage': 'prod' };
+  const OUR_REQUEST_TAGS = { 'aws:RequestTag/managed-by': 'model-ops', 'aws:RequestTag/model-ops:stage': 'prod' };
+  const OUR_TAG_KEYS = { 'aws:TagKeys': ['managed-by', 'model-ops:stage', 'model-ops:endpoint', 'model-ops:resource-id'] };
+
+  test('lets no function change, delete or tag a dedicated endpoint, configuration or model that is not tagged as this service’s and stage’s', () => {
+    expect(packagingFailure).toBeUndefined();
+    const changes = [
+      'sagemaker:AddTags',
+      'sagemaker:UpdateEndpoint',
+      'sagemaker:DeleteEndpoint',
+      'sagemaker:DeleteEndpointConfig',
+      'sagemaker:DeleteModel',
+    ];
+    const granted = allStatements().filter(([, st]) => asList<string>(st.Action).some((a) => changes.includes(a)));
+    // The deploy, control, reconciler and orphan functions between them use every one of them.
+    expect(new Set(granted.flatMap(([, st]) => asList<string>(st.Action)).filter((a) => changes.includes(a)))).toEqual(new Set(changes));
+    for (const [role, st] of granted) {
+      // aws:ResourceTag is a condition key of the endpoint, endpoint-config and model resource types
+      // (Service Authorization Reference), so it holds for every action on them.
+      expect([role, st.Condition?.StringEquals]).toEqual([role, expect.objectContaining(OUR_RESOURCE_TAGS)]);
+    }
+  });
+
+  test('lets functions create endpoints, configurations and models only carrying this service’s and stage’s tags, and no other tag', () => {
+    expect(packagingFailure).toBeUndefined();
+    const creates = ['sagemaker:CreateModel', 'sagemaker:CreateEndpointConfig', 'sagemaker:CreateEndpoint'];
+    const granted = allStatements().filter(([, st]) => asList<string>(st.Action).some((a) => creates.includes(a) || a === 'sagemaker:AddTags'));
+    expect(granted.length).toBeGreaterThan(0);
+    for (const [role, st] of granted) {
+      expect([role, st.Condition?.StringEquals]).toEqual([role, expect.objectContaining(OUR_REQUEST_TAGS)]);
+      expect([role, st.Condition?.['ForAllValues:StringEquals']]).toEqual([role, OUR_TAG_KEYS]);
+      // The resource of a create does not exist yet: an aws:ResourceTag condition would refuse every create.
+      if (asList<string>(st.Action).some((a) => creates.includes(a))) {
+        expect([role, Object.keys(st.Condition.StringEquals).filter((k) => k.startsWith('aws:ResourceTag/'))]).toEqual([role, []]);
+      }
+    }
   });
 
   test('lets chat call only the dedicated endpoints this service and stage tagged as its own', () => {
@@ -408,13 +470,55 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     }
   });
 
-  test('retains every log group for a bounded time and puts no signing secret in any environment', () => {
+  test('retains every log group for a bounded time and puts no secret’s value in any environment', () => {
     expect(packagingFailure).toBeUndefined();
     const unbounded = resources('AWS::Logs::LogGroup').filter(([, g]) => !(g.Properties.RetentionInDays > 0));
     expect(unbounded.map(([name]) => name)).toEqual([]);
-    for (const [, f] of resources('AWS::Lambda::Function')) {
-      expect(f.Properties.Environment?.Variables?.JWT_SECRET ?? '').toBe('');
+    for (const [name, f] of resources('AWS::Lambda::Function')) {
+      const variables = f.Properties.Environment?.Variables ?? {};
+      for (const secret of ['JWT_SECRET', 'OIDC_CLIENT_SECRET', 'HOSTED_API_KEY', 'SERVICE_CLOUD_SECRET_ACCESS_KEY']) {
+        expect([name, secret, variables[secret] ?? '']).toEqual([name, secret, '']);
+      }
     }
+  });
+
+  test.each([
+    // The names lib/platforms/hosted/api.ts and lib/platforms/clients.ts give their secretReader.
+    ['the hosted platform API key', '/model-ops/prod/hosted-api-key'],
+    ['the platform secret access key', '/model-ops/prod/service-cloud-secret-access-key'],
+  ])('lets exactly the functions that can read %s from SSM read its parameter', async (what, parameter) => {
+    expect(packagingFailure).toBeUndefined();
+    const arn = { 'Fn::Sub': `arn:\${AWS::Partition}:ssm:\${AWS::Region}:\${AWS::AccountId}:parameter${parameter}` };
+    const readers: string[] = [];
+    const granted: string[] = [];
+    for (const [name, f] of resources('AWS::Lambda::Function')) {
+      const fn = `${name[0]!.toLowerCase()}${name.slice(1).replace(/LambdaFunction$/, '')}`;
+      // The reader is made where the platform's client is: the bundle carries its name for the secret.
+      if ((await bundleText(packageOut, fn)).includes(what)) readers.push(name);
+      const role = template.Resources[f.Properties.Role['Fn::GetAtt'][0]];
+      const statements = asList<Json>(role.Properties.Policies).flatMap((p: Json) => asList<Json>(p.PolicyDocument.Statement));
+      if (
+        statements.some((st) => asList<string>(st.Action).includes('ssm:GetParameter') && JSON.stringify(st.Resource).includes(JSON.stringify(arn)))
+      ) {
+        granted.push(name);
+      }
+    }
+    expect(readers.length).toBeGreaterThan(0);
+    expect(granted.sort()).toEqual(readers.sort());
+  });
+});
+
+describe('npx serverless package --stage prod with secrets’ values in the environment', () => {
+  test('is refused before anything is built, naming each variable set and the SSM parameter to keep it in instead', () => {
+    expect(refused.failure).toBeDefined();
+    const output = refused.failure as string;
+    expect(output).toContain('Refusing to package: JWT_SECRET, HOSTED_API_KEY are set in the environment');
+    expect(output).toContain('aws ssm put-parameter --type SecureString --name /model-ops/prod/jwt-secret');
+    expect(output).toContain('aws ssm put-parameter --type SecureString --name /model-ops/prod/hosted-api-key');
+    expect(output).toContain('HOSTED_API_KEY_PARAMETER');
+    // An empty variable is no secret: OIDC_CLIENT_SECRET was set, empty.
+    expect(output).not.toContain('OIDC_CLIENT_SECRET');
+    expect(existsSync(join(refused.out, 'cloudformation-template-update-stack.json'))).toBe(false);
   });
 });
 
@@ -522,6 +626,14 @@ describe('the web console in the prod template', () => {
       OriginRequestPolicyId: MANAGED_ALL_VIEWER_EXCEPT_HOST,
       AllowedMethods: expect.arrayContaining(['POST']),
     });
+    // Only POST reaches the function URL: every other method goes to the HTTP API (tests/unit/cloudfront-functions.test.ts).
+    expect(behaviour.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': ['StreamingMethods', 'FunctionMetadata.FunctionARN'] } },
+    ]);
+    expect(template.Resources.StreamingMethods.Properties).toMatchObject({
+      FunctionConfig: { Runtime: 'cloudfront-js-2.0' },
+      FunctionCode: readFileSync(join(ROOT, 'console', 'deploy', 'streaming-methods.js'), 'utf8'),
+    });
     const origin = config.Origins.find((o: Json) => o.Id === originId);
     expect(JSON.stringify(origin.DomainName)).toContain(`"${fn}LambdaFunctionUrl","FunctionUrl"`);
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
@@ -533,7 +645,9 @@ describe('the web console in the prod template', () => {
     const shared = JSON.parse(readFileSync(join(ROOT, 'console', 'deploy', 'security-headers.json'), 'utf8'));
     expect(policy.SecurityHeadersConfig).toEqual(shared.SecurityHeadersConfig);
     expect(policy.SecurityHeadersConfig.ContentSecurityPolicy.ContentSecurityPolicy).toMatch(/default-src 'none'.*script-src 'self'/);
-    expect(one('AWS::CloudFront::Function').Properties.FunctionCode).toBe(readFileSync(join(ROOT, 'console', 'deploy', 'spa-rewrite.js'), 'utf8'));
+    expect(template.Resources.ConsoleSpaRewrite.Properties.FunctionCode).toBe(
+      readFileSync(join(ROOT, 'console', 'deploy', 'spa-rewrite.js'), 'utf8'),
+    );
   });
 });
 

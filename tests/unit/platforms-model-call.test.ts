@@ -2,7 +2,7 @@
  * The pure pieces of the model call beyond text: the JSON output check, the Converse message layout
  * of tool turns, OpenAI's wire read leniently, streamed tool-call deltas, and the family tables.
  */
-import { checkJsonOutput, jsonOutputTool } from '../../lib/platforms/json-output';
+import { checkJsonOutput, jsonOutputTool, regexInSchema } from '../../lib/platforms/json-output';
 import { toConverseMessages } from '../../lib/platforms/managed/chat';
 import { converseFeatures, embeddingFamily } from '../../lib/platforms/managed/features';
 import { containerKind } from '../../lib/platforms/dedicated/features';
@@ -49,6 +49,49 @@ describe('checkJsonOutput', () => {
       name: 'json_output_2',
       parameters: { type: 'object' },
     });
+  });
+});
+
+describe('regexInSchema: a caller schema holds no regular expression', () => {
+  test.each([
+    [{ type: 'string', pattern: '^(a+)+$' }, 'pattern'],
+    [{ type: 'object', patternProperties: { '^x': {} } }, 'patternProperties'],
+    [{ type: 'string', format: 'regex' }, 'format'],
+    [{ type: 'object', properties: { a: { type: 'object', properties: { b: { pattern: 'x' } } } } }, 'properties.a.properties.b.pattern'],
+    [{ type: 'array', items: { anyOf: [{ type: 'integer' }, { pattern: 'x' }] } }, 'items.anyOf.1.pattern'],
+    [{ type: 'array', prefixItems: [{}, { format: 'regex' }] }, 'prefixItems.1.format'],
+    [{ $defs: { code: { pattern: 'x' } }, $ref: '#/$defs/code' }, '$defs.code.pattern'],
+    [{ definitions: { code: { not: { pattern: 'x' } } } }, 'definitions.code.not.pattern'],
+    [{ type: 'object', propertyNames: { pattern: '^[a-z]+$' } }, 'propertyNames.pattern'],
+    [{ if: { type: 'string' }, then: { pattern: 'x' } }, 'then.pattern'],
+    [{ type: 'object', dependentSchemas: { a: { additionalProperties: { pattern: 'x' } } } }, 'dependentSchemas.a.additionalProperties.pattern'],
+  ])('finds it in %j at %s', (schema, path) => {
+    expect(regexInSchema(schema)).toBe(path);
+  });
+
+  test('a property, a definition or an enum value only named pattern, and other formats, are not one', () => {
+    const schema = {
+      type: 'object',
+      properties: { pattern: { type: 'string', format: 'email' }, patternProperties: { enum: ['pattern', { pattern: 'x' }] } },
+      $defs: { pattern: { type: 'integer' } },
+      dependencies: { pattern: ['format'] },
+      examples: [{ pattern: '^(a+)+$' }],
+    };
+    expect(regexInSchema(schema)).toBeUndefined();
+  });
+
+  test('checkJsonOutput refuses such a schema without running it, however long the answer', () => {
+    const format: OutputFormat = {
+      type: 'json_schema',
+      name: 'evil',
+      schema: { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } },
+    };
+    const started = performance.now();
+    expect(checkJsonOutput(JSON.stringify({ a: `${'a'.repeat(40)}b` }), format)).toEqual({
+      valid: false,
+      problem: 'The schema "evil" could not be used: it holds a regular expression (properties.a.pattern)',
+    });
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });
 

@@ -127,20 +127,58 @@ export function clearNotice(): void {
 export const isAdmin = (role: Role | undefined) => role === 'admin' || role === 'super_admin';
 
 /**
- * What single sign-on handed over, read once when the console loads: the service's callback sends the
- * browser to /login with the token (`#sso_token=`) or the reason it refused (`#sso_error=`) in the
- * URL fragment, which no server ever sees. It is taken out of the address bar and the history entry
- * at once, so a reload, a bookmark or a shared screenshot of the address does not carry it.
+ * Single sign-on's hand-off, and what keeps it from being forged (login CSRF: a link carrying someone
+ * else's token would put the person to work inside that account; one carrying `#sso_error=` would log
+ * them out with words of the sender's choosing).
+ *
+ * "Log in with SSO" stores a fresh random nonce in this tab's sessionStorage and passes it to
+ * GET /api/auth/oidc/login; the service keeps it in the flow's encrypted cookie and its callback sends
+ * the browser back to /login with the token (`#sso_token=`) or the reason it refused (`#sso_error=`),
+ * and the nonce (`&sso_nonce=`), in the URL fragment, which no server ever sees. The hand-off is
+ * taken only when its nonce is the one stored (which is then cleared: it works once); any other is
+ * ignored. Either way it is taken out of the address bar and the history entry at once, so a reload,
+ * a bookmark or a shared screenshot of the address does not carry it.
  */
+const SSO_NONCE_KEY = 'model-ops.sso-nonce';
 let handoff: { token?: string; error?: string } | undefined;
+
+/** Leaves for the identity provider through `loginUrl` (the service's, with `next` if any), with a nonce of this tab's. */
+export function startSso(loginUrl: string): void {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  const nonce = btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
+  // Without sessionStorage no hand-off can be matched: the sign-in would come back to nothing.
+  sessionStorage.setItem(SSO_NONCE_KEY, nonce);
+  const url = new URL(loginUrl, location.origin);
+  url.searchParams.set('nonce', nonce);
+  location.assign(`${url.pathname}${url.search}`);
+}
 
 export function takeSsoHandoff(): { token?: string; error?: string } {
   if (handoff) return handoff;
-  const found = /^#sso_(token|error)=(.*)$/.exec(globalThis.location?.hash ?? '');
-  if (!found) return (handoff = {});
+  const fragment = new URLSearchParams((globalThis.location?.hash ?? '').slice(1));
+  const token = fragment.get('sso_token');
+  const error = fragment.get('sso_error');
+  if (token === null && error === null) return (handoff = {});
   history.replaceState(history.state, '', `${location.pathname}${location.search}`);
-  const value = decodeURIComponent(found[2] ?? '');
-  handoff = found[1] === 'token' ? { token: value } : { error: value };
+  let expected: string | null = null;
+  try {
+    expected = sessionStorage.getItem(SSO_NONCE_KEY);
+    sessionStorage.removeItem(SSO_NONCE_KEY);
+  } catch {
+    // No storage: nothing was started here.
+  }
+  if (expected && fragment.get('sso_nonce') === expected) {
+    handoff = token !== null ? { token } : { error: error as string };
+  } else if (expected) {
+    // This tab did start a sign-in, and what came back is not its answer (an expired flow, or
+    // someone else's link): said in the console's words, never in the fragment's.
+    handoff = { error: 'The sign-in that came back is not the one this tab started; please try again' };
+  } else {
+    handoff = {};
+  }
   return handoff;
 }
 

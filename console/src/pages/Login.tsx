@@ -2,7 +2,7 @@ import { useEffect, useState, useSyncExternalStore, type FormEvent } from 'react
 import { useLocation, useSearch } from 'wouter';
 import { ApiError, api, unwrap } from '../api/client';
 import { useQuery } from '../api/hooks';
-import { clearNotice, getNotice, nextPage, startSession, subscribe } from '../api/session';
+import { clearNotice, getNotice, nextPage, startSession, startSso, subscribe } from '../api/session';
 import { ErrorText, Field } from '../components/ui';
 import { preloadPage } from '../pages';
 
@@ -58,7 +58,14 @@ export function Login() {
       ) : null}
       {ssoUrl ? (
         <p className="sso">
-          <a className="button primary" href={ssoUrl}>
+          <a
+            className="button primary"
+            href={ssoUrl}
+            onClick={(e) => {
+              e.preventDefault();
+              startSso(ssoUrl);
+            }}
+          >
             Log in with SSO
           </a>
         </p>

@@ -5,6 +5,7 @@ import { useAction, usePaged, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
 import { ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime, int, usd } from '../format';
+import { MemberForm, MyInvitations, PendingInvitations } from './TeamInvitations';
 
 type Team = Schemas['Team'];
 type Member = Schemas['TeamMember'];
@@ -27,8 +28,9 @@ const limit = (value: number | null | undefined, unit: string) => (value === nul
 const amount = (text: string, clear = false) => (text.trim() === '' ? (clear ? null : undefined) : Number(text));
 
 /**
- * Teams (issue 25): admins see and create every team; everyone else sees the teams they belong to.
- * Each row shows the month's spend against the team's budget as a bar, and its rate limits.
+ * Teams (issue 25): admins see and create every team; everyone else sees the teams they belong to,
+ * and answers the invitations they have (issue 33). Each row shows the month's spend against the
+ * team's budget as a bar, and its rate limits.
  */
 export default function Teams() {
   const session = getSession();
@@ -45,6 +47,7 @@ export default function Teams() {
           ? 'Every team, with its budget, rate limits and what it has spent this month.'
           : 'The teams you belong to. A team key spends for its team: create one on the API keys page.'}
       </p>
+      <MyInvitations onJoined={() => void list.first.reload()} />
       {admin ? <CreateTeam onCreated={() => void list.first.reload()} /> : null}
       {list.first.loading && !list.first.data ? <Spinner label="Loading teams…" /> : null}
       <ErrorText error={list.first.error} />
@@ -109,7 +112,10 @@ function CreateTeam({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-/** One team: its figures, its members with their budgets and spend; owners and admins manage them. */
+/**
+ * One team: its figures, its members with their budgets and spend; owners and admins manage them and
+ * invite people (admins may also add someone directly).
+ */
 export function TeamDetail() {
   const { id } = useParams<{ id: string }>();
   const [, navigate] = useLocation();
@@ -124,6 +130,7 @@ export function TeamDetail() {
   });
   const [removing, setRemoving] = useState<Member>();
   const [deleting, setDeleting] = useState(false);
+  const [invited, setInvited] = useState(0);
   const t = team.data?.team;
   const manages = admin || t?.my_role === 'owner';
   const remove = useAction(async (m: Member) => {
@@ -181,7 +188,13 @@ export function TeamDetail() {
       ) : members.first.data ? (
         <p>No members yet.</p>
       ) : null}
-      {manages && t ? <AddMember teamId={t.id} onAdded={() => void members.first.reload()} /> : null}
+      {manages && t ? (
+        <>
+          <PendingInvitations teamId={t.id} version={invited} />
+          <MemberForm teamId={t.id} mode="invite" onDone={() => setInvited((n) => n + 1)} />
+        </>
+      ) : null}
+      {admin && t ? <MemberForm teamId={t.id} mode="add" onDone={() => void members.first.reload()} /> : null}
       {t?.my_role && !manages ? (
         <button type="button" className="small danger" onClick={() => setRemoving(members.items.find((m) => m.user_id === session?.user.id))}>
           Leave the team…
@@ -312,7 +325,7 @@ function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onC
         ) : null}
         <ErrorText error={change.error} />
       </td>
-      <td>{m.source === 'sso' ? 'sign-on group' : 'added by hand'}</td>
+      <td>{m.source === 'sso' ? 'sign-on group' : m.source === 'invitation' ? 'accepted an invitation' : 'added by an admin'}</td>
       <td>{dateTime(m.joined_at)}</td>
       {props.manages ? (
         <td>
@@ -322,58 +335,5 @@ function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onC
         </td>
       ) : null}
     </tr>
-  );
-}
-
-function AddMember({ teamId, onAdded }: { teamId: string; onAdded: () => void }) {
-  const empty = { username: '', role: 'member' as Member['role'], budget: '' };
-  const [form, setForm] = useState(empty);
-  const add = useAction(async (e: FormEvent) => {
-    e.preventDefault();
-    const budget = amount(form.budget);
-    const res = await unwrap(
-      api.POST('/api/teams/{teamId}/members', {
-        params: { path: { teamId } },
-        body: { username: form.username.trim(), role: form.role, ...(budget === undefined ? {} : { monthly_budget_usd: budget as number }) },
-      }),
-    );
-    setForm(empty);
-    onAdded();
-    return res;
-  });
-  return (
-    <form className="panel" onSubmit={(e) => void add.run(e)} aria-labelledby="add-member">
-      <h2 id="add-member">Add a member</h2>
-      <div className="row">
-        <Field label="Username or e-mail">
-          {(id) => <input id={id} value={form.username} onChange={(e) => setForm((f) => ({ ...f, username: e.target.value }))} required />}
-        </Field>
-        <Field label="Role">
-          {(id) => (
-            <select id={id} value={form.role} onChange={(e) => setForm((f) => ({ ...f, role: e.target.value as Member['role'] }))}>
-              <option value="member">member</option>
-              <option value="owner">owner (manages members and keys)</option>
-            </select>
-          )}
-        </Field>
-        <Field label="Member budget (USD a month)" hint="Their own limit within the team; empty for none.">
-          {(id, hint) => (
-            <input
-              id={id}
-              aria-describedby={hint}
-              type="number"
-              min={0}
-              step="any"
-              value={form.budget}
-              onChange={(e) => setForm((f) => ({ ...f, budget: e.target.value }))}
-            />
-          )}
-        </Field>
-      </div>
-      <button type="submit" className="primary" disabled={add.pending}>
-        Add member
-      </button>
-      <ErrorText error={add.error} />
-    </form>
   );
 }

@@ -7,7 +7,10 @@ import type { ApiEvent } from '../types';
 export interface AuditOptions {
   /** What was done, e.g. 'user.update', 'deploy.dedicated', 'credentials.read'. */
   action: string;
-  /** What it was done to; defaults to the path parameters. */
+  /**
+   * What it was done to, from the request; defaults to the path parameters. A handler whose target
+   * only its domain can resolve names it in its reply instead (`replyAbout`), which wins.
+   */
   target?: (input: { body: any; path: any; query: any }) => string | undefined;
 }
 
@@ -28,7 +31,7 @@ export function audit(options: AuditOptions): middy.MiddlewareObj<ApiEvent, APIG
     // the target is recorded as text, or not at all, and never costs the entry.
     let target: string | undefined;
     try {
-      const named: unknown = options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
+      const named: unknown = event.auditTarget ?? options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
       target = named == null ? undefined : typeof named === 'string' ? named : JSON.stringify(named);
     } catch {
       target = undefined;

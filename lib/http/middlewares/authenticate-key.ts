@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { config } from '../../../core/config';
-import { authorizeKey } from '../../keys/authorize';
+import { authorizeKey, wellFormedKey } from '../../keys/authorize';
 import type { ApiEvent } from '../types';
 
 /** The body's `model`, read without failing: the real parse and check come after the guard. */
@@ -19,7 +19,9 @@ function modelOf(event: ApiEvent): string | undefined {
  * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key, its owner and
  * the owner's team memberships. `apiKeyHeader`: the route also takes the key in x-api-key
  * (Anthropic's clients send it there).
- * With `prefetch`, the body's model lookup starts first and runs beside the key's (event.prefetched).
+ * With `prefetch`, the body's model lookup runs beside the key's (event.prefetched), but only once the
+ * key is well formed: a request with no key, a login token or garbage is refused before any read, so
+ * unauthenticated traffic costs the table nothing.
  */
 export function authenticateKey(
   options: { apiKeyHeader?: boolean; prefetch?: (model: string) => Promise<unknown> } = {},
@@ -27,6 +29,10 @@ export function authenticateKey(
   const { prefetch } = options;
   return {
     before: async ({ event }) => {
+      const credential = wellFormedKey({
+        authorization: event.headers?.authorization,
+        ...(options.apiKeyHeader && { apiKey: event.headers?.['x-api-key'], acceptsApiKeyHeader: true }),
+      });
       const model = prefetch ? modelOf(event) : undefined;
       if (model !== undefined && prefetch) {
         const started = prefetch(model);
@@ -34,10 +40,7 @@ export function authenticateKey(
         started.catch(() => undefined);
         event.prefetched = started;
       }
-      const { key, user, memberships } = await authorizeKey({
-        authorization: event.headers?.authorization,
-        ...(options.apiKeyHeader && { apiKey: event.headers?.['x-api-key'], acceptsApiKeyHeader: true }),
-      });
+      const { key, user, memberships } = await authorizeKey(credential);
       event.apiKey = key;
       event.user = user;
       event.memberships = memberships;

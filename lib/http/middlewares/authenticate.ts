@@ -2,8 +2,8 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { looksLikeKey } from '../../auth/api-keys';
 import { InvalidToken, isRevoked, verifyToken } from '../../auth/tokens';
-import { getUserById, publicUser, type Role } from '../../../tables/users';
-import { Forbidden, Unauthorized } from '../../errors';
+import { getUserById, publicUser, type Role, type User } from '../../../tables/users';
+import { Forbidden, Unauthorized, isDomainError } from '../../errors';
 import type { ApiEvent, AuthLevel } from '../types';
 
 /** README, Security: the admin check is "role equals admin or super_admin". */
@@ -26,39 +26,59 @@ const REVOKED = 'The token was revoked (a password change, or signing out everyw
  * "Authentication required" and puts the reason in `details`.
  */
 export function authenticate(level: AuthLevel, validateStyle: boolean): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
-  const refuse = (reason: string) => (validateStyle ? new Unauthorized(reason) : new Unauthorized('Authentication required', reason));
   return {
     before: async ({ event }) => {
       if (level === 'none') return;
-      const header = event.headers?.authorization;
-      if (!header) throw refuse('No token provided');
-      const match = BEARER.exec(header.trim());
-      // A bare token is the commonest slip: say what is missing (validate keeps the spec's message and
-      // says it in details).
-      if (!match && !/^Bearer\s/i.test(header.trim())) {
-        throw validateStyle ? new Unauthorized('Invalid or expired token', PREFIX_REQUIRED) : refuse(PREFIX_REQUIRED);
-      }
-      if (!match) throw refuse('Invalid or expired token');
-      // API keys open /v1 only; /api takes login tokens (and the reverse holds on /v1).
-      if (looksLikeKey(match[1] as string)) throw refuse('API keys are accepted only on /v1; sign in for a token to use /api');
-      let claims;
-      try {
-        claims = await verifyToken(match[1] as string);
-      } catch (err) {
-        if (err instanceof InvalidToken) throw refuse('Invalid or expired token');
-        throw err;
-      }
-      const user = await getUserById(claims.userId);
-      if (!user) throw refuse('Invalid or expired token');
-      if (!user.is_active) throw refuse('Account is deactivated');
-      if (isRevoked(claims.iat, user.tokens_valid_after)) {
-        throw validateStyle ? new Unauthorized('Invalid or expired token', REVOKED) : refuse(REVOKED);
-      }
       // Known before the role check, so that a refused attempt is still attributed (audit log).
-      event.user = publicUser(user);
-      if (!ALLOWED[level].includes(user.role)) {
+      event.user = await callerOf(event, validateStyle);
+      if (!ALLOWED[level].includes(event.user.role)) {
         throw new Forbidden(level === 'super_admin' ? 'Super admin privileges required' : 'Admin privileges required');
       }
     },
   };
+}
+
+/**
+ * The caller a public endpoint may show more to (GET /api/auth/config tells admins what sign-on
+ * noticed): the user of a valid login token, or undefined for anyone else, who still gets the
+ * public answer rather than a 401.
+ */
+export async function optionalCaller(event: ApiEvent): Promise<User | undefined> {
+  if (!event.headers?.authorization) return undefined;
+  try {
+    return await callerOf(event, false);
+  } catch (err) {
+    if (isDomainError(err, 'unauthenticated')) return undefined;
+    throw err;
+  }
+}
+
+/** The user of the request's bearer token, as stored now; Unauthorized with the reason otherwise. */
+async function callerOf(event: ApiEvent, validateStyle: boolean): Promise<User> {
+  const refuse = (reason: string) => (validateStyle ? new Unauthorized(reason) : new Unauthorized('Authentication required', reason));
+  const header = event.headers?.authorization;
+  if (!header) throw refuse('No token provided');
+  const match = BEARER.exec(header.trim());
+  // A bare token is the commonest slip: say what is missing (validate keeps the spec's message and
+  // says it in details).
+  if (!match && !/^Bearer\s/i.test(header.trim())) {
+    throw validateStyle ? new Unauthorized('Invalid or expired token', PREFIX_REQUIRED) : refuse(PREFIX_REQUIRED);
+  }
+  if (!match) throw refuse('Invalid or expired token');
+  // API keys open /v1 only; /api takes login tokens (and the reverse holds on /v1).
+  if (looksLikeKey(match[1] as string)) throw refuse('API keys are accepted only on /v1; sign in for a token to use /api');
+  let claims;
+  try {
+    claims = await verifyToken(match[1] as string);
+  } catch (err) {
+    if (err instanceof InvalidToken) throw refuse('Invalid or expired token');
+    throw err;
+  }
+  const user = await getUserById(claims.userId);
+  if (!user) throw refuse('Invalid or expired token');
+  if (!user.is_active) throw refuse('Account is deactivated');
+  if (isRevoked(claims.iat, user.tokens_valid_after)) {
+    throw validateStyle ? new Unauthorized('Invalid or expired token', REVOKED) : refuse(REVOKED);
+  }
+  return publicUser(user);
 }

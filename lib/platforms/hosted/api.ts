@@ -6,6 +6,7 @@
  * short Retry-After), up to UPSTREAM_MAX_ATTEMPTS attempts.
  */
 import { config } from '../../../core/config';
+import { secretReader } from '../../aws/parameter-store';
 import { fromStatus, timedOut, unreachable, unreadable } from '../errors';
 import { UpstreamError } from '../../errors';
 import { openAiStreamEvents } from '../sse';
@@ -29,7 +30,8 @@ const MAX_BACKOFF_MS = 2000;
 
 export interface HostedOptions {
   baseUrl: string;
-  apiKey?: string;
+  /** The key itself, or (deployed stages) how to read it: from SSM, once per container. */
+  apiKey?: string | (() => Promise<string>);
   timeoutMs: number;
   maxAttempts: number;
 }
@@ -37,7 +39,7 @@ export interface HostedOptions {
 function hostedOptionsFromConfig(): HostedOptions {
   return {
     baseUrl: config.hosted.baseUrl,
-    apiKey: config.hosted.apiKey,
+    apiKey: config.hosted.apiKey && secretReader(config.hosted.apiKey, 'the hosted platform API key'),
     timeoutMs: config.upstream.timeoutMs,
     maxAttempts: config.upstream.maxAttempts,
   };
@@ -99,6 +101,17 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     this.configured = Boolean(options.apiKey);
   }
 
+  /** The key, read from SSM on the first call of the container where that is where it is kept. */
+  private async apiKey(): Promise<string | undefined> {
+    const { apiKey } = this.options;
+    if (typeof apiKey !== 'function') return apiKey;
+    try {
+      return await apiKey();
+    } catch (err) {
+      throw new UpstreamError(PLATFORM, 'The hosted API key could not be read', 'failed', (err as Error).message);
+    }
+  }
+
   /** One API call with timeouts and bounded retries; a 2xx body that is not JSON is an unreadable answer. */
   private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
     const { response, text } = await this.send(method, path, body, async (r) => ({ response: r, text: await r.text() }));
@@ -123,7 +136,8 @@ export class OpenAiHostedPlatform implements HostedPlatform {
     signal?: AbortSignal,
   ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
-    if (this.options.apiKey) headers.Authorization = `Bearer ${this.options.apiKey}`;
+    const apiKey = await this.apiKey();
+    if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const attempts = Math.max(1, this.options.maxAttempts);
     // Made only when an attempt fails: an error's stack trace costs a call that succeeds for nothing.

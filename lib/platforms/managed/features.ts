@@ -38,6 +38,28 @@ const FAMILIES: { match: RegExp; features: ConverseFeatures }[] = [
   { match: /^mistral\.mistral-large/, features: { tools: true, streamTools: false, forcedTool: 'any' } },
 ];
 
+/**
+ * The most output tokens a model writes in one call, by family, from the model providers' parameter
+ * pages on Bedrock (Anthropic's max_tokens, Meta's max_gen_len, Mistral's and Cohere's max_tokens,
+ * Titan's maxTokenCount, Nova's inferenceConfig.maxTokens). Bedrock's catalogue does not say it; a
+ * family missing here is bounded by CHAT_MAX_OUTPUT_TOKENS alone (lib/calls/metered.ts).
+ */
+const MAX_OUTPUT_TOKENS: { match: RegExp; tokens: number }[] = [
+  { match: /^anthropic\.claude-3-(haiku|sonnet|opus)-/, tokens: 4_096 },
+  { match: /^anthropic\.claude-3-5-/, tokens: 8_192 },
+  { match: /^anthropic\.claude-(3-7-sonnet|sonnet-4|haiku-4)/, tokens: 64_000 },
+  { match: /^anthropic\.claude-opus-4/, tokens: 32_000 },
+  { match: /^amazon\.nova-(micro|lite|pro)/, tokens: 5_000 },
+  { match: /^amazon\.titan-text-(express|premier)/, tokens: 3_072 },
+  { match: /^meta\.llama3/, tokens: 2_048 },
+  { match: /^mistral\.(mistral-7b|mixtral-8x7b)/, tokens: 8_192 },
+  { match: /^cohere\.command-r/, tokens: 4_000 },
+];
+
+/** A managed model's most output tokens in one call, where its family is known. */
+export const managedMaxOutputTokens = (modelId: string): number | undefined =>
+  MAX_OUTPUT_TOKENS.find((f) => f.match.test(baseModelId(modelId)))?.tokens;
+
 /** A model id without a cross-region inference profile's prefix (us., eu., apac., global.). */
 const baseModelId = (modelId: string) => modelId.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
 
