@@ -132,7 +132,8 @@ async function ensureInService(resource: Resource): Promise<void> {
  */
 async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => { tokensIn: number; tokensOut: number }) {
   const traits = traitsOf(resource.type);
-  const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
+  const price =
+    traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.inference_profile?.priced_as ?? resource.model_id) : undefined;
   const budgets = budgetsOf(payer);
   const limits = rateLimitsOf(payer);
   const { tokensIn, tokensOut } = bound();
@@ -170,7 +171,7 @@ export async function prepareCall(input: {
   await ensureMayCall(payer.user, resource);
   checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
   await ensureInService(resource);
-  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const request: ChatRequest = { ...input.request, target: traitsOf(resource.type).target(resource), model: resource.model_id };
   const held = await reserveFor(payer, resource, callId, started, () => ({
     tokensIn: promptTokenBound(request),
     tokensOut: request.maxTokens ?? config.chat.maxOutputTokens,
@@ -195,7 +196,7 @@ export async function prepareEmbedding(input: {
     });
   }
   await ensureInService(resource);
-  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource), model: resource.model_id };
   const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: embeddingTokenBound(request.inputs), tokensOut: 0 }));
   return { callId, started, payer, resource, request, ...held };
 }
