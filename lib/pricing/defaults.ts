@@ -19,15 +19,22 @@ export type CachePrice = Required<Pick<TokenPrice, 'cache_read_per_1k' | 'cache_
 
 export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, TokenPrice>> = {
   managed: {
+    // Claude 4.5 and later: the base id's entry is the global profile's price; a geographic profile
+    // (us.) costs 10 % more and has its own entry, which a call through it is priced by.
+    'anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.0033, output_per_1k: 0.0165 },
+    'anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.001, output_per_1k: 0.005 },
+    'us.anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.0011, output_per_1k: 0.0055 },
     'anthropic.claude-3-haiku-20240307-v1:0': { input_per_1k: 0.00025, output_per_1k: 0.00125 },
-    'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'meta.llama4-maverick-17b-instruct-v1:0': { input_per_1k: 0.00024, output_per_1k: 0.00097 },
+    'openai.gpt-oss-120b-1:0': { input_per_1k: 0.00015, output_per_1k: 0.0006 },
+    'cohere.embed-v4:0': { input_per_1k: 0.00012, output_per_1k: 0 },
     'amazon.titan-text-express-v1': { input_per_1k: 0.0002, output_per_1k: 0.0006 },
     'amazon.nova-lite-v1:0': { input_per_1k: 0.00006, output_per_1k: 0.00024 },
     'meta.llama3-8b-instruct-v1:0': { input_per_1k: 0.0003, output_per_1k: 0.0006 },
     'mistral.mistral-7b-instruct-v0:2': { input_per_1k: 0.00015, output_per_1k: 0.0002 },
     'cohere.command-r-v1:0': { input_per_1k: 0.0005, output_per_1k: 0.0015 },
     'amazon.titan-embed-text-v2:0': { input_per_1k: 0.00002, output_per_1k: 0 },
-    'openai.gpt-oss-120b-1:0': { input_per_1k: 0.00015, output_per_1k: 0.0006 },
   },
   hosted: {
     'meta/llama-3.1-8b-instruct': { input_per_1k: 0.0003, output_per_1k: 0.0003 },
@@ -67,7 +74,8 @@ export const HOURS_PER_MONTH = 730;
  * The prompt cache's prices of the managed models that cache (Bedrock's pricing page, us-east-1): for
  * Claude a read is a tenth of the input price, a 5-minute write 1.25 times it and a 1-hour write twice
  * it; Amazon Nova reads at a quarter of the input price and writes at the input price (no premium; no
- * 1-hour TTL, so that price is the 5-minute one). Laid over DEFAULT_TOKEN_PRICES; a stored entry's own
+ * 1-hour TTL, so that price is the 5-minute one); a geographic (us.) Claude 4.5 profile's are 10 % up, as
+ * its token prices are. Laid over DEFAULT_TOKEN_PRICES; a stored entry's own
  * cache prices win over these.
  */
 export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
@@ -77,7 +85,9 @@ export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
   'anthropic.claude-3-7-sonnet-20250219-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
   'anthropic.claude-sonnet-4-20250514-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
   'anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.00033, cache_write_per_1k: 0.004125, cache_write_1h_per_1k: 0.0066 },
   'anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.0001, cache_write_per_1k: 0.00125, cache_write_1h_per_1k: 0.002 },
+  'us.anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.00011, cache_write_per_1k: 0.001375, cache_write_1h_per_1k: 0.0022 },
   'anthropic.claude-opus-4-5-20251101-v1:0': { cache_read_per_1k: 0.0005, cache_write_per_1k: 0.00625, cache_write_1h_per_1k: 0.01 },
 };
 

@@ -216,7 +216,7 @@ interface ToolPlan {
 /** The toolConfig of a request, and how its answer is read. */
 function planTools(request: ChatRequest, cache: CachePoints): ToolPlan {
   const { target } = request;
-  const features = converseFeatures(target);
+  const features = converseFeatures(request.model ?? target);
   const choice = request.toolChoice ?? 'auto';
   const userTools = choice === 'none' ? [] : (request.tools ?? []);
   if (userTools.length > 0 && !features.tools) throw new BadRequest(`The managed model "${target}" cannot use tools`, { param: 'tools' });
@@ -260,7 +260,7 @@ function systemBlocks(request: ChatRequest, cache: CachePoints): SystemContentBl
 
 /** The request's plan: how its tools go, and where its checkpoints may. */
 function planOf(request: ChatRequest): { plan: ToolPlan; cache: CachePoints } {
-  const cache = new CachePoints(request.target, cachingOf(request.target));
+  const cache = new CachePoints(request.target, cachingOf(request.model ?? request.target));
   return { plan: planTools(request, cache), cache };
 }
 
@@ -379,7 +379,7 @@ export class BedrockConverseChat implements ChatCapable {
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
     const { plan, cache } = planOf(request);
-    if (plan.toolConfig && !converseFeatures(request.target).streamTools) {
+    if (plan.toolConfig && !converseFeatures(request.model ?? request.target).streamTools) {
       yield* this.replayed(request);
       return;
     }
