@@ -224,7 +224,13 @@ export async function prepareCall(input: {
   await ensureInService(resource);
   // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
   const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
-  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource), model: resource.model_id, serviceTier };
+  const request: ChatRequest = {
+    ...input.request,
+    maxTokens,
+    target: traitsOf(resource.type).target(resource),
+    model: resource.model_id,
+    serviceTier,
+  };
   if (serviceTier === undefined) delete request.serviceTier;
   const inputBound = promptTokenBound(request);
   const held = await reserveFor(payer, resource, callId, started, () =>
