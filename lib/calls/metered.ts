@@ -161,7 +161,8 @@ async function ensureInService(resource: Resource): Promise<void> {
  */
 async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => { tokensIn: number; tokensOut: number }) {
   const traits = traitsOf(resource.type);
-  const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
+  const price =
+    traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.inference_profile?.priced_as ?? resource.model_id) : undefined;
   const budgets = budgetsOf(payer);
   const limits = rateLimitsOf(payer);
   const { tokensIn, tokensOut } = bound();
@@ -208,7 +209,7 @@ export async function prepareCall(input: {
   await ensureInService(resource);
   // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
   const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
-  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource) };
+  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource), model: resource.model_id };
   const inputBound = promptTokenBound(request);
   const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: inputBound, tokensOut: maxTokens }));
   return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held };
@@ -231,7 +232,7 @@ export async function prepareEmbedding(input: {
     });
   }
   await ensureInService(resource);
-  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource), model: resource.model_id };
   const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: embeddingTokenBound(request.inputs), tokensOut: 0 }));
   return { callId, started, payer, resource, request, ...held };
 }

@@ -43,7 +43,7 @@ export interface PlatformTraits {
   /** What its models may do at most; a model's catalogue entry may say less. */
   readonly capabilities: ModelCapabilities;
   /** The name the platform knows a tracked resource by (managed, hosted: the model id; dedicated: the endpoint name). */
-  target(resource: { endpoint_name: string; model_id: string }): string;
+  target(resource: { endpoint_name: string; model_id: string; inference_profile?: { id: string; arn: string; type: string } | null }): string;
   /** Endpoint names it accepts, and the rule in words for a refusal. */
   readonly names: { pattern: RegExp; rule: string };
 }
@@ -96,6 +96,8 @@ export type ChatTurn =
 export interface ChatRequest {
   /** The name the platform knows the model by (PlatformTraits.target). */
   target: string;
+  /** The model behind `target` where they differ (a managed resource called through an application profile's ARN). */
+  model?: string;
   system?: string;
   /** Oldest first. */
   messages: ChatTurn[];
@@ -152,6 +154,8 @@ export interface ChatCapable {
 
 export interface EmbeddingRequest {
   target: string;
+  /** The model behind `target` where they differ (see ChatRequest.model). */
+  model?: string;
   /** One or more texts (an adapter splits them into as many platform calls as the model's limits need). */
   inputs: string[];
   /** The vectors' size, for models that offer several (Titan v2: 256, 512, 1024); refused (BadRequest, param `dimensions`) where the model has no such size. */
@@ -231,7 +235,8 @@ export interface PlatformModelInfo {
   responseStreamingSupported: boolean;
   customizationsSupported: string[];
   inferenceTypesSupported: string[];
-  modelLifecycle: { status: string };
+  /** ListFoundationModels' lifecycle: ACTIVE or LEGACY, and the end of life where Bedrock gives one (ISO). */
+  modelLifecycle: { status: string; endOfLifeTime?: string };
 }
 
 // ---------------------------------------------------------------------------------------------

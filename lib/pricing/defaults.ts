@@ -10,8 +10,16 @@ export interface TokenPrice {
 
 export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, TokenPrice>> = {
   managed: {
+    // Claude 4.5 and later: the base id's entry is the global profile's price; a geographic profile
+    // (us.) costs 10 % more and has its own entry, which a call through it is priced by.
+    'anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.0033, output_per_1k: 0.0165 },
+    'anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.001, output_per_1k: 0.005 },
+    'us.anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.0011, output_per_1k: 0.0055 },
     'anthropic.claude-3-haiku-20240307-v1:0': { input_per_1k: 0.00025, output_per_1k: 0.00125 },
-    'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'meta.llama4-maverick-17b-instruct-v1:0': { input_per_1k: 0.00024, output_per_1k: 0.00097 },
+    'openai.gpt-oss-120b-1:0': { input_per_1k: 0.00015, output_per_1k: 0.0006 },
+    'cohere.embed-v4:0': { input_per_1k: 0.00012, output_per_1k: 0 },
     'amazon.titan-text-express-v1': { input_per_1k: 0.0002, output_per_1k: 0.0006 },
     'amazon.nova-lite-v1:0': { input_per_1k: 0.00006, output_per_1k: 0.00024 },
     'meta.llama3-8b-instruct-v1:0': { input_per_1k: 0.0003, output_per_1k: 0.0006 },

@@ -4,6 +4,7 @@
  * temporal dead zone depending on which module a caller happens to load first).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { ApplicationProfile } from './bedrock-profiles';
 
 export const ACCOUNT_ID = '123456789012';
 
@@ -133,6 +134,10 @@ export interface EmulatorState {
   /** SageMaker tags by resource ARN (endpoints, endpoint configs, models). */
   tags: Map<string, Tag[]>;
   invocations: Invocation[];
+  /** Bedrock application inference profiles by id (their tags are in `tags`, by ARN). */
+  inferenceProfiles: Map<string, ApplicationProfile>;
+  /** How often each Bedrock runtime modelId (base id, profile id or ARN) was called: what tests ask. */
+  runtimeTargets: Record<string, number>;
   nextId: number;
 }
 
@@ -145,6 +150,8 @@ export function createState(): EmulatorState {
     models: new Map(),
     tags: new Map(),
     invocations: [],
+    inferenceProfiles: new Map(),
+    runtimeTargets: {},
     nextId: 1,
   };
 }

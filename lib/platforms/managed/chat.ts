@@ -153,7 +153,7 @@ interface ToolPlan {
 /** The toolConfig of a request, and how its answer is read. */
 function planTools(request: ChatRequest): ToolPlan {
   const { target } = request;
-  const features = converseFeatures(target);
+  const features = converseFeatures(request.model ?? target);
   const choice = request.toolChoice ?? 'auto';
   const userTools = choice === 'none' ? [] : (request.tools ?? []);
   if (userTools.length > 0 && !features.tools) throw new BadRequest(`The managed model "${target}" cannot use tools`, { param: 'tools' });
@@ -278,7 +278,7 @@ export class BedrockConverseChat implements ChatCapable {
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
     const plan = planTools(request);
-    if (plan.toolConfig && !converseFeatures(request.target).streamTools) {
+    if (plan.toolConfig && !converseFeatures(request.model ?? request.target).streamTools) {
       yield* this.replayed(request);
       return;
     }
