@@ -28,7 +28,7 @@ export interface RecordedProfile {
 const isGlobal = (p: InferenceProfileView) => p.id.startsWith('global.');
 
 /** The model's system profiles offered in this Region, geographic ones first. */
-export async function profilesOf(modelId: string): Promise<InferenceProfileView[]> {
+async function profilesOf(modelId: string): Promise<InferenceProfileView[]> {
   const all = await listSystemProfiles();
   return all.filter((p) => p.modelId === modelId).sort((a, b) => Number(isGlobal(a)) - Number(isGlobal(b)));
 }

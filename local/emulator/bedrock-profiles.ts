@@ -11,17 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { FOUNDATION_MODELS, PROFILE_GEOGRAPHIES, type FoundationModel, type ProfileGeography } from './catalogue';
-import { EmulatorError, jsonReply, parseJson, type Ctx, type Reply, type Tag } from './shared';
-
-export interface ApplicationProfile {
-  id: string;
-  arn: string;
-  name: string;
-  description?: string;
-  modelArns: string[];
-  createdAt: string;
-  updatedAt: string;
-}
+import { EmulatorError, jsonReply, parseJson, type ApplicationProfile, type Ctx, type Reply, type Tag } from './shared';
 
 /** The model a runtime call reaches, and through which profile (if any). */
 export interface Resolved {

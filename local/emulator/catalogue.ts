@@ -39,7 +39,7 @@ export const PROFILE_GEOGRAPHIES = {
 export type ProfileGeography = keyof typeof PROFILE_GEOGRAPHIES;
 
 /** USD per 1k tokens. */
-export interface TokenPrices {
+interface TokenPrices {
   input: number;
   output: number;
 }

@@ -15,8 +15,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Endpoint, EndpointConfig, EmulatorState, Invocation, SmModel, Tag } from './shared';
-import type { ApplicationProfile } from './bedrock-profiles';
+import type { ApplicationProfile, Endpoint, EndpointConfig, EmulatorState, Invocation, SmModel, Tag } from './shared';
 
 const VERSION = 1;
 /** At most one write a second: under load (a benchmark's hundreds of calls a second) each write is a snapshot of the whole state. */

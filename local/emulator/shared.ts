@@ -4,7 +4,6 @@
  * temporal dead zone depending on which module a caller happens to load first).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ApplicationProfile } from './bedrock-profiles';
 
 export const ACCOUNT_ID = '123456789012';
 
@@ -118,6 +117,17 @@ export interface Invocation {
   at: number;
   latencyUs: number;
   status: number;
+}
+
+/** An application inference profile the emulator holds (CreateInferenceProfile). */
+export interface ApplicationProfile {
+  id: string;
+  arn: string;
+  name: string;
+  description?: string;
+  modelArns: string[];
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface Tag {

@@ -23,7 +23,7 @@ import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
 
-export type InferenceProfileType = 'SYSTEM_DEFINED' | 'APPLICATION';
+type InferenceProfileType = 'SYSTEM_DEFINED' | 'APPLICATION';
 
 /** A profile as the service shows and records it. */
 export interface InferenceProfileView {
@@ -74,7 +74,7 @@ export async function listSystemProfiles(): Promise<InferenceProfileView[]> {
 }
 
 /** One profile by id or ARN; undefined when Bedrock does not know it (deleted, or never there). */
-export async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
+async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
   try {
     const out = await control.send(new GetInferenceProfileCommand({ inferenceProfileIdentifier: identifier }));
     const view = viewOf(out);
