@@ -7,23 +7,24 @@ import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
-import { asksForCache, serviceTierOf } from './tiers';
+import { serviceTierOf } from './tiers';
 import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
-import type {
-  CacheTokens,
-  ChatCapable,
-  ChatReply,
-  ChatRequest,
-  EmbeddingReply,
-  EmbeddingRequest,
-  EndpointDescription,
-  FinishReason,
-  ServiceTier,
+import {
+  cacheCheckpoints,
+  type CacheTokens,
+  type ChatCapable,
+  type ChatReply,
+  type ChatRequest,
+  type EmbeddingReply,
+  type EmbeddingRequest,
+  type EndpointDescription,
+  type FinishReason,
+  type ServiceTier,
 } from '../platforms/types';
 import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
@@ -235,7 +236,7 @@ export async function prepareCall(input: {
   const inputBound = promptTokenBound(request);
   const held = await reserveFor(payer, resource, callId, started, () =>
     // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
-    asksForCache(request)
+    cacheCheckpoints(request) > 0
       ? { tokensIn: 0, tokensOut: maxTokens, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
       : { tokensIn: inputBound, tokensOut: maxTokens, serviceTier },
   );

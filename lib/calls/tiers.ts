@@ -1,6 +1,6 @@
 import { BadRequest, Forbidden } from '../errors';
 import { serviceTiersOf } from '../platforms/managed/features';
-import type { ChatRequest, ServiceTier } from '../platforms/types';
+import type { ServiceTier } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 import type { Payer } from './levels';
 
@@ -52,13 +52,3 @@ export function serviceTierOf(payer: Payer, resource: Resource, asked: ServiceTi
 
 /** The tiers the payer's key allows; undefined: no limit (a call without a key, or a key without a list). */
 const allowedTiers = (payer: Payer): ServiceTier[] | undefined => payer.key?.allowed_service_tiers ?? undefined;
-
-/** Whether a request asks for any prompt-cache checkpoint (its hold is then priced as a 1-hour write of the prompt). */
-export function asksForCache(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>): boolean {
-  const parts = (content: string | { cache?: unknown }[]) => typeof content !== 'string' && content.some((p) => p.cache);
-  return (
-    (typeof request.system !== 'string' && (request.system?.some((p) => p.cache) ?? false)) ||
-    request.messages.some((m) => ('cache' in m && m.cache !== undefined) || (m.role !== 'assistant' && parts(m.content))) ||
-    (request.tools?.some((t) => t.cache) ?? false)
-  );
-}

@@ -6,19 +6,20 @@
  */
 import { BadRequest } from '../errors';
 import { toHttpError, type ErrorRoute, type HttpError } from '../http/errors';
-import type {
-  CacheTtl,
-  ChatReply,
-  ChatRequest,
-  ChatTurn,
-  ContentPart,
-  FinishReason,
-  ImageMediaType,
-  ServiceTier,
-  SystemPart,
-  SystemPrompt,
-  ToolChoice,
-  ToolSpec,
+import {
+  cacheCheckpoints,
+  type CacheTtl,
+  type ChatReply,
+  type ChatRequest,
+  type ChatTurn,
+  type ContentPart,
+  type FinishReason,
+  type ImageMediaType,
+  type ServiceTier,
+  type SystemPart,
+  type SystemPrompt,
+  type ToolChoice,
+  type ToolSpec,
 } from '../platforms/types';
 import type { MeteredEvent, Settled } from './types';
 
@@ -324,11 +325,7 @@ const MAX_CHECKPOINTS = 4;
 
 /** Refuses a request with more checkpoints than a model takes, in Anthropic's words (the field: `param`). */
 export function checkCheckpoints(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>, param: string): void {
-  const inParts = (content: string | ContentPart[]) => (typeof content === 'string' ? 0 : content.filter((p) => p.cache).length);
-  const found =
-    (typeof request.system === 'string' || !request.system ? 0 : request.system.filter((p) => p.cache).length) +
-    request.messages.reduce((n, m) => n + ('cache' in m && m.cache ? 1 : 0) + (m.role === 'assistant' ? 0 : inParts(m.content)), 0) +
-    (request.tools ?? []).filter((t) => t.cache).length;
+  const found = cacheCheckpoints(request);
   if (found > MAX_CHECKPOINTS) {
     throw invalid(param, `A maximum of ${MAX_CHECKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
   }

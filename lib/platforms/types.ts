@@ -232,6 +232,20 @@ export function textOf(content: string | ContentPart[]): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
+/**
+ * The prompt-cache checkpoints a request asks for: on system pieces, on turns, on the parts of
+ * non-assistant turns and on tools. The dialects cap them (at most four); a call with any is held as a
+ * 1-hour write of its prompt.
+ */
+export function cacheCheckpoints(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>): number {
+  const inParts = (content: string | ContentPart[]) => (typeof content === 'string' ? 0 : content.filter((p) => p.cache).length);
+  return (
+    (typeof request.system === 'string' || !request.system ? 0 : request.system.filter((p) => p.cache).length) +
+    request.messages.reduce((n, m) => n + ('cache' in m && m.cache ? 1 : 0) + (m.role === 'assistant' ? 0 : inParts(m.content)), 0) +
+    (request.tools ?? []).filter((t) => t.cache).length
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Catalogue shapes (docs/openapi.yaml ManagedModelEntry, DedicatedModelEntry, HostedModelEntry, ModelInfo)
 // ---------------------------------------------------------------------------------------------
