@@ -39,7 +39,11 @@ describe('reading a Messages request', () => {
       model: 'my-model',
       stream: true,
       request: {
-        system: 'You are terse.\n\nAnswer in French.',
+        // The blocks stay apart: the first carries its cache checkpoint (5 minutes, Anthropic's default).
+        system: [
+          { type: 'text', text: 'You are terse.', cache: '5m' },
+          { type: 'text', text: 'Answer in French.' },
+        ],
         messages: [{ role: 'user', content: 'Hi' }],
         maxTokens: 256,
         temperature: 0.3,
@@ -245,7 +249,13 @@ describe('answering a Messages request', () => {
       content: [{ type: 'text', text: 'Hello' }],
       stop_reason: 'end_turn',
       stop_sequence: null,
-      usage: { input_tokens: 12, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+      usage: {
+        input_tokens: 12,
+        output_tokens: 7,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      },
     });
   });
 
@@ -322,7 +332,14 @@ describe('streaming a Messages request', () => {
     expect(list[10]?.data).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'tool_use', stop_sequence: null },
-      usage: { input_tokens: 12, output_tokens: 7, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.000321 },
+      usage: {
+        input_tokens: 12,
+        output_tokens: 7,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+        cost_usd: 0.000321,
+      },
     });
   });
 

@@ -223,6 +223,7 @@ describe('reading a Responses request', () => {
       text: { format: { type: 'json_object' } },
       metadata: { a: 'b' },
       user: 'u1',
+      service_tier: 'auto',
     });
   });
 });
