@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as postLegacy } from '../../functions/chat/legacy-post';
+import { usdOf } from '../../core/money';
 import { handler as usageCurrent } from '../../functions/usage/current';
 import { DEFAULT_TOKEN_PRICES } from '../../lib/pricing/defaults';
 import { tokenCost } from '../../lib/pricing/service';
@@ -49,8 +50,8 @@ test("without conversationId the caller's figures add up every conversation, thr
   const res = await usage(token);
   expect(res.body.mtd.requests).toBe(4);
   expect(res.body.mtd.tokens_total).toBe(m.tokens_total + h.tokens_total + d.tokens_total + legacyTokens);
-  const hostedCost = tokenCost(DEFAULT_TOKEN_PRICES.hosted[HOSTED_MODEL]!, h.tokens_in, h.tokens_out);
-  const managedThreadCost = tokenCost(DEFAULT_TOKEN_PRICES.managed[MANAGED_MODEL]!, m.tokens_in, m.tokens_out);
+  const hostedCost = usdOf(tokenCost(DEFAULT_TOKEN_PRICES.hosted[HOSTED_MODEL]!, h.tokens_in, h.tokens_out));
+  const managedThreadCost = usdOf(tokenCost(DEFAULT_TOKEN_PRICES.managed[MANAGED_MODEL]!, m.tokens_in, m.tokens_out));
   const conversationOne = await usage(token, { conversationId: c1 });
   const conversationTwo = await usage(token, { conversationId: c2 });
   expect(conversationOne.body.scope).toBe('conversation');
