@@ -49,7 +49,7 @@ export interface StreamOptions {
 const DEADLINE = Symbol('deadline');
 
 /** What a dialect is told of a settled call (nothing recorded: zero). */
-export function settledOf(settlement: Settlement | undefined): Settled {
+function settledOf(settlement: Settlement | undefined): Settled {
   if (!settlement) return { tokensIn: 0, tokensOut: 0, cost: 0 };
   const { tokensIn, tokensOut, cost, cache, serviceTier } = settlement;
   return { tokensIn, tokensOut, cost, ...(cache && { cache }), ...(serviceTier && { serviceTier }) };

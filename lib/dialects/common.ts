@@ -8,6 +8,7 @@ import { BadRequest } from '../errors';
 import { toHttpError, type ErrorRoute, type HttpError } from '../http/errors';
 import {
   cacheCheckpoints,
+  MAX_CACHE_CHECKPOINTS,
   type CacheTtl,
   type ChatReply,
   type ChatRequest,
@@ -320,14 +321,11 @@ export function systemPromptOf(pieces: SystemPart[], separator: string): SystemP
   return pieces.some((p) => p.cache) ? pieces : pieces.map((p) => p.text).join(separator);
 }
 
-/** Anthropic's limit on checkpoints a request (Bedrock's too): a fifth is refused, as Anthropic refuses it. */
-const MAX_CHECKPOINTS = 4;
-
 /** Refuses a request with more checkpoints than a model takes, in Anthropic's words (the field: `param`). */
 export function checkCheckpoints(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>, param: string): void {
   const found = cacheCheckpoints(request);
-  if (found > MAX_CHECKPOINTS) {
-    throw invalid(param, `A maximum of ${MAX_CHECKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
+  if (found > MAX_CACHE_CHECKPOINTS) {
+    throw invalid(param, `A maximum of ${MAX_CACHE_CHECKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
   }
 }
 

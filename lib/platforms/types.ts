@@ -148,9 +148,6 @@ export interface CacheTokens {
   write1h: number;
 }
 
-/** A call's prompt tokens that went through the cache, or none (absent: none did). */
-export const NO_CACHE: CacheTokens = { read: 0, write5m: 0, write1h: 0 };
-
 /** Why the model stopped, in OpenAI's words. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -232,10 +229,13 @@ export function textOf(content: string | ContentPart[]): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
 
+/** Anthropic's limit on checkpoints a request (Bedrock's too): a fifth is refused, as Anthropic refuses it. */
+export const MAX_CACHE_CHECKPOINTS = 4;
+
 /**
  * The prompt-cache checkpoints a request asks for: on system pieces, on turns, on the parts of
- * non-assistant turns and on tools. The dialects cap them (at most four); a call with any is held as a
- * 1-hour write of its prompt.
+ * non-assistant turns and on tools. The dialects cap them (MAX_CACHE_CHECKPOINTS); a call with any is
+ * held as a 1-hour write of its prompt.
  */
 export function cacheCheckpoints(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>): number {
   const inParts = (content: string | ContentPart[]) => (typeof content === 'string' ? 0 : content.filter((p) => p.cache).length);

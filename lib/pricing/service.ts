@@ -95,7 +95,7 @@ export interface PricedUsage {
 }
 
 /** The per-1K prices of a call's cache tokens: the entry's own, else the input price scaled as UNPRICED_CACHE says. */
-export function cachePrices(price: TokenPrice) {
+function cachePrices(price: TokenPrice) {
   return {
     read: price.cache_read_per_1k ?? price.input_per_1k * UNPRICED_CACHE.read,
     write5m: price.cache_write_per_1k ?? price.input_per_1k * UNPRICED_CACHE.write5m,

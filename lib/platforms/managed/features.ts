@@ -80,8 +80,6 @@ export interface CachingFacts {
   fields: readonly ('system' | 'messages' | 'tools')[];
 }
 
-export const MAX_CACHE_CHECKPOINTS = 4;
-
 const CLAUDE_FIELDS = ['system', 'messages', 'tools'] as const;
 const FIVE_MINUTES = ['5m'] as const;
 const ONE_HOUR_TOO = ['5m', '1h'] as const;
