@@ -76,10 +76,10 @@ export async function template(): Promise<SectionResult> {
   const total = Object.keys(tpl.Resources).length;
   const functions = byType.get('AWS::Lambda::Function') ?? 0;
   const routes = byType.get('AWS::ApiGatewayV2::Route') ?? 0;
-  // What each new HTTP function adds: its function, permission, integration, route, and whatever
-  // else every function has one of.
-  const perFunctionTypes = ['AWS::Lambda::Function', 'AWS::Lambda::Permission', 'AWS::ApiGatewayV2::Integration', 'AWS::ApiGatewayV2::Route'];
-  for (const type of ['AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::Lambda::Version'])
+  // What each new HTTP function adds: its function, integration, route, and whatever else every
+  // function has one of (an invoke permission, where API Gateway does not invoke through one role).
+  const perFunctionTypes = ['AWS::Lambda::Function', 'AWS::ApiGatewayV2::Integration', 'AWS::ApiGatewayV2::Route'];
+  for (const type of ['AWS::Lambda::Permission', 'AWS::Logs::LogGroup', 'AWS::IAM::Role', 'AWS::Lambda::Version'])
     if ((byType.get(type) ?? 0) >= functions) perFunctionTypes.push(type);
   const perAdded = perFunctionTypes.length;
   const room = Math.floor((LIMIT - total) / perAdded);

@@ -13,6 +13,13 @@
  *   - one role per distinct set of statements: functions whose roles would grant exactly the same
  *     statements (once each role's log statement names the shared group) share one role. Nothing is
  *     granted to any function beyond what its own functions.yml lists; only the copies go;
+ *   - one role that API Gateway assumes to invoke the HTTP functions (the integrations'
+ *     CredentialsArn), instead of a resource-based permission on every function: AWS documents both
+ *     ways for a Lambda proxy integration, and the role is one resource however many functions there
+ *     are. It may invoke exactly the functions the HTTP API's routes name (each by its ARN), and only
+ *     API Gateway may assume it; a role passed to an integration must be in the account that creates it
+ *     (iam:PassRole), so no other account's API can use it. The function URLs' and the schedule's
+ *     permissions stay as they are;
  *   - no DependsOn that a Ref, Fn::GetAtt or Fn::Sub of the same resource already implies (cfn-lint's
  *     W3005): the framework writes one on every function (its role, which the function's Role already
  *     names) and route, and the shared log group is named by every function's LoggingConfig. The
@@ -21,14 +28,15 @@
  * Function versions are switched off in serverless.yml (`versionFunctions: false`): nothing here
  * invokes a version, and a version kept per deploy filled the account's code storage over time.
  *
- * What is left per HTTP function is its function, its invoke permission, its integration and its
- * route: four resources, so the stack has room for well over 40 more functions. The test
+ * What is left per HTTP function is its function, its integration and its route: three resources,
+ * so the stack has room for well over 40 more functions. The test
  * tests/unit/package-template.test.ts counts them and runs cfn-lint over the result.
  * CommonJS because serverless 3 loads local plugins with require().
  */
 const { createHash } = require('node:crypto');
 
 const SHARED_LOG_GROUP = 'FunctionsLogGroup';
+const INVOKE_ROLE = 'HttpApiInvokeRole';
 
 /** Replaces every reference to a logical id (Ref, Fn::GetAtt, DependsOn) anywhere in a value. */
 function renameReferences(value, from, to) {
@@ -90,6 +98,7 @@ class CompactStack {
     const resources = template.Resources;
     const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
     this.shareLogGroup(service, resources, functions);
+    this.invokeThroughOneRole(resources);
     template.Resources = dropImpliedDependsOn(this.shareRoles(resources));
   }
 
@@ -122,6 +131,51 @@ class CompactStack {
           }
         }
       }
+    }
+  }
+
+  invokeThroughOneRole(resources) {
+    const permissions = Object.entries(resources).filter(
+      ([, r]) => r.Type === 'AWS::Lambda::Permission' && r.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    if (permissions.length === 0) return;
+    // The framework names the function by Fn::GetAtt [<Function>, Arn], in the permission and in the integration alike.
+    const functionOf = (value) => (value && Array.isArray(value['Fn::GetAtt']) ? value['Fn::GetAtt'][0] : undefined);
+    const invoked = [...new Set(permissions.map(([, p]) => functionOf(p.Properties.FunctionName)))];
+    if (invoked.some((id) => id === undefined)) {
+      throw new Error('serverless-compact-stack: an API Gateway permission names its function otherwise than by Fn::GetAtt');
+    }
+    resources[INVOKE_ROLE] = {
+      Type: 'AWS::IAM::Role',
+      Properties: {
+        AssumeRolePolicyDocument: {
+          Version: '2012-10-17',
+          Statement: [{ Effect: 'Allow', Principal: { Service: ['apigateway.amazonaws.com'] }, Action: ['sts:AssumeRole'] }],
+        },
+        Policies: [
+          {
+            PolicyName: 'invoke-http-functions',
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [{ Effect: 'Allow', Action: ['lambda:InvokeFunction'], Resource: invoked.map((id) => ({ 'Fn::GetAtt': [id, 'Arn'] })) }],
+            },
+          },
+        ],
+      },
+    };
+    const names = new Set(invoked);
+    for (const r of Object.values(resources)) {
+      if (r.Type === 'AWS::ApiGatewayV2::Integration' && names.has(functionOf(r.Properties.IntegrationUri))) {
+        r.Properties.CredentialsArn = { 'Fn::GetAtt': [INVOKE_ROLE, 'Arn'] };
+      }
+    }
+    const gone = new Set(permissions.map(([id]) => id));
+    for (const id of gone) delete resources[id];
+    for (const r of Object.values(resources)) {
+      if (r.DependsOn === undefined) continue;
+      const kept = dependsOn(r).filter((id) => !gone.has(id));
+      if (kept.length === 0) delete r.DependsOn;
+      else r.DependsOn = kept;
     }
   }
 

@@ -10,7 +10,7 @@ test('the three catalogues are browsable and searchable, and a model shows its m
   const table = page.getByRole('region', { name: 'Managed models' });
   await table.getByRole('link', { name: 'anthropic.claude-3-haiku-20240307-v1:0' }).waitFor();
   await page.getByLabel('Search models').fill('nova');
-  await page.getByText('1 of 10 models').waitFor();
+  await page.getByText('1 of 14 models').waitFor();
   await table.getByRole('link', { name: 'amazon.nova-lite-v1:0' }).click();
   await page.getByRole('heading', { name: 'amazon.nova-lite-v1:0', level: 1 }).waitFor();
   await page.getByText('TEXT, IMAGE, VIDEO').waitFor();

@@ -318,12 +318,34 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
   test('keeps no function versions and leaves room in the stack for at least 40 more functions', () => {
     expect(packagingFailure).toBeUndefined();
     expect(resources('AWS::Lambda::Version')).toEqual([]);
-    // A new HTTP function adds its function, invoke permission, integration and route, and a role
-    // only when it is granted a set of statements no other function has: of the 62 functions here,
-    // about one in four has grants of its own. So 40 more take 40 × 4 resources and about 10 roles.
-    const perFunction = 4;
-    const newRoles = 10;
+    // A new HTTP function adds its function, integration and route (API Gateway invokes it through
+    // the one invoke role), and a role only when it is granted a set of statements no other function
+    // has: of the 74 functions here, about one in three has grants of its own. So 40 more take
+    // 40 × 3 resources and about 13 roles.
+    const perFunction = 3;
+    const newRoles = 13;
     expect(Object.keys(template.Resources).length + 40 * perFunction + newRoles).toBeLessThanOrEqual(500);
+  });
+
+  test('lets API Gateway invoke exactly the functions its routes name, through one role only it may assume', () => {
+    expect(packagingFailure).toBeUndefined();
+    expect(resources('AWS::Lambda::Permission').filter(([, p]) => p.Properties.Principal === 'apigateway.amazonaws.com')).toEqual([]);
+    const integrations = resources('AWS::ApiGatewayV2::Integration');
+    expect(integrations.length).toBeGreaterThan(60);
+    for (const [name, integration] of integrations) {
+      expect([name, integration.Properties.CredentialsArn]).toEqual([name, { 'Fn::GetAtt': ['HttpApiInvokeRole', 'Arn'] }]);
+    }
+    const [, role] = resources('AWS::IAM::Role').find(([name]) => name === 'HttpApiInvokeRole') ?? [];
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Principal: { Service: ['apigateway.amazonaws.com'] }, Action: ['sts:AssumeRole'] },
+    ]);
+    const statements = asList<Json>(role.Properties.Policies).flatMap((p) => asList<Json>(p.PolicyDocument.Statement));
+    expect(statements.map((st) => st.Action)).toEqual([['lambda:InvokeFunction']]);
+    const invocable = asList<Json>(statements[0].Resource).map((r) => r['Fn::GetAtt'][0] as string);
+    const routed = integrations.map(([, i]) => i.Properties.IntegrationUri['Fn::GetAtt'][0] as string);
+    expect([...invocable].sort()).toEqual([...new Set(routed)].sort());
+    // The stream aggregator and the reconciler are not behind a route: API Gateway cannot invoke them.
+    expect(invocable.some((id) => /Aggregate|Reconcile/i.test(id))).toBe(false);
   });
 
   test('runs the reconciler on an EventBridge schedule, with a role granting only what it calls', () => {
