@@ -54,6 +54,16 @@ interface CachedPrice {
   cache_write_per_1k?: number;
 }
 
+/**
+ * The fewest tokens a prompt must hold before its cache checkpoint for Bedrock to cache it (AWS's
+ * "Prompt caching for faster model inference"; Anthropic's prompt-caching page): below it the call is
+ * billed as if uncached.
+ */
+const CACHE_MIN_TOKENS: Record<string, number> = {
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': 1024,
+  'anthropic.claude-haiku-4-5-20251001-v1:0': 4096,
+};
+
 /** Claude's cache read is a tenth of its input price (Bedrock's pricing page), where no entry gives one. */
 const CLAUDE_CACHE_READ_FACTOR = 0.1;
 
@@ -265,10 +275,13 @@ async function modelCosts() {
       { tokens: CALL.system, usdPer1k: cacheRead },
       { tokens: CALL.output, usdPer1k: price.output_per_1k },
     ]);
+    const minimum = CACHE_MIN_TOKENS[modelId];
     rows.push({
       modelId,
       off,
       on,
+      minimum,
+      cacheable: minimum === undefined || CALL.system >= minimum,
       source: fromTable ? `the service's price entry (${stored.source})` : "AWS's published price (no entry in the service's table)",
       cacheSource,
     });
@@ -343,8 +356,10 @@ export async function callCost(options: { repeats: number }): Promise<SectionRes
     '',
     `- **DynamoDB** (counted): every command metered and priced from item sizes by DynamoDB's rules, as in section 3; the HTTP function's part is the median of ${options.repeats} calls after one unmeasured call. The **stream side** is the real aggregator handler given the calls' stream records in one event, its capacity divided by the calls it settled: ${quiet} call a batch (a quiet stream, each call its own invocation) and ${busy} (a busy one, where settles of one key share a transaction). On-demand read request units are priced per RCU as computed (0.5 for an eventually consistent read of 4 KB), write request units per WCU (2 for a transactional write of 1 KB).`,
     `- **Lambda invocations** (counted): 1 of the HTTP or URL function per call, plus 1/batch of the aggregator. **GB-seconds** (estimated): each function's memory size as deployed (serverless.yml: ${chatBase.memoryMb} MB ${chatBase.architecture}; the aggregator ${aggregator.memoryMb} MB ${aggregator.architecture}) times the in-process duration measured here, the median of the timed calls; these are local timings on a shared machine, an estimate, not Lambda's billed duration. The emulator answers at once; on Bedrock the function also waits while the model writes, and **each second it waits adds ${usd(perSecondWaiting)} per million calls** (a ${CALL.output}-token answer takes a few seconds), which the figures below leave out.`,
-    `- **Prices**: AWS's on-demand prices in ${AWS_PRICES.region}, read ${AWS_PRICES.readOn} (bench/callcost.ts \`AWS_PRICES\`): DynamoDB $${fmtNum(AWS_PRICES.dynamodb.perWriteRequestUnit * 1e6, 3)} per million write request units and $${fmtNum(AWS_PRICES.dynamodb.perReadRequestUnit * 1e6, 3)} per million read request units (https://aws.amazon.com/dynamodb/pricing/on-demand/); Lambda $${fmtNum(AWS_PRICES.lambda.perRequest * 1e6, 2)} per million requests and $${AWS_PRICES.lambda.perGbSecond.arm64} per GB-second on arm64 ($${AWS_PRICES.lambda.perGbSecond.x86_64} on x86), first tier (https://aws.amazon.com/lambda/pricing/). Response streaming's charge past the first 6 MB of a response does not arise here. API Gateway's per-request charge for the HTTP API route is not counted.`,
+    `- **Prices**: AWS's on-demand prices in ${AWS_PRICES.region}, read ${AWS_PRICES.readOn} (bench/callcost.ts \`AWS_PRICES\`): DynamoDB $${fmtNum(AWS_PRICES.dynamodb.perWriteRequestUnit * 1e6, 3)} per million write request units and $${fmtNum(AWS_PRICES.dynamodb.perReadRequestUnit * 1e6, 3)} per million read request units (https://aws.amazon.com/dynamodb/pricing/on-demand/); Lambda $${fmtNum(AWS_PRICES.lambda.perRequest * 1e6, 2)} per million requests and $${AWS_PRICES.lambda.perGbSecond.arm64} per GB-second on arm64 ($${AWS_PRICES.lambda.perGbSecond.x86_64} on x86), first tier (https://aws.amazon.com/lambda/pricing/). Response streaming's charge past the first 6 MB of a response does not arise here.`,
     `- **Model cost**: the service's own price entries (lib/pricing, the nano-dollar money of core/money.ts), where it has one for the model; otherwise Bedrock's published global-profile price (https://aws.amazon.com/bedrock/pricing/), said in the table. Caching on: the system prompt's ${CALL.system} tokens read from the prompt cache (the call after the one that wrote it), at the entry's \`cache_read_per_1k\` where it has one, else Bedrock's published cache-read price (a tenth of the input price for Claude).`,
+    `- **Caching on, service side**: the gateway call this branch measures sends no \`cache_control\` (prompt caching through the gateway is another branch's work, not merged here), so the DynamoDB and Lambda rows are the caching-off call's. A cached call stores the same items with its cache token counts beside the others, so its counted units should not differ; measure it with a cache_control call once that lands. Bedrock caches a prompt only from a minimum size on (${costs.chat.map((c) => `${c.minimum} tokens on \`${c.modelId}\``).join(', ')}), so the ${CALL.system}-token system prompt of this typical call is under it: the "caching on" model rows show what the call would cost if it were cached, not what Bedrock would bill for this exact prompt.`,
+    `- **Not counted**: API Gateway's per-request charge for the HTTP API route, CloudWatch (logs, metrics), the aggregator's invocation that folds an hour's usage items into the month (set off by the hour item's creation: once an hour per key, user and team, not per call), and the expiry of reservation items (TTL deletes are free).`,
     '',
     markdownTable(
       [
@@ -366,7 +381,13 @@ export async function callCost(options: { repeats: number }): Promise<SectionRes
       [
         ...costs.chat.flatMap((c) => [
           [`${c.modelId}, caching off`, c.source, '', `$${usdOf(c.off).toFixed(9)}`, usd(usdOf(c.off) * 1e6)],
-          [`${c.modelId}, caching on`, c.source, c.cacheSource, `$${usdOf(c.on).toFixed(9)}`, usd(usdOf(c.on) * 1e6)],
+          [
+            `${c.modelId}, caching on${c.cacheable ? '' : ` (a ${CALL.system}-token prompt is under its ${c.minimum}-token cache minimum: Bedrock would bill it uncached)`}`,
+            c.source,
+            c.cacheSource,
+            `$${usdOf(c.on).toFixed(9)}`,
+            usd(usdOf(c.on) * 1e6),
+          ],
         ]),
         [EMBED_MODEL, `the service's price entry (${costs.embedSource})`, '', `$${usdOf(costs.embed).toFixed(9)}`, usd(usdOf(costs.embed) * 1e6)],
       ],
