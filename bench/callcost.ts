@@ -345,7 +345,7 @@ export async function callCost(options: { repeats: number }): Promise<SectionRes
   }
   rows.push({
     section: '16 callcost',
-    measure: 'service cost of a typical Claude gateway call, as a share of its model cost (worst case above)',
+    measure: 'service cost of a typical Claude gateway call, as a share of its model cost (worst row; Lambda time waiting on the model left out)',
     value: pct(worstChatRatio),
     target: '< 1 %',
     status: worstChatRatio < 1 ? 'met' : 'not met',
