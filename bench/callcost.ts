@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { ROOT } from '../local/runtime';
 import { metered, type EndpointCapacity } from './capacity';
 import { fmtMs, fmtNum, loadAverage, markdownTable, summarize, type Row, type SectionResult } from './harness';
 import { benchStream, invoke, service, sharedWorld, type Service } from './service';
@@ -85,11 +86,13 @@ const QUIET_BUSY = [1, 50] as const;
 
 /** A function's deployed memory (MB) and architecture: its own setting in functions/<area>/functions.yml, else the provider's. */
 function deployed(area: string, functionName: string): { memoryMb: number; architecture: string } {
-  const read = (file: string) => parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const read = (file: string) => parse(readFileSync(join(ROOT, file), 'utf8')) as Record<string, unknown>;
   const provider = (read('serverless.yml') as { provider: { memorySize: number; architecture?: string } }).provider;
   const own = (read(join('functions', area, 'functions.yml')) as Record<string, { memorySize?: number; architecture?: string }>)[functionName];
   if (!own) throw new Error(`no function ${functionName} in functions/${area}/functions.yml`);
-  return { memoryMb: own.memorySize ?? provider.memorySize, architecture: own.architecture ?? provider.architecture ?? 'x86_64' };
+  const architecture = own.architecture ?? provider.architecture ?? 'x86_64';
+  if (AWS_PRICES.lambda.perGbSecond[architecture] === undefined) throw new Error(`no Lambda price for the ${architecture} architecture`);
+  return { memoryMb: own.memorySize ?? provider.memorySize, architecture };
 }
 
 /** What one call of a kind consumed: its function's part and the stream side's, per call. */
