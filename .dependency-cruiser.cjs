@@ -23,9 +23,9 @@
 const SHIPPED = '^(core|tables|lib|functions)/';
 const BESIDE = '^(local|scripts|bench|tests|console)/';
 const EDGE = '^lib/(http|gateway|dialects)/';
-const FOUNDATIONS = '^lib/(budgets|pricing|platforms|auth)/';
+const FOUNDATIONS = '^lib/(budgets|pricing|platforms|auth|aws)/';
 /** Everything of lib/ above the foundations: the edge, the domains and the metered call. */
-const ABOVE_FOUNDATIONS = '^lib/(?!(budgets|pricing|platforms|auth)/)[^/]+/';
+const ABOVE_FOUNDATIONS = '^lib/(?!(budgets|pricing|platforms|auth|aws)/)[^/]+/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -118,9 +118,9 @@ module.exports = {
     {
       name: 'no-unresolvable',
       severity: 'error',
-      comment: 'aws-lambda is types only (@types/aws-lambda).',
+      comment: 'aws-lambda is types only (@types/aws-lambda); cloudfront is the CloudFront Functions runtime module (console/deploy).',
       from: {},
-      to: { couldNotResolve: true, pathNot: '^aws-lambda$' },
+      to: { couldNotResolve: true, pathNot: '^(aws-lambda|cloudfront)$' },
     },
   ],
   options: {

@@ -63,10 +63,12 @@ const picosPerToken = (usdPer1k: number): bigint => BigInt(nanosOf(usdPer1k));
 
 /**
  * What `tokens` cost at these per-token prices, in nano-dollars: the exact product in pico-dollars,
- * taken to the nano-dollar upwards (exact for prices that are whole nano-dollars a token).
+ * scaled by `percent` (a processing tier's share of the Standard price, a whole number: 50, 175),
+ * taken to the nano-dollar upwards once (exact for prices that are whole nano-dollars a token at 100 %).
  */
-export function costOfTokens(items: { tokens: number; usdPer1k: number }[]): Nanos {
+export function costOfTokens(items: { tokens: number; usdPer1k: number }[], percent = 100): Nanos {
   let picos = 0n;
   for (const { tokens, usdPer1k } of items) picos += BigInt(Math.max(0, Math.round(tokens))) * picosPerToken(usdPer1k);
-  return Number((picos + 999n) / 1000n);
+  const scaled = picos * BigInt(percent);
+  return Number((scaled + 99_999n) / 100_000n);
 }

@@ -40,9 +40,13 @@ export interface ApiKey {
   /** Requests and tokens per minute; null: no limit of the key's own. */
   rpm_limit: number | null;
   tpm_limit: number | null;
+  /** The processing tiers its calls may use (`default`, `flex`, `priority`); null: every tier. */
+  allowed_service_tiers: ('default' | 'flex' | 'priority')[] | null;
 }
 
-export type ApiKeyPatch = Partial<Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids' | 'rpm_limit' | 'tpm_limit'>>;
+export type ApiKeyPatch = Partial<
+  Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids' | 'rpm_limit' | 'tpm_limit' | 'allowed_service_tiers'>
+>;
 
 const recordKey = (id: string) => ({ PK: `KEY#${id}`, SK: 'META' });
 const lookupKey = (hash: string) => ({ PK: `KEYHASH#${hash}`, SK: 'LOOKUP' });
@@ -63,6 +67,7 @@ const FIELDS = [
   'team_id',
   'rpm_limit',
   'tpm_limit',
+  'allowed_service_tiers',
 ] as const;
 
 function fromItem(item: Record<string, unknown>): ApiKey {

@@ -6,7 +6,8 @@ import { transactWrite, type TransactItems } from './transactions';
  * Price entries: admin upserts and AWS Price List refreshes, laid over the shipped defaults
  * (lib/pricing/defaults.ts). One small partition, read whole.
  *
- *   PK PRICING   SK TOKEN#<managed|hosted>#<modelId>   input_per_1k, output_per_1k, source, updated_at
+ *   PK PRICING   SK TOKEN#<managed|hosted>#<modelId>   input_per_1k, output_per_1k, cache_read_per_1k?,
+ *                                                       cache_write_per_1k?, cache_write_1h_per_1k?, source, updated_at
  *   PK PRICING   SK INSTANCE#<instanceType>            hourly_usd, source, updated_at
  */
 const PRICING_PK = 'PRICING';
@@ -20,10 +21,17 @@ export interface StoredTokenPrice {
   modelId: string;
   input_per_1k: number;
   output_per_1k: number;
+  /** The prompt cache's prices, where the entry sets them (else the shipped ones apply). */
+  cache_read_per_1k?: number;
+  cache_write_per_1k?: number;
+  cache_write_1h_per_1k?: number;
   source: PriceSource;
   updated_at: string;
   updated_by?: string;
 }
+
+/** The optional cache prices of a token entry, as stored. */
+const CACHE_PRICE_FIELDS = ['cache_read_per_1k', 'cache_write_per_1k', 'cache_write_1h_per_1k'] as const;
 
 interface StoredInstancePrice {
   kind: 'instance';
@@ -51,6 +59,7 @@ function fromItem(item: Record<string, unknown>): StoredPriceEntry | undefined {
       modelId: rest.slice(cut + 1),
       input_per_1k: Number(item.input_per_1k),
       output_per_1k: Number(item.output_per_1k),
+      ...Object.fromEntries(CACHE_PRICE_FIELDS.filter((k) => item[k] !== undefined).map((k) => [k, Number(item[k])])),
       ...common,
     };
   }

@@ -55,6 +55,22 @@ export interface Resource {
    * default applies (managed and hosted: everyone; dedicated: admins only).
    */
   access: ResourceAccess | null;
+  /**
+   * managed: the Bedrock inference profile every call goes through (its id or, for an application
+   * profile, its ARN is the runtime modelId); null: the model is called on demand by its base id.
+   */
+  inference_profile: ResourceInferenceProfile | null;
+}
+
+/** A managed resource's inference profile (lib/deploy/inference-profile.ts). */
+export interface ResourceInferenceProfile {
+  id: string;
+  arn: string;
+  type: 'SYSTEM_DEFINED' | 'APPLICATION';
+  /** Destination Regions. */
+  regions: string[];
+  /** The price entry its calls are charged by. */
+  priced_as: string;
 }
 
 /**
@@ -163,7 +179,7 @@ const SPEC_FIELDS = [
 ] as const;
 
 /** The spec's fields plus what chat needs to reach the model (and to know what it can do), who created the resource and who may call it. */
-const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access', 'inference_image', 'capabilities'] as const;
+const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access', 'inference_image', 'capabilities', 'inference_profile'] as const;
 
 const TRACKED_FIELDS = [
   ...FIELDS,

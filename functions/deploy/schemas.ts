@@ -27,12 +27,27 @@ const HostedModelId = Type.String({
 });
 const DryRun = Type.Boolean({ description: 'true returns the plan only' });
 
+const InferenceProfile = Type.String({
+  minLength: 1,
+  maxLength: 250,
+  pattern: '^(auto|none|application|[a-z-]+\\.[a-z0-9][a-z0-9.:-]*)$',
+  description:
+    'how calls reach the model: "auto" (on demand where offered, else the geographic profile of the service\'s Region), "none" (on demand only), a system profile id such as global.<modelId> or us.<modelId>, or "application" (an application inference profile created for the resource, with tags)',
+});
+// Bedrock's tag rules: up to 200 tags, keys 1-128 characters, values up to 256; the service adds its own.
+const ProfileTags = Type.Record(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9 _.:/=+@-]+$' }), Type.String({ maxLength: 256 }), {
+  maxProperties: 40,
+  description: 'cost allocation tags of the application inference profile (inferenceProfile "application" only)',
+});
+
 export const DeployManagedBody = Type.Object(
   {
     modelId: ManagedModelId,
     endpointName: EndpointName,
     region: Type.Optional(Region),
     dryRun: WithDefault(DryRun, true),
+    inferenceProfile: WithDefault(InferenceProfile, 'auto'),
+    tags: Type.Optional(ProfileTags),
   },
   { additionalProperties: false },
 );

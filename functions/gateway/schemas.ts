@@ -46,9 +46,30 @@ const SchemaName = Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 
 /** A conversation: long enough for agents' tool loops (each call and each result is a message). */
 const MAX_MESSAGES = 1000;
 
+/**
+ * A prompt-cache checkpoint after the block, part or tool that carries it (Anthropic's cache_control;
+ * LiteLLM takes the same field on OpenAI's content parts and tools): `ephemeral`, for 5 minutes
+ * unless `ttl` says 1h.
+ */
+const CacheControl = Type.Optional(
+  Nullable(Type.Object({ type: Type.Literal('ephemeral'), ttl: Type.Optional(Type.Union([Type.Literal('5m'), Type.Literal('1h')])) }, closed)),
+);
+
+/** OpenAI's service_tier: auto (the caller's default), default (Standard), flex or priority. */
+const ServiceTierField = Type.Optional(
+  Nullable(
+    Type.Union([Type.Literal('auto'), Type.Literal('default'), Type.Literal('flex'), Type.Literal('priority')], {
+      description: 'auto, default (Standard), flex or priority: the processing tier, where the model offers it',
+    }),
+  ),
+);
+
 // POST /v1/chat/completions ---------------------------------------------------------------------
 
-const ChatText = Type.Object({ type: Type.Literal('text'), text: LongText }, { ...closed, description: 'a text part takes type and text' });
+const ChatText = Type.Object(
+  { type: Type.Literal('text'), text: LongText, cache_control: CacheControl },
+  { ...closed, description: 'a text part takes type, text and cache_control' },
+);
 const ChatImage = Type.Object(
   {
     type: Type.Literal('image_url'),
@@ -56,8 +77,9 @@ const ChatImage = Type.Object(
       { url: ImageUrl, detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])) },
       closed,
     ),
+    cache_control: CacheControl,
   },
-  { ...closed, description: 'an image part takes type and image_url (url, detail)' },
+  { ...closed, description: 'an image part takes type, image_url (url, detail) and cache_control' },
 );
 const ChatRefusal = Type.Object(
   { type: Type.Literal('refusal'), refusal: LongText },
@@ -145,6 +167,7 @@ const ChatFunctionTool = Type.Object(
       },
       closed,
     ),
+    cache_control: CacheControl,
   },
   closed,
 );
@@ -212,6 +235,7 @@ export const ChatCompletionBody = Type.Object(
     presence_penalty: Type.Optional(Zero),
     frequency_penalty: Type.Optional(Zero),
     store: Type.Optional(Nullable(Type.Boolean({ description: 'accepted and changes nothing: the gateway stores no completion' }))),
+    service_tier: ServiceTierField,
     ...notSupported([
       'functions',
       'function_call',
@@ -224,7 +248,6 @@ export const ChatCompletionBody = Type.Object(
       'reasoning_effort',
       'verbosity',
       'web_search_options',
-      'service_tier',
       'metadata',
       'prompt_cache_key',
       'safety_identifier',
@@ -421,13 +444,13 @@ export const ResponsesBody = Type.Object(
       Nullable(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 20, description: 'accepted; nothing the service produces is includable' })),
     ),
     truncation: Type.Optional(Nullable(Type.Literal('disabled', { description: 'disabled; auto truncation is not supported' }))),
+    service_tier: ServiceTierField,
     ...notSupported([
       'background',
       'reasoning',
       'prompt',
       'max_tool_calls',
       'top_logprobs',
-      'service_tier',
       'prompt_cache_key',
       'prompt_cache_retention',
       'safety_identifier',
@@ -439,9 +462,6 @@ export const ResponsesBody = Type.Object(
 
 // POST /v1/messages (Anthropic) -----------------------------------------------------------------
 
-const CacheControl = Type.Optional(
-  Nullable(Type.Object({ type: Type.Literal('ephemeral'), ttl: Type.Optional(Type.Union([Type.Literal('5m'), Type.Literal('1h')])) }, closed)),
-);
 const AnthropicText = Type.Object(
   {
     type: Type.Literal('text'),
@@ -603,8 +623,9 @@ const AnthropicToolChoice = Discriminated(
 const ThinkingDisplay = Type.Optional(Nullable(Type.Union([Type.Literal('summarized'), Type.Literal('omitted')])));
 
 /**
- * POST /v1/messages (lib/dialects/anthropic-messages.ts). `thinking`, `output_config.effort`,
- * `metadata`, `service_tier` and `cache_control` are accepted and change nothing; `top_k` and the
+ * POST /v1/messages (lib/dialects/anthropic-messages.ts). `cache_control` marks prompt-cache
+ * checkpoints (on a block, a tool, or the request: after its last block). `thinking`,
+ * `output_config.effort`, `metadata` and `service_tier` are accepted and change nothing; `top_k` and the
  * server-side features (containers, MCP servers, context management) are not supported.
  */
 export const MessagesBody = Type.Object(

@@ -7,6 +7,11 @@ const Expiry = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$',
   description: 'an ISO 8601 date-time with its zone, in the future',
 });
+const ServiceTiers = Type.Array(Type.Union([Type.Literal('default'), Type.Literal('flex'), Type.Literal('priority')]), {
+  minItems: 1,
+  maxItems: 3,
+  description: "the processing tiers the key's calls may use: default (Standard), flex, priority (all when absent)",
+});
 const ResourceIds = Type.Array(Uuid, { minItems: 1, maxItems: 100, description: 'the resources the key may call (all when absent)' });
 
 export const CreateKeyBody = Type.Object(
@@ -18,6 +23,7 @@ export const CreateKeyBody = Type.Object(
     team_id: Type.Optional({ ...Uuid, description: 'a team the caller is a member of: the key spends for the team' }),
     rpm_limit: Type.Optional(RpmLimit),
     tpm_limit: Type.Optional(TpmLimit),
+    allowed_service_tiers: Type.Optional(ServiceTiers),
   },
   { additionalProperties: false },
 );
@@ -31,6 +37,7 @@ export const UpdateKeyBody = Type.Object(
     resource_ids: Type.Optional(Type.Union([ResourceIds, Type.Null()])),
     rpm_limit: Type.Optional(NullableRpmLimit),
     tpm_limit: Type.Optional(NullableTpmLimit),
+    allowed_service_tiers: Type.Optional(Type.Union([ServiceTiers, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -11,8 +11,14 @@ const TokenPriceEntry = <P extends 'managed' | 'hosted'>(platform: P, modelId: R
       modelId: Type.String({ minLength: 1, maxLength, pattern: modelId.source, description: `a ${platform} model id such as ${example}` }),
       per_1k_input_tokens_usd: Usd(1000),
       per_1k_output_tokens_usd: Usd(1000),
+      per_1k_cache_read_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens read from the prompt cache')),
+      per_1k_cache_write_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 5-minute TTL')),
+      per_1k_cache_write_1h_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 1-hour TTL')),
     },
-    { additionalProperties: false, description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd` },
+    {
+      additionalProperties: false,
+      description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally the three per_1k_cache_* prices`,
+    },
   );
 
 const ManagedPriceEntry = TokenPriceEntry('managed', MANAGED_MODEL_ID, 200, 'anthropic.claude-3-haiku-20240307-v1:0');

@@ -4,7 +4,7 @@ import { holdCall } from '../../tables/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
 import { BudgetExceeded, TooManyRequests } from '../errors';
 import { rateRefusalMessage, rateReport, type NamedLimit, type RateReport } from './rate-limits';
-import { textOf, type ChatRequest } from '../platforms/types';
+import { systemText, textOf, type ChatRequest } from '../platforms/types';
 
 /**
  * Budgets on model calls, for every path that spends (the gateway's completions, the session chat):
@@ -33,7 +33,7 @@ const IMAGE_TOKENS = 1_600;
  * beyond the true cost is given back when the call settles.
  */
 export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages' | 'tools' | 'outputFormat'>): number {
-  const texts = [request.system ?? '', ...request.messages.map((m) => textOf(m.content))];
+  const texts = [systemText(request.system), ...request.messages.map((m) => textOf(m.content))];
   const bytes = (t: string) => Buffer.byteLength(t, 'utf8');
   let tokens = texts.reduce((n, t) => n + bytes(t), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
   for (const m of request.messages) {

@@ -7,14 +7,25 @@ import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
+import { asksForCache, serviceTierOf } from './tiers';
 import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
-import type { ChatCapable, ChatReply, ChatRequest, EmbeddingReply, EmbeddingRequest, EndpointDescription, FinishReason } from '../platforms/types';
-import { getTokenPrice, tokenCost, type ResolvedTokenPrice } from '../pricing/service';
+import type {
+  CacheTokens,
+  ChatCapable,
+  ChatReply,
+  ChatRequest,
+  EmbeddingReply,
+  EmbeddingRequest,
+  EndpointDescription,
+  FinishReason,
+  ServiceTier,
+} from '../platforms/types';
+import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
 /**
@@ -53,6 +64,8 @@ export interface MeteredCall {
   reservations: Reservation[];
   /** The rate windows it took a request and its token bound from, settled to its true tokens. */
   rates: RateHold[];
+  /** The processing tier it asked for (absent: the platform's default). */
+  serviceTier?: ServiceTier;
 }
 
 /** A chat call, prepared. */
@@ -159,14 +172,16 @@ async function ensureInService(resource: Resource): Promise<void> {
  * cost bound reserved on every budget level and its request and token bound on every rate-limited
  * level, all or none, in one write (lib/budgets/reservations.ts `holdAll`).
  */
-async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => { tokensIn: number; tokensOut: number }) {
+async function reserveFor(payer: Payer, resource: Resource, callId: string, started: Date, bound: () => PricedUsage) {
   const traits = traitsOf(resource.type);
-  const price = traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.model_id) : undefined;
+  const price =
+    traits.billing === 'per-token' ? await getTokenPrice(resource.type, resource.inference_profile?.priced_as ?? resource.model_id) : undefined;
   const budgets = budgetsOf(payer);
   const limits = rateLimitsOf(payer);
-  const { tokensIn, tokensOut } = bound();
+  const usage = bound();
+  const { tokensIn, tokensOut } = usage;
   const limited = budgets.some((b) => b.budgetUsd !== null);
-  const amount = price && limited ? tokenCost(price, tokensIn, tokensOut) : 0;
+  const amount = price && limited ? callCost(price, usage) : 0;
   const held =
     amount > 0 || limits.length > 0
       ? await holdAll({
@@ -205,13 +220,26 @@ export async function prepareCall(input: {
   const callId = input.callId ?? randomUUID();
   await ensureMayCall(payer.user, resource);
   checkCapabilities(resource, input.request, input.fields ?? OPENAI_CHAT_FIELDS);
+  const serviceTier = serviceTierOf(payer, resource, input.request.serviceTier);
   await ensureInService(resource);
   // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
   const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
-  const request: ChatRequest = { ...input.request, maxTokens, target: traitsOf(resource.type).target(resource) };
+  const request: ChatRequest = {
+    ...input.request,
+    maxTokens,
+    target: traitsOf(resource.type).target(resource),
+    model: resource.model_id,
+    serviceTier,
+  };
+  if (serviceTier === undefined) delete request.serviceTier;
   const inputBound = promptTokenBound(request);
-  const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: inputBound, tokensOut: maxTokens }));
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held };
+  const held = await reserveFor(payer, resource, callId, started, () =>
+    // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
+    asksForCache(request)
+      ? { tokensIn: 0, tokensOut: maxTokens, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
+      : { tokensIn: inputBound, tokensOut: maxTokens, serviceTier },
+  );
+  return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held, ...(serviceTier && { serviceTier }) };
 }
 
 /** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */
@@ -231,7 +259,7 @@ export async function prepareEmbedding(input: {
     });
   }
   await ensureInService(resource);
-  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource) };
+  const request: EmbeddingRequest = { ...input.request, target: traitsOf(resource.type).target(resource), model: resource.model_id };
   const held = await reserveFor(payer, resource, callId, started, () => ({ tokensIn: embeddingTokenBound(request.inputs), tokensOut: 0 }));
   return { callId, started, payer, resource, request, ...held };
 }
@@ -291,6 +319,10 @@ export interface CallUsage {
   latencyMs: number;
   /** The model that answered, as the platform names it. */
   modelId?: string;
+  /** What went through the prompt cache (absent: nothing). */
+  cache?: CacheTokens;
+  /** The tier that served the call, as the platform reported it. */
+  serviceTier?: ServiceTier;
 }
 
 /** Step 5: an answered call, priced, with each budget owner's settle; what its entry point records. */
@@ -303,6 +335,10 @@ export interface Settlement {
   tokensIn: number;
   tokensOut: number;
   latencyMs: number;
+  /** What went through the prompt cache, when anything did. */
+  cache?: CacheTokens;
+  /** The tier that served the call (what the platform reported, else what was asked), when not Standard by default. */
+  serviceTier?: ServiceTier;
   /** In nano-dollars (core/money.ts), exact: never rounded. */
   cost: Nanos;
   settles: SpendSettle[];
@@ -311,10 +347,13 @@ export interface Settlement {
 }
 
 export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = new Date()): Settlement {
-  const tokensIn = Math.max(0, Math.round(usage.tokensIn));
-  const tokensOut = Math.max(0, Math.round(usage.tokensOut));
-  const latencyMs = Math.max(0, Math.round(usage.latencyMs));
-  const cost = call.price ? tokenCost(call.price, tokensIn, tokensOut) : 0;
+  const count = (n: number) => Math.max(0, Math.round(n));
+  const tokensIn = count(usage.tokensIn);
+  const tokensOut = count(usage.tokensOut);
+  const latencyMs = count(usage.latencyMs);
+  const cache = usage.cache && { read: count(usage.cache.read), write5m: count(usage.cache.write5m), write1h: count(usage.cache.write1h) };
+  const serviceTier = usage.serviceTier ?? call.serviceTier;
+  const cost = call.price ? callCost(call.price, { tokensIn, tokensOut, cache, serviceTier }) : 0;
   const usageModelId = usageModelOf(call.resource);
   return {
     callId: call.callId,
@@ -325,6 +364,8 @@ export function settlementOf(call: MeteredCall, usage: CallUsage, answeredAt = n
     tokensIn,
     tokensOut,
     latencyMs,
+    ...(cache && { cache }),
+    ...(serviceTier && { serviceTier }),
     cost,
     settles: settlesOf(call.budgets, call.reservations, call.started, cost),
     rates: call.rates,

@@ -1,4 +1,3 @@
-import type { Nanos } from '../../core/money';
 import type { ChatStreamEvent, FinishReason } from '../platforms/types';
 import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
@@ -32,13 +31,11 @@ import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type Prep
 const ESTIMATE_BYTES_PER_TOKEN = 4;
 const estimate = (text: string) => Math.ceil(Buffer.byteLength(text, 'utf8') / ESTIMATE_BYTES_PER_TOKEN);
 
-/** What the settled stream reports last: the call's recorded tokens and cost. */
-interface SettledEvent {
-  kind: 'settled';
-  tokensIn: number;
-  tokensOut: number;
-  cost: Nanos;
-}
+/** What a settled call reports: its recorded tokens and cost, what went through the prompt cache and the tier that served it. */
+export type Settled = Pick<Settlement, 'tokensIn' | 'tokensOut' | 'cost' | 'cache' | 'serviceTier'>;
+
+/** What the settled stream reports last. */
+type SettledEvent = { kind: 'settled' } & Settled;
 
 export type MeteredEvent = Exclude<ChatStreamEvent, { kind: 'usage' }> | SettledEvent;
 
@@ -50,6 +47,13 @@ export interface StreamOptions {
 }
 
 const DEADLINE = Symbol('deadline');
+
+/** What a dialect is told of a settled call (nothing recorded: zero). */
+export function settledOf(settlement: Settlement | undefined): Settled {
+  if (!settlement) return { tokensIn: 0, tokensOut: 0, cost: 0 };
+  const { tokensIn, tokensOut, cost, cache, serviceTier } = settlement;
+  return { tokensIn, tokensOut, cost, ...(cache && { cache }), ...(serviceTier && { serviceTier }) };
+}
 
 export async function openStream(call: PreparedCall, options: StreamOptions): Promise<AsyncGenerator<MeteredEvent>> {
   const upstream = new AbortController();
@@ -90,6 +94,8 @@ async function* metered(
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
+      ...(usage?.cache && { cache: usage.cache }),
+      ...(usage?.serviceTier && { serviceTier: usage.serviceTier }),
     });
     await options.record(settlement);
     return settlement;
@@ -143,7 +149,7 @@ async function* metered(
       throw failure instanceof Error ? failure : new Error('The model call failed');
     }
     yield { kind: 'stop', finishReason: finished ?? 'stop' };
-    yield { kind: 'settled', tokensIn: settlement?.tokensIn ?? 0, tokensOut: settlement?.tokensOut ?? 0, cost: settlement?.cost ?? 0 };
+    yield { kind: 'settled', ...settledOf(settlement) };
   } finally {
     clearTimeout(timer);
     // The client hung up (the consumer returned or threw into this generator): stop the model, settle.

@@ -48,6 +48,7 @@ export function newResource(
     client_token: null,
     access: defaultAccess(fields.type),
     capabilities: null,
+    inference_profile: null,
     ...fields,
   };
 }

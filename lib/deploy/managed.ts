@@ -1,10 +1,15 @@
 import { BadRequest } from '../errors';
 import { managed } from '../platforms/managed/catalogue';
 import { managedCapabilities } from '../platforms/managed/features';
+import { createApplicationProfile, deleteApplicationProfile } from '../platforms/managed/profiles';
+import { ownerTags } from '../platforms/dedicated/tags';
+import type { PlatformModelInfo } from '../platforms/types';
 import { getTokenPrice } from '../pricing/service';
+import type { ResourceInferenceProfile } from '../../tables/resources';
 import type { User } from '../../tables/users';
 import { DRY_RUN_NOTE, newResource } from './common';
 import { tokenEstimate } from './estimate';
+import { chooseProfile, pricedAs, recordOf, type ProfileChoice } from './inference-profile';
 import { checkEndpointName } from './names';
 import { registerResource } from './register';
 
@@ -19,6 +24,45 @@ export interface ManagedDeployRequest {
   region?: string;
   /** true (the default) returns the plan only. */
   dryRun: boolean;
+  /** "auto" (the default), "none", "application" or a system profile id such as us.<modelId> or global.<modelId>. */
+  inferenceProfile?: string;
+  /** With "application": the caller's cost allocation tags for the profile. */
+  tags?: Record<string, string>;
+}
+
+/** The tags of an application profile: the service's own (stage, resource) first, so a caller's tag cannot hide whose it is. */
+function profileTags(input: ManagedDeployRequest, resourceId?: string): Record<string, string> {
+  return { ...(input.tags ?? {}), ...ownerTags(input.endpointName, resourceId) };
+}
+
+/** What the plan and the answer show of the profile: the application one has no id before it exists. */
+function profileView(
+  choice: ProfileChoice,
+  info: PlatformModelInfo,
+  region: string,
+  input: ManagedDeployRequest,
+  recorded?: ResourceInferenceProfile,
+) {
+  if (recorded) return { id: recorded.id, arn: recorded.arn, type: recorded.type, regions: recorded.regions };
+  if (choice.kind === 'system') return { id: choice.profile.id, arn: choice.profile.arn, type: choice.profile.type, regions: choice.profile.regions };
+  if (choice.kind === 'application') {
+    return {
+      id: null,
+      arn: null,
+      type: 'APPLICATION' as const,
+      regions: choice.source?.regions ?? [region],
+      copyFrom: choice.source?.arn ?? info.modelArn,
+      tags: profileTags(input),
+    };
+  }
+  return null;
+}
+
+function lifecycleWarning(info: PlatformModelInfo): string | undefined {
+  const { status, endOfLifeTime } = info.modelLifecycle;
+  if (status === 'ACTIVE') return undefined;
+  const end = endOfLifeTime ? `; Bedrock ends it on ${endOfLifeTime.slice(0, 10)}` : '';
+  return `The model is ${status} on Bedrock${end}: plan a move to an active model`;
 }
 
 export async function deployManaged(input: ManagedDeployRequest, user: User, now = new Date()) {
@@ -30,20 +74,22 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
   }
   const info = await managed.getModel(input.modelId);
   if (!info) throw new BadRequest(`Unknown managed model "${input.modelId}": see GET /api/models/managed for the models on offer`);
-  if (!info.inferenceTypesSupported.includes('ON_DEMAND')) {
-    throw new BadRequest(
-      `Model "${input.modelId}" does not support on-demand inference (it offers ${info.inferenceTypesSupported.join(', ') || 'none'}); it needs provisioned throughput`,
-    );
+  if (input.tags && input.inferenceProfile !== 'application') {
+    throw new BadRequest('tags label an application inference profile: send them with inferenceProfile "application"');
   }
-  const price = await getTokenPrice('managed', input.modelId);
-  const invokeEndpoint = managed.invokeUrl(input.modelId);
+  const choice = await chooseProfile(info, input.inferenceProfile ?? 'auto', region);
+  const source = choice.kind === 'system' ? choice.profile : choice.kind === 'application' ? choice.source : undefined;
+  const priceKey = await pricedAs(input.modelId, source);
+  const price = await getTokenPrice('managed', priceKey);
+  const runtimeId = choice.kind === 'system' ? choice.profile.id : input.modelId;
 
   if (input.dryRun) {
     const warnings: string[] = [];
     if (!info.outputModalities.includes('TEXT')) {
       warnings.push(`The model produces ${info.outputModalities.join(', ')}, not text: it cannot be used for chat`);
     }
-    if (info.modelLifecycle.status !== 'ACTIVE') warnings.push(`The model's lifecycle status is ${info.modelLifecycle.status}`);
+    const legacy = lifecycleWarning(info);
+    if (legacy) warnings.push(legacy);
     if (price.source === 'fallback') warnings.push('No price entry for this model: the cost shown is a conservative estimate');
     return {
       success: true,
@@ -59,7 +105,8 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
           outputModalities: info.outputModalities,
           inferenceTypesSupported: info.inferenceTypesSupported,
         },
-        invokeEndpoint,
+        invokeEndpoint: managed.invokeUrl(runtimeId),
+        inferenceProfile: profileView(choice, info, region, input),
         pricing: {
           note: 'Pay per token: input and output tokens are billed per request; there is no hourly charge',
           billingModel: 'on-demand (per token)',
@@ -74,13 +121,15 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
     };
   }
 
+  // The application profile is created first, tagged with the resource's id, and removed again if the
+  // resource cannot be registered (its name taken meanwhile): nothing is left behind untracked.
   const resource = newResource(
     {
       name: input.endpointName,
       type: 'managed',
       status: 'InService',
       health: 'healthy',
-      endpoint_url: invokeEndpoint,
+      endpoint_url: managed.invokeUrl(runtimeId),
       region,
       model_name: info.modelName,
       model_id: input.modelId,
@@ -90,12 +139,29 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
     user,
     now,
   );
-  await registerResource(resource);
+  if (choice.kind === 'system') resource.inference_profile = recordOf(choice.profile, priceKey);
+  if (choice.kind === 'application') {
+    const created = await createApplicationProfile({
+      name: `model-ops-${resource.id.replaceAll('-', '')}`,
+      description: `model-ops resource "${input.endpointName}" (${resource.id})`,
+      copyFrom: choice.source?.arn ?? info.modelArn,
+      tags: profileTags(input, resource.id),
+    });
+    resource.inference_profile = recordOf(created, priceKey);
+    resource.endpoint_url = managed.invokeUrl(created.arn);
+  }
+  try {
+    await registerResource(resource);
+  } catch (err) {
+    if (resource.inference_profile?.type === 'APPLICATION') await deleteApplicationProfile(resource.inference_profile.arn);
+    throw err;
+  }
   return {
     success: true,
     message: `Access to ${info.modelName} configured as "${input.endpointName}": nothing was provisioned, the model is usable at once`,
-    endpoint: invokeEndpoint,
+    endpoint: resource.endpoint_url,
     modelId: input.modelId,
+    inferenceProfile: profileView(choice, info, region, input, resource.inference_profile ?? undefined),
     region,
     id: resource.id,
     endpointName: input.endpointName,

@@ -8,8 +8,10 @@
  * `tool_use` blocks. Thinking blocks of earlier turns are dropped, as Anthropic itself drops them from
  * the context. `tools` (custom tools with an input_schema), `tool_choice` (auto, any, tool, none;
  * disable_parallel_tool_use), `max_tokens`, `temperature`, `top_p`, `stop_sequences` and
- * `output_config.format` (a JSON schema) map onto the canonical request. Accepted and without effect:
- * `metadata`, `cache_control` marks (prompt caching is the platform's business), `service_tier`,
+ * `output_config.format` (a JSON schema) map onto the canonical request. `cache_control` on a system
+ * block, a content block, a tool result or a tool is a prompt-cache checkpoint right after it (on an
+ * assistant message's block: after that message), and on the request itself one after its last block
+ * (Anthropic's automatic caching); at most four. Accepted and without effect: `metadata`, `service_tier`,
  * `thinking` and `output_config.effort` (the canonical call carries no reasoning budget; answers have
  * no thinking blocks). `top_k` is refused by the request check: the canonical call has no such
  * sampling control.
@@ -18,16 +20,24 @@
  * message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta) /
  * content_block_stop per block, message_delta (stop reason and usage), message_stop. Usage is known
  * only once the call settles, so message_start says 0 tokens and message_delta carries both counts
- * (input_tokens too, which the official clients take from it) and the call's `cost_usd`. A failure
+ * (input_tokens too, which the official clients take from it) and the call's `cost_usd`. Usage counts
+ * the prompt as Anthropic does: `input_tokens` what was neither read from nor written to the cache,
+ * `cache_read_input_tokens` and `cache_creation_input_tokens` (split by TTL in `cache_creation`) the
+ * rest. A failure
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
 import { usdOf } from '../../core/money';
-import type { ChatReply, ChatTurn, ContentPart, FinishReason, ToolChoice, ToolSpec } from '../platforms/types';
+import type { ChatReply, ChatTurn, ContentPart, FinishReason, SystemPart, ToolChoice, ToolSpec } from '../platforms/types';
 import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
   StreamedCalls,
   argumentsObject,
   argumentsSchema,
+  checkCheckpoints,
+  promptTokens,
+  systemPromptOf,
+  withCache,
+  type CacheControl,
   checkHasUserTurn,
   checkImageCount,
   checkToolTurns,
@@ -47,11 +57,6 @@ import type { FeatureFields } from '../calls/metered';
 // ---------------------------------------------------------------------------------------------
 // The request, as functions/gateway/schemas.ts lets it through
 // ---------------------------------------------------------------------------------------------
-
-export interface CacheControl {
-  type: 'ephemeral';
-  ttl?: '5m' | '1h';
-}
 
 export interface TextBlock {
   type: 'text';
@@ -108,6 +113,7 @@ export interface AnthropicTool {
   description?: string;
   input_schema: Record<string, unknown>;
   strict?: boolean;
+  cache_control?: CacheControl | null;
 }
 
 export type AnthropicToolChoice =
@@ -128,6 +134,8 @@ export interface MessagesBody {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   output_config?: { format?: { type: 'json_schema'; schema: Record<string, unknown> } | null };
+  /** Automatic caching: a checkpoint after the request's last block. */
+  cache_control?: CacheControl | null;
 }
 
 export type MessagesCall = ParsedChat;
@@ -136,7 +144,11 @@ export type MessagesCall = ParsedChat;
 // Reading
 // ---------------------------------------------------------------------------------------------
 
-const systemText = (content: string | TextBlock[]) => (typeof content === 'string' ? content : content.map((b) => b.text).join('\n\n'));
+/** System text as its pieces (a checkpoint rides on the piece it follows). */
+const systemPieces = (content: string | TextBlock[]): SystemPart[] =>
+  typeof content === 'string'
+    ? [{ type: 'text', text: content }]
+    : content.map((b) => ({ type: 'text', text: b.text, ...withCache(b.cache_control) }));
 
 function image(block: ImageBlock, at: string): ContentPart {
   const { source } = block;
@@ -151,11 +163,14 @@ function image(block: ImageBlock, at: string): ContentPart {
   throw invalid(`${at}.source`, 'file ids need stored files, and this service stores none: send the image as base64');
 }
 
-/** Blocks of text and images (each with its field): a string when there is one text, else the parts in order. */
+/** Blocks of text and images (each with its field): a string when there is one text without a checkpoint, else the parts in order. */
 function contentOf(blocks: { block: TextBlock | ImageBlock; at: string }[]): string | ContentPart[] {
   const only = blocks.length === 1 ? blocks[0]?.block : undefined;
-  if (only?.type === 'text') return only.text;
-  return blocks.map(({ block, at }) => (block.type === 'text' ? { type: 'text', text: block.text } : image(block, at)));
+  if (only?.type === 'text' && !only.cache_control) return only.text;
+  return blocks.map(({ block, at }) => ({
+    ...(block.type === 'text' ? { type: 'text' as const, text: block.text } : image(block, at)),
+    ...withCache(block.cache_control),
+  }));
 }
 
 function toolSpecs(tools: AnthropicTool[] | undefined): ToolSpec[] {
@@ -164,19 +179,20 @@ function toolSpecs(tools: AnthropicTool[] | undefined): ToolSpec[] {
     ...(tool.description !== undefined && { description: tool.description }),
     parameters: argumentsSchema(tool.input_schema, `tools.${i}.input_schema`),
     ...(tool.strict !== undefined && { strict: tool.strict }),
+    ...withCache(tool.cache_control),
   }));
 }
 
 const CHOICES: Record<Exclude<AnthropicToolChoice['type'], 'tool'>, ToolChoice> = { auto: 'auto', any: 'required', none: 'none' };
 
 export function parse(body: MessagesBody): MessagesCall {
-  const system: string[] = body.system === undefined ? [] : [systemText(body.system)];
+  const system: SystemPart[] = body.system === undefined ? [] : systemPieces(body.system);
   const messages: ChatTurn[] = [];
   const paths: string[] = [];
   body.messages.forEach((message, i) => {
     const at = `messages.${i}`;
     if (message.role === 'system') {
-      system.push(systemText(message.content));
+      system.push(...systemPieces(message.content));
       return;
     }
     if (typeof message.content === 'string') {
@@ -186,13 +202,15 @@ export function parse(body: MessagesBody): MessagesCall {
     }
     if (message.role === 'assistant') {
       let text = '';
+      let cache: CacheControl | undefined;
       const toolCalls: { id: string; name: string; arguments: string }[] = [];
       for (const block of message.content) {
         if (block.type === 'text') text += block.text;
         else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
         // Thinking blocks of earlier turns: dropped, as Anthropic drops them from the context.
+        if ('cache_control' in block && block.cache_control) cache = block.cache_control;
       }
-      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 && { toolCalls }) });
+      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 && { toolCalls }), ...withCache(cache) });
       paths.push(at);
       return;
     }
@@ -210,7 +228,13 @@ export function parse(body: MessagesBody): MessagesCall {
           : typeof block.content === 'string'
             ? block.content
             : contentOf(block.content.map((b, k) => ({ block: b, at: `${where}.content.${k}` })));
-      messages.push({ role: 'tool', toolCallId: block.tool_use_id, content, ...(block.is_error && { isError: true }) });
+      messages.push({
+        role: 'tool',
+        toolCallId: block.tool_use_id,
+        content,
+        ...(block.is_error && { isError: true }),
+        ...withCache(block.cache_control),
+      });
       paths.push(`${where}.tool_use_id`);
     });
     if (rest.length > 0) {
@@ -221,6 +245,7 @@ export function parse(body: MessagesBody): MessagesCall {
   checkHasUserTurn(messages, 'messages');
   checkToolTurns(messages, paths, { result: 'a tool_result', call: 'tool_use' });
   checkImageCount(messages, 'messages');
+  if (body.cache_control) cacheAfterLast(messages, body.cache_control);
 
   const tools = toolSpecs(body.tools);
   const choice = body.tool_choice;
@@ -228,11 +253,13 @@ export function parse(body: MessagesBody): MessagesCall {
   checkTools(tools, toolChoice, { tools: 'tools', choice: 'tool_choice' });
   const noParallel = choice !== undefined && choice.type !== 'none' && choice.disable_parallel_tool_use === true;
   const format = body.output_config?.format;
+  const systemPrompt = systemPromptOf(system, '\n\n');
+  checkCheckpoints({ system: systemPrompt, messages, tools }, 'cache_control');
   return {
     model: body.model,
     stream: body.stream ?? false,
     request: {
-      ...(system.length > 0 && { system: system.join('\n\n') }),
+      ...(systemPrompt !== undefined && { system: systemPrompt }),
       messages,
       maxTokens: body.max_tokens,
       ...(body.temperature !== undefined && { temperature: body.temperature }),
@@ -247,6 +274,20 @@ export function parse(body: MessagesBody): MessagesCall {
   };
 }
 
+/** Automatic caching: a checkpoint after the last block of the last message. */
+function cacheAfterLast(messages: ChatTurn[], control: CacheControl): void {
+  const last = messages.at(-1);
+  if (!last) return;
+  if (last.role !== 'user') {
+    Object.assign(last, withCache(control));
+    return;
+  }
+  const parts: ContentPart[] = typeof last.content === 'string' ? [{ type: 'text', text: last.content }] : last.content;
+  const end = parts.at(-1);
+  if (end) parts[parts.length - 1] = { ...end, ...withCache(control) };
+  last.content = parts;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Writing
 // ---------------------------------------------------------------------------------------------
@@ -259,8 +300,9 @@ const STOP_REASONS: Record<FinishReason, string> = { stop: 'end_turn', length: '
 const usageOf = (settled: Settled) => ({
   input_tokens: settled.tokensIn,
   output_tokens: settled.tokensOut,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: promptTokens(settled).written,
+  cache_read_input_tokens: promptTokens(settled).cached,
+  cache_creation: { ephemeral_5m_input_tokens: settled.cache?.write5m ?? 0, ephemeral_1h_input_tokens: settled.cache?.write1h ?? 0 },
 });
 
 /** The `message` of a reply that is not streamed. */

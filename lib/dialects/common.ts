@@ -1,12 +1,26 @@
 /**
  * What the wire dialects share: the server-sent event framing, inline images, the rules of a tool
- * loop (every call answered, every result answering a call), the tools a request offers, and reading a
- * metered stream so that its failure can be told in the dialect's own words.
+ * loop (every call answered, every result answering a call), the tools a request offers, prompt-cache
+ * checkpoints and service tiers, and reading a metered stream so that its failure can be told in the
+ * dialect's own words.
  */
 import { BadRequest } from '../errors';
 import { toHttpError, type ErrorRoute, type HttpError } from '../http/errors';
-import type { ChatReply, ChatTurn, ContentPart, FinishReason, ImageMediaType, ToolChoice, ToolSpec } from '../platforms/types';
-import type { MeteredEvent } from './types';
+import type {
+  CacheTtl,
+  ChatReply,
+  ChatRequest,
+  ChatTurn,
+  ContentPart,
+  FinishReason,
+  ImageMediaType,
+  ServiceTier,
+  SystemPart,
+  SystemPrompt,
+  ToolChoice,
+  ToolSpec,
+} from '../platforms/types';
+import type { MeteredEvent, Settled } from './types';
 
 // ---------------------------------------------------------------------------------------------
 // Server-sent events
@@ -278,4 +292,59 @@ export function argumentsObject(text: string): Record<string, unknown> {
 /** A 400 naming a field, worded as the request checks word theirs (lib/http/validation.ts). */
 export function invalid(param: string, why: string, code = 'invalid_request'): BadRequest {
   return new BadRequest(`Invalid field '${param}': ${why}`, { code, param });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prompt caching and service tiers, the same in every dialect
+// ---------------------------------------------------------------------------------------------
+
+/** A prompt-cache checkpoint as Anthropic writes it (LiteLLM takes the same on OpenAI's parts and tools). */
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: CacheTtl;
+}
+
+/** The TTL a `cache_control` asks for (5 minutes unless it says 1h); undefined without one. */
+export const cacheTtl = (control: CacheControl | null | undefined): CacheTtl | undefined => (control ? (control.ttl ?? '5m') : undefined);
+
+/** `{ cache }` when there is a checkpoint, else nothing (to spread into a part, a turn or a tool). */
+export const withCache = (control: CacheControl | null | undefined) => {
+  const ttl = cacheTtl(control);
+  return ttl ? { cache: ttl } : {};
+};
+
+/** The system prompt from its pieces: one text (joined by `separator`) unless a piece carries a checkpoint. */
+export function systemPromptOf(pieces: SystemPart[], separator: string): SystemPrompt | undefined {
+  if (pieces.length === 0) return undefined;
+  return pieces.some((p) => p.cache) ? pieces : pieces.map((p) => p.text).join(separator);
+}
+
+/** Anthropic's limit on checkpoints a request (Bedrock's too): a fifth is refused, as Anthropic refuses it. */
+const MAX_CHECKPOINTS = 4;
+
+/** Refuses a request with more checkpoints than a model takes, in Anthropic's words (the field: `param`). */
+export function checkCheckpoints(request: Pick<ChatRequest, 'system' | 'messages' | 'tools'>, param: string): void {
+  const inParts = (content: string | ContentPart[]) => (typeof content === 'string' ? 0 : content.filter((p) => p.cache).length);
+  const found =
+    (typeof request.system === 'string' || !request.system ? 0 : request.system.filter((p) => p.cache).length) +
+    request.messages.reduce((n, m) => n + ('cache' in m && m.cache ? 1 : 0) + (m.role === 'assistant' ? 0 : inParts(m.content)), 0) +
+    (request.tools ?? []).filter((t) => t.cache).length;
+  if (found > MAX_CHECKPOINTS) {
+    throw invalid(param, `A maximum of ${MAX_CHECKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
+  }
+}
+
+/** OpenAI's service_tier as the canonical tier: `auto` (or none) leaves the choice to the caller's key. */
+export const serviceTierOf = (tier: 'auto' | ServiceTier | null | undefined): ServiceTier | undefined =>
+  tier === 'auto' || tier == null ? undefined : tier;
+
+/** The tier OpenAI's answers name: the one that served, `default` when the platform's default did. */
+export const answeredTier = (settled: Settled): ServiceTier => settled.serviceTier ?? 'default';
+
+/** The prompt tokens a call read from the cache, and all those it sent (plain input, cache reads and writes). */
+export function promptTokens(settled: Settled): { cached: number; written: number; prompt: number } {
+  const cache = settled.cache;
+  const cached = cache?.read ?? 0;
+  const written = cache ? cache.write5m + cache.write1h : 0;
+  return { cached, written, prompt: settled.tokensIn + cached + written };
 }

@@ -7,7 +7,11 @@
  * assistant message right before them. `tools` (function tools with a JSON Schema of their arguments
  * and `strict`), `tool_choice`, `parallel_tool_calls` and `response_format` (json_object,
  * json_schema) map onto the canonical request. max_tokens wins over max_completion_tokens; absent,
- * the request names no limit and the caller applies its own.
+ * the request names no limit and the caller applies its own. `cache_control` on a content part (of any
+ * message) or a tool is a prompt-cache checkpoint after it, as LiteLLM takes it; `service_tier` (auto,
+ * default, flex, priority) asks for a processing tier, and the answer names the one that served it.
+ * `usage.prompt_tokens` counts the whole prompt, cached tokens included, with the cache reads in
+ * `prompt_tokens_details.cached_tokens`, as OpenAI counts them.
  *
  * Written: `chat.completion` with `message.tool_calls` (content null when the model only called
  * tools), or `chat.completion.chunk` events as OpenAI streams them: the role first, text deltas, a
@@ -19,10 +23,12 @@
  */
 import { usdOf } from '../../core/money';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
-import type { ChatReply, ChatTurn, ContentPart, OutputFormat, ToolChoice, ToolSpec } from '../platforms/types';
+import type { ChatReply, ChatTurn, ContentPart, OutputFormat, ServiceTier, SystemPart, SystemPrompt, ToolChoice, ToolSpec } from '../platforms/types';
 import {
   StreamedCalls,
+  answeredTier,
   argumentsSchema,
+  checkCheckpoints,
   checkHasUserTurn,
   checkImageCount,
   checkToolTurns,
@@ -32,9 +38,14 @@ import {
   finishOf,
   guarded,
   invalid,
+  promptTokens,
   replyFinish,
+  serviceTierOf,
   sseData,
   streamFailure,
+  systemPromptOf,
+  withCache,
+  type CacheControl,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
 import type { FeatureFields } from '../calls/metered';
@@ -46,11 +57,13 @@ import type { FeatureFields } from '../calls/metered';
 export interface TextPart {
   type: 'text';
   text: string;
+  cache_control?: CacheControl | null;
 }
 
 export interface ImageUrlPart {
   type: 'image_url';
   image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+  cache_control?: CacheControl | null;
 }
 
 export interface RefusalPart {
@@ -73,6 +86,7 @@ export type OpenAiChatMessage =
 export interface FunctionToolParam {
   type: 'function';
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+  cache_control?: CacheControl | null;
 }
 
 export type OpenAiToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
@@ -98,6 +112,7 @@ export interface OpenAiChatBody {
   response_format?: ResponseFormat;
   /** Accepted (the Vercel AI SDK sends it with `store: false`) and changes nothing: no completion is stored. */
   store?: boolean | null;
+  service_tier?: 'auto' | ServiceTier | null;
 }
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */
@@ -111,14 +126,28 @@ export interface OpenAiChatCall extends ParsedChat {
 
 const joined = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((p) => p.text).join(''));
 
-/** A user message's content: its text, or (with images) its parts in order. */
+const hasCheckpoint = (content: string | { cache_control?: CacheControl | null }[]) =>
+  typeof content !== 'string' && content.some((p) => p.cache_control);
+
+/** A user (or tool) message's content: its text, or (with images or checkpoints) its parts in order. */
 function userContent(content: string | (TextPart | ImageUrlPart)[], at: string): string | ContentPart[] {
   if (typeof content === 'string') return content;
-  if (!content.some((p) => p.type === 'image_url')) return joined(content as TextPart[]);
-  return content.map((part, j) =>
-    part.type === 'text' ? { type: 'text', text: part.text } : dataUrlImage(part.image_url.url, `${at}.content.${j}.image_url.url`),
-  );
+  if (!content.some((p) => p.type === 'image_url') && !hasCheckpoint(content)) return joined(content as TextPart[]);
+  return content.map((part, j) => ({
+    ...(part.type === 'text' ? { type: 'text' as const, text: part.text } : dataUrlImage(part.image_url.url, `${at}.content.${j}.image_url.url`)),
+    ...withCache(part.cache_control),
+  }));
 }
+
+/** A system message's pieces: one text, or its parts where one carries a checkpoint. */
+const systemPieces = (content: string | TextPart[]): SystemPart[] =>
+  hasCheckpoint(content) && typeof content !== 'string'
+    ? content.map((p) => ({ type: 'text', text: p.text, ...withCache(p.cache_control) }))
+    : [{ type: 'text', text: joined(content) }];
+
+/** The checkpoint on an assistant message's parts, which become one turn: after that turn. */
+const assistantCache = (content: string | (TextPart | RefusalPart)[] | null | undefined) =>
+  withCache(Array.isArray(content) ? content.map((p) => (p.type === 'text' ? p.cache_control : undefined)).findLast(Boolean) : undefined);
 
 function assistantText(content: string | (TextPart | RefusalPart)[] | null | undefined): string {
   if (content == null) return '';
@@ -126,11 +155,12 @@ function assistantText(content: string | (TextPart | RefusalPart)[] | null | und
 }
 
 export function toolSpecs(tools: FunctionToolParam[] | undefined): ToolSpec[] {
-  return (tools ?? []).map(({ function: fn }, i) => ({
+  return (tools ?? []).map(({ function: fn, cache_control }, i) => ({
     name: fn.name,
     ...(fn.description !== undefined && { description: fn.description }),
     parameters: argumentsSchema(fn.parameters, `tools.${i}.function.parameters`),
     ...(fn.strict != null && { strict: fn.strict }),
+    ...withCache(cache_control),
   }));
 }
 
@@ -146,7 +176,8 @@ export function outputFormatOf(format: ResponseFormat | undefined): OutputFormat
 }
 
 export function parse(body: OpenAiChatBody): OpenAiChatCall {
-  const system: string[] = [];
+  // Pieces of one message join with nothing between them, messages with a blank line.
+  const system: SystemPart[][] = [];
   const messages: ChatTurn[] = [];
   // The field each turn came from, for the tool loop's refusals.
   const paths: string[] = [];
@@ -155,7 +186,7 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
     switch (message.role) {
       case 'system':
       case 'developer':
-        system.push(joined(message.content));
+        system.push(systemPieces(message.content));
         return;
       case 'user':
         messages.push({ role: 'user', content: userContent(message.content, at) });
@@ -164,12 +195,17 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
       case 'assistant': {
         const toolCalls = (message.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
         if (message.content == null && toolCalls.length === 0) throw invalid(`${at}.content`, 'an assistant message needs content or tool_calls');
-        messages.push({ role: 'assistant', content: assistantText(message.content), ...(toolCalls.length > 0 && { toolCalls }) });
+        messages.push({
+          role: 'assistant',
+          content: assistantText(message.content),
+          ...(toolCalls.length > 0 && { toolCalls }),
+          ...assistantCache(message.content),
+        });
         paths.push(at);
         return;
       }
       case 'tool':
-        messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: joined(message.content) });
+        messages.push({ role: 'tool', toolCallId: message.tool_call_id, content: userContent(message.content, at) });
         paths.push(`${at}.tool_call_id`);
     }
   });
@@ -183,12 +219,15 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
   const stop = body.stop == null ? [] : typeof body.stop === 'string' ? [body.stop] : body.stop;
   const maxTokens = body.max_tokens ?? body.max_completion_tokens;
   const outputFormat = outputFormatOf(body.response_format);
+  const systemPrompt = systemOf(system);
+  checkCheckpoints({ system: systemPrompt, messages, tools }, 'messages');
+  const serviceTier = serviceTierOf(body.service_tier);
   return {
     model: body.model,
     stream: body.stream ?? false,
     includeUsage: body.stream_options?.include_usage ?? false,
     request: {
-      ...(system.length > 0 && { system: system.join('\n\n') }),
+      ...(systemPrompt !== undefined && { system: systemPrompt }),
       messages,
       ...(maxTokens !== undefined && { maxTokens }),
       ...(body.temperature !== undefined && { temperature: body.temperature }),
@@ -198,6 +237,7 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
       ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),
       ...(tools.length > 0 && body.parallel_tool_calls !== undefined && { parallelToolCalls: body.parallel_tool_calls }),
       ...(outputFormat && { outputFormat }),
+      ...(serviceTier && { serviceTier }),
     },
   };
 }
@@ -215,11 +255,22 @@ const wireCall = (call: { id: string; name: string; arguments: string }): WireTo
   function: { name: call.name, arguments: call.arguments },
 });
 
-const usageOf = (settled: Settled) => ({
-  prompt_tokens: settled.tokensIn,
-  completion_tokens: settled.tokensOut,
-  total_tokens: settled.tokensIn + settled.tokensOut,
-});
+/** The system messages' pieces as one prompt: messages a blank line apart, a message's own pieces side by side. */
+function systemOf(messages: SystemPart[][]): SystemPrompt | undefined {
+  if (!messages.some((pieces) => pieces.some((p) => p.cache))) return systemPromptOf(messages.flat(), '\n\n');
+  // With checkpoints, the blank line between messages goes at the start of each later message's first piece.
+  return messages.flatMap((pieces, i) => pieces.map((p, j) => (i > 0 && j === 0 ? { ...p, text: `\n\n${p.text}` } : p)));
+}
+
+const usageOf = (settled: Settled) => {
+  const { cached, prompt } = promptTokens(settled);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: settled.tokensOut,
+    total_tokens: prompt + settled.tokensOut,
+    prompt_tokens_details: { cached_tokens: cached },
+  };
+};
 
 /** The `chat.completion` of a reply that is not streamed. */
 export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
@@ -243,6 +294,7 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
       },
     ],
     usage: usageOf(settled),
+    service_tier: answeredTier(settled),
     system_fingerprint: null,
   };
 }
@@ -299,7 +351,9 @@ export async function* frames(
   }
   if (!announced) yield chunk(role);
   yield chunk({}, finishOf(finish, calls.size > 0));
-  if (call.includeUsage && settled) yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: usdOf(settled.cost) } });
+  if (call.includeUsage && settled) {
+    yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: usdOf(settled.cost) }, service_tier: answeredTier(settled) });
+  }
   yield 'data: [DONE]\n\n';
 }
 

@@ -31,9 +31,10 @@
  * Responses API sends no [DONE].
  */
 import { usdOf } from '../../core/money';
-import type { ChatReply, ChatTurn, ContentPart, FinishReason, OutputFormat, ToolCall, ToolChoice, ToolSpec } from '../platforms/types';
+import type { ChatReply, ChatTurn, ContentPart, FinishReason, OutputFormat, ServiceTier, ToolCall, ToolChoice, ToolSpec } from '../platforms/types';
 import {
   StreamedCalls,
+  answeredTier,
   argumentsSchema,
   checkHasUserTurn,
   checkImageCount,
@@ -44,7 +45,9 @@ import {
   finishOf,
   guarded,
   invalid,
+  promptTokens,
   replyFinish,
+  serviceTierOf,
   sseEvent,
   streamFailure,
 } from './common';
@@ -142,6 +145,7 @@ export interface ResponsesBody {
   conversation?: string | { id: string } | null;
   metadata?: Record<string, string> | null;
   user?: string;
+  service_tier?: 'auto' | ServiceTier | null;
 }
 
 /** The settings a response object repeats back, as the Responses API does. */
@@ -156,6 +160,8 @@ export interface ResponseEcho {
   text: { format: TextFormat };
   metadata: Record<string, string>;
   user?: string;
+  /** The tier asked for; the finished response names the one that served. */
+  service_tier: 'auto' | ServiceTier;
 }
 
 export interface ResponsesCall extends ParsedChat {
@@ -284,6 +290,7 @@ export function parse(body: ResponsesBody): ResponsesCall {
   const format = body.text?.format;
   const outputFormat = outputFormatOf(format);
   const maxTokens = body.max_output_tokens ?? undefined;
+  const serviceTier = serviceTierOf(body.service_tier);
   return {
     model: body.model,
     stream: body.stream ?? false,
@@ -297,8 +304,10 @@ export function parse(body: ResponsesBody): ResponsesCall {
       ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),
       ...(tools.length > 0 && body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
       ...(outputFormat && { outputFormat }),
+      ...(serviceTier && { serviceTier }),
     },
     echo: {
+      service_tier: body.service_tier ?? 'auto',
       instructions: body.instructions ?? null,
       max_output_tokens: body.max_output_tokens ?? null,
       temperature: body.temperature ?? null,
@@ -356,13 +365,17 @@ function ending(finish: FinishReason): { status: 'completed' | 'incomplete'; inc
   return { status: 'completed', incomplete_details: null };
 }
 
-const usageOf = (settled: Settled) => ({
-  input_tokens: settled.tokensIn,
-  input_tokens_details: { cached_tokens: 0 },
-  output_tokens: settled.tokensOut,
-  output_tokens_details: { reasoning_tokens: 0 },
-  total_tokens: settled.tokensIn + settled.tokensOut,
-});
+/** The Responses API counts the whole prompt as input, the cache reads among it in input_tokens_details. */
+const usageOf = (settled: Settled) => {
+  const { cached, prompt } = promptTokens(settled);
+  return {
+    input_tokens: prompt,
+    input_tokens_details: { cached_tokens: cached },
+    output_tokens: settled.tokensOut,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: prompt + settled.tokensOut,
+  };
+};
 
 interface ResponseState {
   status: 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -370,6 +383,8 @@ interface ResponseState {
   usage: Record<string, unknown> | null;
   error?: { code: string; message: string };
   incomplete_details?: { reason: string } | null;
+  /** The call as settled, once it is: the response then names the tier that served it. */
+  settled?: Settled;
 }
 
 function responseObject(meta: CallMeta, echo: ResponseEcho, state: ResponseState) {
@@ -396,6 +411,7 @@ function responseObject(meta: CallMeta, echo: ResponseEcho, state: ResponseState
     tools: echo.tools,
     top_p: echo.top_p,
     truncation: 'disabled',
+    service_tier: state.settled ? answeredTier(state.settled) : echo.service_tier,
     usage: state.usage,
     ...(echo.user !== undefined && { user: echo.user }),
     metadata: echo.metadata,
@@ -414,7 +430,7 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta, call:
     parts.push((s) => callItem(callItemId(meta, index), c, s));
   }
   const output = parts.map((item, i) => item(i === parts.length - 1 && status === 'incomplete' ? 'incomplete' : 'completed'));
-  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled), incomplete_details });
+  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled), incomplete_details, settled });
 }
 
 /** The Responses API's event stream of a reply. */
@@ -518,7 +534,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
   const counted = settled ?? { tokensIn: 0, tokensOut: 0, cost: 0 };
   const usage = { ...usageOf(counted), cost_usd: usdOf(counted.cost) };
   yield event(status === 'completed' ? 'response.completed' : 'response.incomplete', {
-    response: responseObject(meta, call.echo, { status, output, usage, incomplete_details }),
+    response: responseObject(meta, call.echo, { status, output, usage, incomplete_details, settled: counted }),
   });
 }
 

@@ -19,16 +19,15 @@
  * where `call` is what `parse` returned (its options ride along: OpenAI's include_usage, the
  * Responses API's echoed settings).
  */
-import type { Nanos } from '../../core/money';
+import type { Settled } from '../calls/stream';
 import type { ChatRequest, ChatStreamEvent } from '../platforms/types';
 
-/** What a call cost once settled: the tokens counted (the platform's, or the estimate) and their price. */
-export interface Settled {
-  tokensIn: number;
-  tokensOut: number;
-  /** In nano-dollars (core/money.ts); a body shows it as `cost_usd`, unrounded. */
-  cost: Nanos;
-}
+/**
+ * What a call cost once settled: the tokens counted (the platform's, or the estimate) and their price
+ * in nano-dollars (core/money.ts; a body shows it as `cost_usd`, unrounded); what went through the
+ * prompt cache and the tier that served it, where they apply.
+ */
+export type { Settled } from '../calls/stream';
 
 /**
  * One event of a metered stream: the platform's events as they come, then exactly one `settled`

@@ -26,6 +26,7 @@ export interface NewKey {
   team_id?: string;
   rpm_limit?: number;
   tpm_limit?: number;
+  allowed_service_tiers?: NonNullable<ApiKey['allowed_service_tiers']>;
 }
 
 export type KeyChanges = Partial<{
@@ -35,6 +36,7 @@ export type KeyChanges = Partial<{
   resource_ids: string[] | null;
   rpm_limit: number | null;
   tpm_limit: number | null;
+  allowed_service_tiers: ApiKey['allowed_service_tiers'];
 }>;
 
 /** A key as every answer shows it: never the secret or its hash, with this month's spend. */
@@ -103,6 +105,7 @@ export async function createKey(user: User, input: NewKey, now = new Date()): Pr
     team_id: input.team_id ?? null,
     rpm_limit: input.rpm_limit ?? null,
     tpm_limit: input.tpm_limit ?? null,
+    allowed_service_tiers: input.allowed_service_tiers ? [...new Set(input.allowed_service_tiers)] : null,
   };
   await insertApiKeyRecord(key, hash);
   return { ...key, key: secret, spent_usd: 0 };
@@ -156,6 +159,7 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   checkExpiry(changes.expires_at, now);
   await checkResources(changes.resource_ids);
   const patch: ApiKeyPatch = { ...changes };
+  if (changes.allowed_service_tiers) patch.allowed_service_tiers = [...new Set(changes.allowed_service_tiers)];
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
   const key = await updateApiKeyRecord(id, patch);
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);

@@ -4,24 +4,42 @@
  * parallel tool calls and response_format pass through as OpenAI defines them; images go as
  * `image_url` parts with data: URLs.
  *
+ * Prompt-cache checkpoints go through only where the server is asked to take them (`cacheControl`:
+ * the hosted API, an OpenAI-compatible proxy that may sit in front of a caching model): as
+ * `cache_control` on the part, the system part, the tool or the message they follow, the way LiteLLM
+ * and OpenRouter take them. TGI and LMI know no such field, so the containers never get one.
+ *
  * Read leniently, because OpenAI-compatible servers differ in small ways: TGI before 3.0 answers a
  * tool call's `arguments` as a JSON object instead of text and numbers its ids.
  */
-import type { ChatRequest, ChatTurn, ContentPart, FinishReason, ToolCall } from './types';
+import { systemText, type CacheTtl, type ChatRequest, type ChatTurn, type ContentPart, type FinishReason, type ToolCall } from './types';
+
+/** How the body is written: whether cache checkpoints go along as `cache_control`. */
+interface WireOptions {
+  cacheControl?: boolean;
+}
 
 const dataUrl = (part: Extract<ContentPart, { type: 'image' }>) => `data:${part.mediaType};base64,${part.data}`;
 
-function userContent(content: string | ContentPart[]): unknown {
+/** `cache_control` of a checkpoint, when the server takes them and there is one. */
+const cacheControl = (ttl: CacheTtl | undefined, options: WireOptions) =>
+  options.cacheControl && ttl ? { cache_control: { type: 'ephemeral', ...(ttl === '1h' && { ttl }) } } : {};
+
+function partsOf(content: string | ContentPart[], options: WireOptions): unknown {
   if (typeof content === 'string') return content;
-  // Text alone stays a string: some servers take nothing else.
-  if (content.every((p) => p.type === 'text')) return content.map((p) => p.text).join('');
-  return content.map((p) => (p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: dataUrl(p) } }));
+  // Text alone stays a string: some servers take nothing else (unless a checkpoint must ride on a part).
+  const checkpoints = options.cacheControl && content.some((p) => p.cache);
+  if (!checkpoints && content.every((p) => p.type === 'text')) return content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+  return content.map((p) => ({
+    ...(p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: dataUrl(p) } }),
+    ...cacheControl(p.cache, options),
+  }));
 }
 
-function message(turn: ChatTurn): Record<string, unknown> {
+function message(turn: ChatTurn, options: WireOptions): Record<string, unknown> {
   switch (turn.role) {
     case 'user':
-      return { role: 'user', content: userContent(turn.content) };
+      return { role: 'user', content: partsOf(turn.content, options) };
     case 'assistant':
       return {
         role: 'assistant',
@@ -29,18 +47,21 @@ function message(turn: ChatTurn): Record<string, unknown> {
         ...(turn.toolCalls?.length
           ? { tool_calls: turn.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
           : {}),
+        ...cacheControl(turn.cache, options),
       };
     case 'tool': {
       // A tool message carries text only, and OpenAI has no failure flag: a failure says so in words.
       const text = typeof turn.content === 'string' ? turn.content : turn.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
-      return { role: 'tool', tool_call_id: turn.toolCallId, content: turn.isError ? `Error: ${text}` : text };
+      return { role: 'tool', tool_call_id: turn.toolCallId, content: turn.isError ? `Error: ${text}` : text, ...cacheControl(turn.cache, options) };
     }
   }
 }
 
 /** The system prompt (when not blank) and the conversation as OpenAI messages. */
-export function openAiMessages(request: ChatRequest): Record<string, unknown>[] {
-  return [...(request.system?.trim() ? [{ role: 'system', content: request.system }] : []), ...request.messages.map(message)];
+export function openAiMessages(request: ChatRequest, options: WireOptions = {}): Record<string, unknown>[] {
+  const { system } = request;
+  const systemContent = system === undefined || typeof system === 'string' || !options.cacheControl ? systemText(system) : partsOf(system, options);
+  return [...(systemText(system).trim() ? [{ role: 'system', content: systemContent }] : []), ...request.messages.map((m) => message(m, options))];
 }
 
 /** A request's limits and sampling in the OpenAI wire names. */
@@ -50,12 +71,12 @@ function openAiSampling(request: ChatRequest): Record<string, unknown> {
 }
 
 /** The chat completions body of a request (without model and streaming, which the platform adds). */
-export function openAiChatBody(request: ChatRequest): Record<string, unknown> {
-  return { messages: openAiMessages(request), ...openAiSampling(request), ...openAiToolFields(request) };
+export function openAiChatBody(request: ChatRequest, options: WireOptions = {}): Record<string, unknown> {
+  return { messages: openAiMessages(request, options), ...openAiSampling(request), ...openAiToolFields(request, options) };
 }
 
 /** Tools, tool choice, parallel calls and the output format, in OpenAI's names; only those the request sets. */
-export function openAiToolFields(request: ChatRequest): Record<string, unknown> {
+export function openAiToolFields(request: ChatRequest, options: WireOptions = {}): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   if (request.tools?.length) {
     fields.tools = request.tools.map((t) => ({
@@ -66,6 +87,7 @@ export function openAiToolFields(request: ChatRequest): Record<string, unknown> 
         parameters: t.parameters,
         ...(t.strict ? { strict: true } : {}),
       },
+      ...cacheControl(t.cache, options),
     }));
     if (request.parallelToolCalls !== undefined) fields.parallel_tool_calls = request.parallelToolCalls;
   }

@@ -43,7 +43,7 @@ export interface PlatformTraits {
   /** What its models may do at most; a model's catalogue entry may say less. */
   readonly capabilities: ModelCapabilities;
   /** The name the platform knows a tracked resource by (managed, hosted: the model id; dedicated: the endpoint name). */
-  target(resource: { endpoint_name: string; model_id: string }): string;
+  target(resource: { endpoint_name: string; model_id: string; inference_profile?: { id: string; arn: string; type: string } | null }): string;
   /** Endpoint names it accepts, and the rule in words for a refusal. */
   readonly names: { pattern: RegExp; rule: string };
 }
@@ -57,8 +57,28 @@ export const TRACKED_NAME = /^[a-zA-Z0-9-]{1,63}$/;
 
 export type ImageMediaType = 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp';
 
-/** A piece of a message: text, or an image as base64 bytes with their media type. */
-export type ContentPart = { type: 'text'; text: string } | { type: 'image'; mediaType: ImageMediaType; data: string };
+/** How long a prompt-cache entry lives once written or read (Bedrock's CacheTTL, Anthropic's cache_control ttl). */
+export type CacheTtl = '5m' | '1h';
+
+/**
+ * Bedrock's processing tiers (Converse `serviceTier.type`): `default` is Standard, `flex` trades
+ * latency for a discount, `priority` buys latency at a premium (docs/pricing.md has the prices).
+ */
+export type ServiceTier = 'default' | 'flex' | 'priority';
+
+/**
+ * A piece of a message: text, or an image as base64 bytes with their media type. `cache` asks for a
+ * prompt-cache checkpoint right after the piece (the prefix up to it is cached for that long), where
+ * the model caches; elsewhere it changes nothing.
+ */
+export type ContentPart =
+  { type: 'text'; text: string; cache?: CacheTtl } | { type: 'image'; mediaType: ImageMediaType; data: string; cache?: CacheTtl };
+
+/** A piece of the system prompt: text, with an optional cache checkpoint after it. */
+export type SystemPart = Extract<ContentPart, { type: 'text' }>;
+
+/** The system prompt: one text, or its pieces where a checkpoint sits between them. */
+export type SystemPrompt = string | SystemPart[];
 
 /** A function the model may call: its name, what it does, and a JSON Schema of its arguments. */
 export interface ToolSpec {
@@ -68,6 +88,8 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
   /** The arguments must validate against the schema exactly (OpenAI's strict mode). */
   strict?: boolean;
+  /** A prompt-cache checkpoint after this tool's definition (the tools up to it are cached). */
+  cache?: CacheTtl;
 }
 
 /** A call the model made: an id (the platform's, or one made up where it gives none), the tool and its arguments as JSON text. */
@@ -90,13 +112,15 @@ export type OutputFormat = { type: 'json_object' } | { type: 'json_schema'; name
  */
 export type ChatTurn =
   | { role: 'user'; content: string | ContentPart[] }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; content: string | ContentPart[]; isError?: boolean };
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; cache?: CacheTtl }
+  | { role: 'tool'; toolCallId: string; content: string | ContentPart[]; isError?: boolean; cache?: CacheTtl };
 
 export interface ChatRequest {
   /** The name the platform knows the model by (PlatformTraits.target). */
   target: string;
-  system?: string;
+  /** The model behind `target` where they differ (a managed resource called through an application profile's ARN). */
+  model?: string;
+  system?: SystemPrompt;
   /** Oldest first. */
   messages: ChatTurn[];
   maxTokens?: number;
@@ -109,7 +133,23 @@ export interface ChatRequest {
   /** Whether the model may make several tool calls in one answer (default: the platform's). */
   parallelToolCalls?: boolean;
   outputFormat?: OutputFormat;
+  /** The processing tier asked for (absent: the platform's default, Standard). */
+  serviceTier?: ServiceTier;
 }
+
+/**
+ * The prompt tokens that went through the prompt cache, as Bedrock counts them (TokenUsage
+ * cacheReadInputTokens, and cacheWriteInputTokens split by TTL in cacheDetails). They are not part
+ * of the plain input tokens: a call's prompt is its input plus these.
+ */
+export interface CacheTokens {
+  read: number;
+  write5m: number;
+  write1h: number;
+}
+
+/** A call's prompt tokens that went through the cache, or none (absent: none did). */
+export const NO_CACHE: CacheTokens = { read: 0, write5m: 0, write1h: 0 };
 
 /** Why the model stopped, in OpenAI's words. */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
@@ -125,6 +165,10 @@ export interface ChatReply {
   /** The model that answered, as the platform names it. */
   modelId: string;
   finishReason?: FinishReason;
+  /** What the prompt cache served and stored (absent: nothing). */
+  cache?: CacheTokens;
+  /** The tier that served the call, as the platform reports it (absent: it does not say). */
+  serviceTier?: ServiceTier;
 }
 
 /**
@@ -138,7 +182,7 @@ export type ChatStreamEvent =
   | { kind: 'tool_call'; index: number; id: string; name: string }
   | { kind: 'tool_arguments'; index: number; text: string }
   | { kind: 'stop'; finishReason: FinishReason }
-  | { kind: 'usage'; tokensIn: number; tokensOut: number; latencyMs?: number; modelId?: string };
+  | { kind: 'usage'; tokensIn: number; tokensOut: number; latencyMs?: number; modelId?: string; cache?: CacheTokens; serviceTier?: ServiceTier };
 
 export interface ChatCapable {
   chat(request: ChatRequest): Promise<ChatReply>;
@@ -152,6 +196,8 @@ export interface ChatCapable {
 
 export interface EmbeddingRequest {
   target: string;
+  /** The model behind `target` where they differ (see ChatRequest.model). */
+  model?: string;
   /** One or more texts (an adapter splits them into as many platform calls as the model's limits need). */
   inputs: string[];
   /** The vectors' size, for models that offer several (Titan v2: 256, 512, 1024); refused (BadRequest, param `dimensions`) where the model has no such size. */
@@ -173,6 +219,12 @@ export interface EmbeddingReply {
 
 export interface EmbeddingCapable {
   embed(request: EmbeddingRequest): Promise<EmbeddingReply>;
+}
+
+/** The system prompt as one text (its pieces joined by a blank line). */
+export function systemText(system: SystemPrompt | undefined): string {
+  if (system === undefined) return '';
+  return typeof system === 'string' ? system : system.map((p) => p.text).join('\n\n');
 }
 
 /** The text of a message's content (images left out). */
@@ -231,7 +283,8 @@ export interface PlatformModelInfo {
   responseStreamingSupported: boolean;
   customizationsSupported: string[];
   inferenceTypesSupported: string[];
-  modelLifecycle: { status: string };
+  /** ListFoundationModels' lifecycle: ACTIVE or LEGACY, and the end of life where Bedrock gives one (ISO). */
+  modelLifecycle: { status: string; endOfLifeTime?: string };
 }
 
 // ---------------------------------------------------------------------------------------------

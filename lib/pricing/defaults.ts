@@ -6,12 +6,29 @@
 export interface TokenPrice {
   input_per_1k: number;
   output_per_1k: number;
+  /** Prompt tokens read from the prompt cache (a fraction of the input price). */
+  cache_read_per_1k?: number;
+  /** Prompt tokens written to the cache with the 5-minute TTL (a premium over the input price). */
+  cache_write_per_1k?: number;
+  /** Prompt tokens written to the cache with the 1-hour TTL (a larger premium). */
+  cache_write_1h_per_1k?: number;
 }
+
+/** The prices of a model's cache, where it caches. */
+export type CachePrice = Required<Pick<TokenPrice, 'cache_read_per_1k' | 'cache_write_per_1k' | 'cache_write_1h_per_1k'>>;
 
 export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, TokenPrice>> = {
   managed: {
+    // Claude 4.5 and later: the base id's entry is the global profile's price; a geographic profile
+    // (us.) costs 10 % more and has its own entry, which a call through it is priced by.
+    'anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { input_per_1k: 0.0033, output_per_1k: 0.0165 },
+    'anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.001, output_per_1k: 0.005 },
+    'us.anthropic.claude-haiku-4-5-20251001-v1:0': { input_per_1k: 0.0011, output_per_1k: 0.0055 },
     'anthropic.claude-3-haiku-20240307-v1:0': { input_per_1k: 0.00025, output_per_1k: 0.00125 },
-    'anthropic.claude-3-5-sonnet-20240620-v1:0': { input_per_1k: 0.003, output_per_1k: 0.015 },
+    'meta.llama4-maverick-17b-instruct-v1:0': { input_per_1k: 0.00024, output_per_1k: 0.00097 },
+    'openai.gpt-oss-120b-1:0': { input_per_1k: 0.00015, output_per_1k: 0.0006 },
+    'cohere.embed-v4:0': { input_per_1k: 0.00012, output_per_1k: 0 },
     'amazon.titan-text-express-v1': { input_per_1k: 0.0002, output_per_1k: 0.0006 },
     'amazon.nova-lite-v1:0': { input_per_1k: 0.00006, output_per_1k: 0.00024 },
     'meta.llama3-8b-instruct-v1:0': { input_per_1k: 0.0003, output_per_1k: 0.0006 },
@@ -52,3 +69,41 @@ export const DEFAULT_PRICES_AS_OF = '2024-10-01T00:00:00.000Z';
 
 /** The average month AWS bills with: 730 hours. */
 export const HOURS_PER_MONTH = 730;
+
+/**
+ * The prompt cache's prices of the managed models that cache (Bedrock's pricing page, us-east-1): for
+ * Claude a read is a tenth of the input price, a 5-minute write 1.25 times it and a 1-hour write twice
+ * it; Amazon Nova reads at a quarter of the input price and writes at the input price (no premium; no
+ * 1-hour TTL, so that price is the 5-minute one); a geographic (us.) Claude 4.5 profile's are 10 % up, as
+ * its token prices are. Laid over DEFAULT_TOKEN_PRICES; a stored entry's own
+ * cache prices win over these.
+ */
+export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
+  'amazon.nova-micro-v1:0': { cache_read_per_1k: 0.00000875, cache_write_per_1k: 0.000035, cache_write_1h_per_1k: 0.000035 },
+  'amazon.nova-lite-v1:0': { cache_read_per_1k: 0.000015, cache_write_per_1k: 0.00006, cache_write_1h_per_1k: 0.00006 },
+  'amazon.nova-pro-v1:0': { cache_read_per_1k: 0.0002, cache_write_per_1k: 0.0008, cache_write_1h_per_1k: 0.0008 },
+  'anthropic.claude-3-7-sonnet-20250219-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'anthropic.claude-sonnet-4-20250514-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+  'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.00033, cache_write_per_1k: 0.004125, cache_write_1h_per_1k: 0.0066 },
+  'anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.0001, cache_write_per_1k: 0.00125, cache_write_1h_per_1k: 0.002 },
+  'us.anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.00011, cache_write_per_1k: 0.001375, cache_write_1h_per_1k: 0.0022 },
+  'anthropic.claude-opus-4-5-20251101-v1:0': { cache_read_per_1k: 0.0005, cache_write_per_1k: 0.00625, cache_write_1h_per_1k: 0.01 },
+};
+
+/**
+ * A model with no cache price of its own is priced as Claude's cache is (AWS's pricing page): reads at
+ * the input price (no discount assumed), a 5-minute write at 1.25 times it, a 1-hour write at twice it,
+ * so a call through a cache nobody priced is never billed under what it may cost.
+ */
+export const UNPRICED_CACHE = { read: 1, write5m: 1.25, write1h: 2 } as const;
+
+/**
+ * What a processing tier costs, in percent of the Standard price, on every token of the call (cached
+ * ones included). AWS publishes the tiers' terms ("Standard rate + premium" for Priority, a "discounted
+ * standard model rate" for Flex: aws.amazon.com/bedrock/service-tiers and the user guide's "Service
+ * tiers for optimizing performance and cost") but renders each model's tier prices only in the
+ * pricing page's tables, per model; these are the launch's figures for the models offering both
+ * tiers (Priority a 75 % premium, Flex a 50 % discount). Whole percents keep the cost exact.
+ */
+export const SERVICE_TIER_PRICE_PERCENT = { default: 100, flex: 50, priority: 175 } as const;

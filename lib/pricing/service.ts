@@ -1,7 +1,16 @@
 import { costOfTokens, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
-import { DEFAULT_INSTANCE_PRICES, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, type TokenPrice } from './defaults';
+import {
+  DEFAULT_CACHE_PRICES,
+  DEFAULT_INSTANCE_PRICES,
+  DEFAULT_TOKEN_PRICES,
+  FALLBACK_TOKEN_PRICE,
+  SERVICE_TIER_PRICE_PERCENT,
+  UNPRICED_CACHE,
+  type TokenPrice,
+} from './defaults';
 import type { PlatformName } from '../../core/vocabulary';
+import type { CacheTokens, ServiceTier } from '../platforms/types';
 
 /**
  * Price lookups for costs and plans: stored entries (admin upserts and Price List refreshes, in the
@@ -27,12 +36,8 @@ async function loadStored(): Promise<StoredPrices> {
   const prices: StoredPrices = { tokens: {}, instances: {} };
   for (const entry of await listPriceEntries()) {
     if (entry.kind === 'token') {
-      prices.tokens[`${entry.platform}#${entry.modelId}`] = {
-        input_per_1k: entry.input_per_1k,
-        output_per_1k: entry.output_per_1k,
-        source: entry.source,
-        updated_at: entry.updated_at,
-      };
+      const { kind: _kind, platform: _platform, modelId: _modelId, updated_by: _by, ...price } = entry;
+      prices.tokens[`${entry.platform}#${entry.modelId}`] = price;
     } else {
       prices.instances[entry.instanceType] = { hourly_usd: entry.hourly_usd, source: entry.source, updated_at: entry.updated_at };
     }
@@ -54,11 +59,19 @@ export interface ResolvedTokenPrice extends TokenPrice {
   source: 'stored' | 'default' | 'fallback';
 }
 
+/** A model's shipped cache prices (managed models only: the hosted API publishes none). */
+const shippedCache = (platform: PlatformName, modelId: string) => (platform === 'managed' ? DEFAULT_CACHE_PRICES[modelId] : undefined);
+
+/** A model's price: a stored entry, else the shipped one, else the fallback; its cache prices from the entry, else shipped. */
 export async function getTokenPrice(platform: PlatformName, modelId: string): Promise<ResolvedTokenPrice> {
   const stored = (await storedPrices()).tokens[`${platform}#${modelId}`];
-  if (stored) return { input_per_1k: stored.input_per_1k, output_per_1k: stored.output_per_1k, source: 'stored' };
+  const cache = shippedCache(platform, modelId);
+  if (stored) {
+    const { source: _source, updated_at: _at, ...price } = stored;
+    return { ...cache, ...price, source: 'stored' };
+  }
   const shipped = (DEFAULT_TOKEN_PRICES as Partial<Record<PlatformName, Record<string, TokenPrice>>>)[platform]?.[modelId];
-  if (shipped) return { ...shipped, source: 'default' };
+  if (shipped) return { ...cache, ...shipped, source: 'default' };
   return { ...FALLBACK_TOKEN_PRICE, source: 'fallback' };
 }
 
@@ -68,12 +81,50 @@ export async function getInstancePrice(instanceType: string): Promise<number | u
   return stored?.hourly_usd ?? DEFAULT_INSTANCE_PRICES[instanceType];
 }
 
-/** What a call's tokens cost at the given price, in nano-dollars, exactly (core/money.ts costOfTokens). */
+/** What a call's plain tokens cost at the given price, in nano-dollars, exactly (the Standard tier, no cache). */
 export function tokenCost(price: TokenPrice, tokensIn: number, tokensOut: number): Nanos {
-  return costOfTokens([
-    { tokens: tokensIn, usdPer1k: price.input_per_1k },
-    { tokens: tokensOut, usdPer1k: price.output_per_1k },
-  ]);
+  return callCost(price, { tokensIn, tokensOut });
+}
+
+/** What a call is priced on: its plain input and output tokens, what went through the prompt cache, and the tier that served it. */
+export interface PricedUsage {
+  tokensIn: number;
+  tokensOut: number;
+  cache?: CacheTokens;
+  serviceTier?: ServiceTier;
+}
+
+/** The per-1K prices of a call's cache tokens: the entry's own, else the input price scaled as UNPRICED_CACHE says. */
+export function cachePrices(price: TokenPrice) {
+  return {
+    read: price.cache_read_per_1k ?? price.input_per_1k * UNPRICED_CACHE.read,
+    write5m: price.cache_write_per_1k ?? price.input_per_1k * UNPRICED_CACHE.write5m,
+    write1h: price.cache_write_1h_per_1k ?? price.input_per_1k * UNPRICED_CACHE.write1h,
+  };
+}
+
+/**
+ * The one place a call's cost is computed, in nano-dollars (core/money.ts costOfTokens): plain input,
+ * output, cache reads, 5-minute and 1-hour cache writes each at its own price, the whole at the tier's
+ * share of the Standard price (SERVICE_TIER_PRICE_PERCENT), taken to the nano-dollar upwards once.
+ */
+export function callCost(price: TokenPrice, usage: PricedUsage): Nanos {
+  const cache = usage.cache;
+  const per1k = cachePrices(price);
+  return costOfTokens(
+    [
+      { tokens: usage.tokensIn, usdPer1k: price.input_per_1k },
+      { tokens: usage.tokensOut, usdPer1k: price.output_per_1k },
+      ...(cache
+        ? [
+            { tokens: cache.read, usdPer1k: per1k.read },
+            { tokens: cache.write5m, usdPer1k: per1k.write5m },
+            { tokens: cache.write1h, usdPer1k: per1k.write1h },
+          ]
+        : []),
+    ],
+    SERVICE_TIER_PRICE_PERCENT[usage.serviceTier ?? 'default'],
+  );
 }
 
 /** Every instance type with a price (stored or shipped), for messages that list the choices. */

@@ -2,7 +2,15 @@ import { INSTANCE_TYPE } from '../../core/vocabulary';
 import { BadRequest } from '../errors';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry, type StoredTokenPrice } from '../../tables/pricing';
-import { DEFAULT_INSTANCE_PRICES, DEFAULT_PRICES_AS_OF, DEFAULT_TOKEN_PRICES, FALLBACK_TOKEN_PRICE, HOURS_PER_MONTH } from './defaults';
+import {
+  DEFAULT_CACHE_PRICES,
+  DEFAULT_INSTANCE_PRICES,
+  DEFAULT_PRICES_AS_OF,
+  DEFAULT_TOKEN_PRICES,
+  FALLBACK_TOKEN_PRICE,
+  HOURS_PER_MONTH,
+  type TokenPrice,
+} from './defaults';
 import { invalidatePriceCache } from './service';
 import { traitsOf } from '../platforms/registry';
 
@@ -15,12 +23,43 @@ import { traitsOf } from '../platforms/registry';
 
 type EntrySource = PriceSource | 'default';
 
-interface TokenPriceView {
+interface TokenPriceView extends CachePriceView {
   modelId: string;
   per_1k_input_tokens_usd: number;
   per_1k_output_tokens_usd: number;
   source: EntrySource;
   last_updated: string;
+}
+
+/** The prompt cache's prices as the API names them; only where the model has them (it caches, or an admin set them). */
+interface CachePriceView {
+  per_1k_cache_read_tokens_usd?: number;
+  per_1k_cache_write_tokens_usd?: number;
+  per_1k_cache_write_1h_tokens_usd?: number;
+}
+
+/** The API's name of each cache price field of a TokenPrice. */
+const CACHE_FIELDS = [
+  ['cache_read_per_1k', 'per_1k_cache_read_tokens_usd'],
+  ['cache_write_per_1k', 'per_1k_cache_write_tokens_usd'],
+  ['cache_write_1h_per_1k', 'per_1k_cache_write_1h_tokens_usd'],
+] as const;
+
+/** A price's cache prices in the API's names (those it has). */
+function cacheView(price: TokenPrice): CachePriceView {
+  return Object.fromEntries(CACHE_FIELDS.filter(([k]) => price[k] !== undefined).map(([k, api]) => [api, price[k]]));
+}
+
+/** A token price as the API shows it. */
+function tokenView(modelId: string, price: TokenPrice, source: EntrySource, at: string): TokenPriceView {
+  return {
+    modelId,
+    per_1k_input_tokens_usd: price.input_per_1k,
+    per_1k_output_tokens_usd: price.output_per_1k,
+    ...cacheView(price),
+    source,
+    last_updated: at,
+  };
 }
 
 export interface InstancePriceView {
@@ -55,26 +94,17 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
   const table: InUse = { managed: new Map(), hosted: new Map(), dedicated: new Map() };
   for (const platform of ['managed', 'hosted'] as const) {
     for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
-      table[platform].set(modelId, {
-        modelId,
-        per_1k_input_tokens_usd: p.input_per_1k,
-        per_1k_output_tokens_usd: p.output_per_1k,
-        source: 'default',
-        last_updated: DEFAULT_PRICES_AS_OF,
-      });
+      const cache = platform === 'managed' ? DEFAULT_CACHE_PRICES[modelId] : undefined;
+      table[platform].set(modelId, tokenView(modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
     }
   }
   for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES))
     table.dedicated.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
   for (const e of stored) {
     if (e.kind === 'token') {
-      table[e.platform].set(e.modelId, {
-        modelId: e.modelId,
-        per_1k_input_tokens_usd: e.input_per_1k,
-        per_1k_output_tokens_usd: e.output_per_1k,
-        source: e.source,
-        last_updated: e.updated_at,
-      });
+      // An entry without cache prices keeps the shipped ones (getTokenPrice prices calls the same way).
+      const cache = e.platform === 'managed' ? DEFAULT_CACHE_PRICES[e.modelId] : undefined;
+      table[e.platform].set(e.modelId, tokenView(e.modelId, { ...cache, ...e }, e.source, e.updated_at));
     } else {
       table.dedicated.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
     }
@@ -117,6 +147,9 @@ export interface PriceEntryInput {
   instanceType?: string;
   per_1k_input_tokens_usd?: number;
   per_1k_output_tokens_usd?: number;
+  per_1k_cache_read_tokens_usd?: number;
+  per_1k_cache_write_tokens_usd?: number;
+  per_1k_cache_write_1h_tokens_usd?: number;
   hourly_usd?: number;
 }
 
@@ -125,7 +158,7 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   const present = (k: keyof PriceEntryInput) => input[k] !== undefined;
   // A platform billed by the instance-hour is priced per instance type; the others per token.
   if (traitsOf(input.platform).billing === 'per-hour') {
-    const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const).find(present);
+    const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', ...CACHE_FIELDS.map(([, api]) => api)] as const).find(present);
     if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
     if (!INSTANCE_TYPE.test(input.instanceType))
@@ -148,6 +181,7 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
     modelId: input.modelId as string,
     input_per_1k: input.per_1k_input_tokens_usd as number,
     output_per_1k: input.per_1k_output_tokens_usd as number,
+    ...Object.fromEntries(CACHE_FIELDS.filter(([, api]) => input[api] !== undefined).map(([k, api]) => [k, input[api]])),
     source: 'admin',
     updated_at: at,
     updated_by: by,
@@ -175,14 +209,7 @@ export async function upsertPrices(entries: PriceEntryInput[], user: User, now =
     last_updated: at,
     entries: stored.map((e) =>
       e.kind === 'token'
-        ? {
-            platform: e.platform,
-            modelId: e.modelId,
-            per_1k_input_tokens_usd: e.input_per_1k,
-            per_1k_output_tokens_usd: e.output_per_1k,
-            source: e.source,
-            last_updated: at,
-          }
+        ? { platform: e.platform, ...tokenView(e.modelId, e, e.source, at) }
         : { platform: 'dedicated', ...instanceView(e.instanceType, e.hourly_usd, e.source, at) },
     ),
   };

@@ -20,6 +20,7 @@ import { accessSetting, accessView, seesAccess } from './access';
 import { billingAfter, isBillable, monthToDate } from './billing';
 import { costsOf, instancePriceOf, metricsOf } from './costs';
 import { budgetReached, guardrailView } from './guardrails';
+import { deleteApplicationProfile } from '../platforms/managed/profiles';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated } from './sync';
 import { traitsOf } from '../platforms/registry';
@@ -152,11 +153,18 @@ export async function controlResource(id: string, action: ControlAction, confirm
   const first = decideControl(resource.type, action, confirm);
   if (first.kind === 'refuse') throw refusal(first);
   if (first.kind === 'untrack') {
-    // Managed and hosted are always on: nothing exists on the platform to delete.
+    // Managed and hosted are always on: nothing exists on the platform to delete but a managed
+    // resource's own application inference profile. It goes first, so a failure leaves the resource
+    // tracked and the delete can be repeated (a profile already gone counts as deleted).
+    const profile = resource.inference_profile;
+    if (profile?.type === 'APPLICATION') await deleteApplicationProfile(profile.arn);
     if (!(await removeResource(resource))) throw notTracked();
     return {
       success: true,
-      message: `Resource "${resource.name}" removed from tracking; nothing was deleted on the ${resource.type} platform`,
+      message:
+        profile?.type === 'APPLICATION'
+          ? `Resource "${resource.name}" removed from tracking; its application inference profile ${profile.arn} was deleted`
+          : `Resource "${resource.name}" removed from tracking; nothing was deleted on the ${resource.type} platform`,
       action,
       // docs/openapi.yaml: the control status word is updating or deleting; the removal is already complete.
       status: 'deleting',

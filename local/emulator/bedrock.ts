@@ -1,8 +1,23 @@
 /**
  * Amazon Bedrock, control plane and runtime (both restJson1, both signed as "bedrock"):
- * ListFoundationModels, GetFoundationModel, Converse and ConverseStream (text, images, tool use), and
- * InvokeModel for the embedding models (Titan Text Embeddings v2 and Cohere Embed, each its own body).
+ * ListFoundationModels, GetFoundationModel, the inference-profile operations (bedrock-profiles.ts),
+ * Converse and ConverseStream (text, images, tool use), and InvokeModel for the embedding models (Titan
+ * Text Embeddings v2 and Cohere Embed v3 and v4, each its own body). Runtime calls name a model by base
+ * id (only where it is offered on demand), by system profile or by application profile ARN.
  */
+import { cacheCall } from './prompt-cache';
+import {
+  createInferenceProfile,
+  deleteInferenceProfile,
+  findFoundationModel,
+  foundationModelArn,
+  getInferenceProfile,
+  listInferenceProfiles,
+  listTagsForResource,
+  resolveRuntimeTarget,
+  tagResource,
+  untagResource,
+} from './bedrock-profiles';
 import { FOUNDATION_MODELS, type FoundationModel } from './catalogue';
 import {
   embeddingOf,
@@ -28,19 +43,15 @@ const NOT_A_CHAT_MODEL = "This action doesn't support the model that you provide
 
 const validation = (message: string) => new EmulatorError(400, 'ValidationException', message);
 
-function modelArn(region: string, modelId: string): string {
-  return `arn:aws:bedrock:${region}::foundation-model/${modelId}`;
-}
-
-/** Accepts a model id or a foundation-model ARN, as the services do. */
-function findModel(identifier: string): FoundationModel | undefined {
-  const id = identifier.replace(/^arn:aws[a-z-]*:bedrock:[a-z0-9-]*::foundation-model\//, '');
-  return FOUNDATION_MODELS.find((m) => m.modelId === id);
+/** The model a runtime call reaches, counted under the identifier it was called with. */
+function runtimeModel(ctx: Ctx, identifier: string): FoundationModel {
+  ctx.state.runtimeTargets[identifier] = (ctx.state.runtimeTargets[identifier] ?? 0) + 1;
+  return resolveRuntimeTarget(ctx, identifier).model;
 }
 
 function summary(region: string, m: FoundationModel) {
   return {
-    modelArn: modelArn(region, m.modelId),
+    modelArn: foundationModelArn(region, m.modelId),
     modelId: m.modelId,
     modelName: m.modelName,
     providerName: m.providerName,
@@ -49,7 +60,7 @@ function summary(region: string, m: FoundationModel) {
     responseStreamingSupported: m.responseStreamingSupported,
     customizationsSupported: m.customizationsSupported,
     inferenceTypesSupported: m.inferenceTypesSupported,
-    modelLifecycle: { status: 'ACTIVE' },
+    modelLifecycle: m.lifecycle,
   };
 }
 
@@ -78,7 +89,7 @@ async function listFoundationModels(ctx: Ctx): Promise<Reply> {
 }
 
 async function getFoundationModel(ctx: Ctx, identifier: string): Promise<Reply> {
-  const model = findModel(identifier);
+  const model = findFoundationModel(identifier);
   if (!model) throw new EmulatorError(404, 'ResourceNotFoundException', MODEL_NOT_FOUND);
   return jsonReply({ modelDetails: summary(ctx.opts.region, model) });
 }
@@ -92,7 +103,8 @@ interface ContentBlockIn {
 
 interface ConverseBody {
   messages?: Array<{ role?: string; content?: ContentBlockIn[] }>;
-  system?: Array<{ text?: string }>;
+  system?: Array<{ text?: string; cachePoint?: { type?: unknown; ttl?: unknown } }>;
+  serviceTier?: { type?: unknown };
   inferenceConfig?: { maxTokens?: number };
   toolConfig?: {
     tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[];
@@ -154,8 +166,7 @@ function resultText(content: NonNullable<ContentBlockIn['toolResult']>['content'
 
 /** Validates a Converse request the way the service does and reduces it to the shared chat input. */
 function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
-  const model = findModel(modelId);
-  if (!model) throw new EmulatorError(404, 'ResourceNotFoundException', MODEL_NOT_FOUND);
+  const model = runtimeModel(ctx, modelId);
   if (!model.outputModalities.includes('TEXT')) throw validation(NOT_A_CHAT_MODEL);
 
   const body = parseJson<ConverseBody>(ctx);
@@ -220,6 +231,8 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
     return { role: m.role, text: texts.join('\n'), images, toolResults };
   });
   const system = (body.system ?? []).map((block) => block.text ?? '').filter(Boolean);
+  checkCachePoints(model, body);
+  const serviceTier = tierOf(model, body.serviceTier);
 
   const maxTokens = body.inferenceConfig?.maxTokens;
   if (maxTokens !== undefined && (!Number.isInteger(maxTokens) || maxTokens < 1)) {
@@ -228,7 +241,42 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
         'Member must have value greater than or equal to 1',
     );
   }
-  return emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  const result = emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  const usage = cacheCall(ctx.state, model, body as Parameters<typeof cacheCall>[2], result.inputTokens);
+  return { ...result, usage: { ...usage, outputTokens: result.outputTokens, totalTokens: result.inputTokens + result.outputTokens }, serviceTier };
+}
+
+/** Where a cachePoint may go and for how long, as the model takes them; anything else is refused as Bedrock refuses it. */
+function checkCachePoints(model: FoundationModel, body: ConverseBody): void {
+  const fields = {
+    system: body.system ?? [],
+    messages: (body.messages ?? []).flatMap((m) => m.content ?? []),
+    tools: (body.toolConfig?.tools ?? []) as { cachePoint?: { ttl?: unknown } }[],
+  };
+  let count = 0;
+  for (const [field, blocks] of Object.entries(fields) as [keyof typeof fields, { cachePoint?: { ttl?: unknown } }[]][]) {
+    for (const block of blocks) {
+      if (!block.cachePoint) continue;
+      count++;
+      if (!model.caching?.fields.includes(field))
+        throw validation(
+          `You invoked an unsupported model or your request did not allow prompt caching. See the documentation for more information.`,
+        );
+      const ttl = block.cachePoint.ttl ?? '5m';
+      if (!model.caching.ttls.includes(ttl as '5m'))
+        throw validation(`The model ${model.modelId} does not support the cache TTL ${JSON.stringify(ttl)}.`);
+    }
+  }
+  if (count > 4) throw validation(`A maximum of 4 cache checkpoints is allowed per request. Found ${count}.`);
+}
+
+/** The tier a request asks for, where the model offers it. */
+function tierOf(model: FoundationModel, tier: ConverseBody['serviceTier']): string {
+  const type = tier?.type ?? 'default';
+  if (!(model.serviceTiers ?? ['default']).includes(type as 'default')) {
+    throw validation(`The service tier ${JSON.stringify(type)} is not supported for the model ${model.modelId}.`);
+  }
+  return type as string;
 }
 
 function modelError(): EmulatorError {
@@ -251,12 +299,9 @@ async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
   return jsonReply({
     output: { message: { role: 'assistant', content } },
     stopReason: stopReason(result),
-    usage: {
-      inputTokens: result.inputTokens,
-      outputTokens: result.outputTokens,
-      totalTokens: result.inputTokens + result.outputTokens,
-    },
+    usage: result.usage,
     metrics: { latencyMs },
+    serviceTier: { type: result.serviceTier },
   });
 }
 
@@ -283,14 +328,7 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
       ];
     }),
     eventFrame('messageStop', { stopReason: stopReason(result) }),
-    eventFrame('metadata', {
-      usage: {
-        inputTokens: result.inputTokens,
-        outputTokens: result.outputTokens,
-        totalTokens: result.inputTokens + result.outputTokens,
-      },
-      metrics: { latencyMs },
-    }),
+    eventFrame('metadata', { usage: result.usage, metrics: { latencyMs }, serviceTier: { type: result.serviceTier } }),
   ];
   // What the service sends when the model fails after it started answering: an exception message.
   const failure = exceptionFrame('modelStreamErrorException', {
@@ -332,9 +370,10 @@ function titanEmbedding(model: FoundationModel, body: Record<string, unknown>) {
 
 const COHERE_INPUT_TYPES = ['search_document', 'search_query', 'classification', 'clustering', 'image'];
 
-/** Cohere Embed v3: up to 96 texts a call, with what they are for. */
-function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, unknown>) {
-  checkKeys(body, ['texts', 'images', 'input_type', 'truncate', 'embedding_types']);
+/** Cohere Embed v3 and v4: up to 96 texts a call, with what they are for; v4 also picks the vector size. */
+function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, unknown>, family: 'cohere-v3' | 'cohere-v4') {
+  const v4Keys = family === 'cohere-v4' ? ['output_dimension', 'max_tokens', 'inputs'] : [];
+  checkKeys(body, ['texts', 'images', 'input_type', 'truncate', 'embedding_types', ...v4Keys]);
   if (!('input_type' in body)) throw malformed('#: required key [input_type] not found');
   if (!COHERE_INPUT_TYPES.includes(body.input_type as string))
     throw malformed(`#/input_type: ${JSON.stringify(body.input_type)} is not a valid enum value`);
@@ -344,7 +383,9 @@ function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, 
   if (texts.some((t) => typeof t !== 'string')) throw malformed('#/texts: expected type: String');
   if (body.truncate !== undefined && !['NONE', 'START', 'END'].includes(body.truncate as string))
     throw malformed(`#/truncate: ${JSON.stringify(body.truncate)} is not a valid enum value`);
-  const dimensions = model.embedding?.dimensions[0] ?? 1024;
+  const dimensions = (body.output_dimension ?? model.embedding?.dimensions[0] ?? 1024) as number;
+  if (!model.embedding?.dimensions.includes(dimensions))
+    throw malformed(`#/output_dimension: ${JSON.stringify(dimensions)} is not a valid enum value`);
   // Queries and documents are embedded differently, as Cohere's models do.
   const embeddings = (texts as string[]).map((t) => embeddingOf(`${String(body.input_type)}|${t}`, dimensions));
   const byType = Array.isArray(body.embedding_types);
@@ -361,8 +402,7 @@ function cohereEmbedding(ctx: Ctx, model: FoundationModel, body: Record<string, 
 }
 
 async function invokeModel(ctx: Ctx, modelId: string): Promise<Reply> {
-  const model = findModel(modelId);
-  if (!model) throw new EmulatorError(404, 'ResourceNotFoundException', MODEL_NOT_FOUND);
+  const model = runtimeModel(ctx, modelId);
   if (!model.embedding) throw validation('The emulator answers InvokeModel for embedding models only; use Converse for chat models.');
   let body: Record<string, unknown>;
   try {
@@ -371,7 +411,8 @@ async function invokeModel(ctx: Ctx, modelId: string): Promise<Reply> {
     throw malformed('#: expected type: JSONObject');
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw malformed('#: expected type: JSONObject');
-  const { answer, tokens } = model.embedding.body === 'titan-v2' ? titanEmbedding(model, body) : cohereEmbedding(ctx, model, body);
+  const { answer, tokens } =
+    model.embedding.body === 'titan-v2' ? titanEmbedding(model, body) : cohereEmbedding(ctx, model, body, model.embedding.body);
   const latencyMs = await modelLatency(ctx.opts);
   if (ctx.fail) throw modelError();
   // The token count and latency come as headers for every model, whatever its body says.
@@ -402,6 +443,18 @@ export const bedrock: ServiceDef = {
       if (segments.length === 1) return { op: 'ListFoundationModels', keys: [], run: () => listFoundationModels(ctx) };
       const id = segments.slice(1).join('/');
       return { op: 'GetFoundationModel', keys: [id], run: () => getFoundationModel(ctx, id) };
+    }
+    if (segments[0] === 'inference-profiles') {
+      const id = segments.slice(1).join('/');
+      if (ctx.method === 'GET' && !id) return { op: 'ListInferenceProfiles', keys: [], run: () => listInferenceProfiles(ctx) };
+      if (ctx.method === 'POST' && !id) return { op: 'CreateInferenceProfile', keys: [], run: () => createInferenceProfile(ctx) };
+      if (ctx.method === 'GET') return { op: 'GetInferenceProfile', keys: [id], run: () => getInferenceProfile(ctx, id) };
+      if (ctx.method === 'DELETE') return { op: 'DeleteInferenceProfile', keys: [id], run: () => deleteInferenceProfile(ctx, id) };
+    }
+    if (ctx.method === 'POST' && segments.length === 1) {
+      if (segments[0] === 'tagResource') return { op: 'TagResource', keys: [], run: () => tagResource(ctx) };
+      if (segments[0] === 'untagResource') return { op: 'UntagResource', keys: [], run: () => untagResource(ctx) };
+      if (segments[0] === 'listTagsForResource') return { op: 'ListTagsForResource', keys: [], run: () => listTagsForResource(ctx) };
     }
     if (ctx.method === 'POST' && segments[0] === 'model' && segments.length >= 3) {
       const action = segments.at(-1);

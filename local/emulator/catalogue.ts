@@ -8,6 +8,42 @@ const day = (iso: string) => Date.parse(`${iso}T00:00:00Z`);
 
 // ---------------------------------------------------------------- Bedrock foundation models
 
+/**
+ * Where a cross-Region inference profile may send a request: its destination Regions, by the prefix
+ * of its id. A geographic profile is offered only to source Regions inside its geography; the global
+ * profile to every commercial source Region ("Supported Regions and models for inference profiles").
+ */
+export const PROFILE_GEOGRAPHIES = {
+  us: { label: 'US', regions: ['us-east-1', 'us-east-2', 'us-west-2'] },
+  eu: { label: 'EU', regions: ['eu-central-1', 'eu-north-1', 'eu-south-1', 'eu-south-2', 'eu-west-1', 'eu-west-3'] },
+  apac: { label: 'APAC', regions: ['ap-northeast-1', 'ap-northeast-2', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2'] },
+  global: {
+    label: 'Global',
+    regions: [
+      'us-east-1',
+      'us-east-2',
+      'us-west-2',
+      'ca-central-1',
+      'eu-central-1',
+      'eu-north-1',
+      'eu-west-1',
+      'eu-west-3',
+      'ap-northeast-1',
+      'ap-south-1',
+      'ap-southeast-2',
+      'sa-east-1',
+    ],
+  },
+} as const;
+
+export type ProfileGeography = keyof typeof PROFILE_GEOGRAPHIES;
+
+/** USD per 1k tokens. */
+interface TokenPrices {
+  input: number;
+  output: number;
+}
+
 export interface FoundationModel {
   modelId: string;
   modelName: string;
@@ -16,10 +52,26 @@ export interface FoundationModel {
   outputModalities: string[];
   responseStreamingSupported: boolean;
   customizationsSupported: string[];
+  /**
+   * ListFoundationModels' words: `ON_DEMAND` (callable by its base id in this Region),
+   * `INFERENCE_PROFILE` (callable only through a cross-Region profile), `PROVISIONED`.
+   */
   inferenceTypesSupported: string[];
-  /** Per 1k tokens, USD, on-demand. */
+  /** ListFoundationModels' modelLifecycle; the times only where AWS gives them. */
+  lifecycle: { status: 'ACTIVE' | 'LEGACY'; legacyTime?: string; publicExtendedAccessTime?: string; endOfLifeTime?: string };
+  /** Tokens: the context window, and the most one answer may hold (the model card's figures). */
+  contextWindow: number;
+  maxOutputTokens: number;
+  /** The system-defined profiles that contain the model (each `<prefix>.<modelId>`). */
+  profiles: ProfileGeography[];
+  /** Per 1k tokens, USD: on demand, or through the global profile where that is the only way. */
   inputPrice: number;
   outputPrice: number;
+  /**
+   * Through a geographic profile, where AWS prices it apart (Claude 4.5 and later: 10 % above the
+   * global price, which keeps the base price).
+   */
+  geographicPrice?: TokenPrices;
   /**
    * What Converse lets the model do beyond text, as AWS's "Supported models and model features" table
    * and the ToolChoice reference say: tool use, tool use while streaming, and the tool choices beyond
@@ -27,8 +79,20 @@ export interface FoundationModel {
    */
   converse?: { tools: boolean; streamTools: boolean; toolChoice: ('auto' | 'any' | 'tool')[] };
   /** Embedding models: the InvokeModel body they take and the vector sizes they answer. */
-  embedding?: { body: 'titan-v2' | 'cohere-v3'; dimensions: number[] };
+  embedding?: { body: 'titan-v2' | 'cohere-v3' | 'cohere-v4'; dimensions: number[] };
+  /**
+   * Prompt caching, where the model has it (AWS's "Prompt caching for faster model inference"): the
+   * fewest tokens a checkpoint's prefix must hold, the TTLs it takes, the fields that take a cachePoint.
+   */
+  caching?: { minTokens: number; ttls: ('5m' | '1h')[]; fields: ('system' | 'messages' | 'tools')[] };
+  /** The processing tiers it offers (Converse serviceTier.type); absent: Standard (`default`) only. */
+  serviceTiers?: ('default' | 'flex' | 'priority')[];
 }
+
+const ACTIVE = { status: 'ACTIVE' } as const;
+const LEGACY = { status: 'LEGACY' } as const;
+const ON_DEMAND = ['ON_DEMAND'];
+const PROFILE_ONLY = ['INFERENCE_PROFILE'];
 
 /** Cohere Embed v3 (English, multilingual): 1024 numbers a text, InvokeModel only. */
 function cohereEmbed(modelId: string, modelName: string): FoundationModel {
@@ -40,7 +104,11 @@ function cohereEmbed(modelId: string, modelName: string): FoundationModel {
     outputModalities: ['EMBEDDING'],
     responseStreamingSupported: false,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 512,
+    maxOutputTokens: 0,
+    profiles: [],
     inputPrice: 0.0001,
     outputPrice: 0,
     embedding: { body: 'cohere-v3', dimensions: [1024] },
@@ -49,7 +117,36 @@ function cohereEmbed(modelId: string, modelName: string): FoundationModel {
 
 const CLAUDE_TOOLS = { tools: true, streamTools: true, toolChoice: ['auto', 'any', 'tool'] } as FoundationModel['converse'];
 
+/**
+ * A current Claude: profile-only, geographic and global, 200k context, the geographic price 10 % up;
+ * it caches prompts in its system, messages and tools for 5 minutes or an hour, from `minCacheTokens`.
+ */
+function claude(modelId: string, modelName: string, maxOutputTokens: number, price: TokenPrices, minCacheTokens: number): FoundationModel {
+  const up = (usd: number) => Math.round(usd * 1.1 * 1e9) / 1e9;
+  return {
+    modelId,
+    modelName,
+    providerName: 'Anthropic',
+    inputModalities: ['TEXT', 'IMAGE'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: PROFILE_ONLY,
+    lifecycle: ACTIVE,
+    contextWindow: 200_000,
+    maxOutputTokens,
+    profiles: ['us', 'eu', 'apac', 'global'],
+    inputPrice: price.input,
+    outputPrice: price.output,
+    geographicPrice: { input: up(price.input), output: up(price.output) },
+    converse: CLAUDE_TOOLS,
+    caching: { minTokens: minCacheTokens, ttls: ['5m', '1h'], fields: ['system', 'messages', 'tools'] },
+  };
+}
+
 export const FOUNDATION_MODELS: FoundationModel[] = [
+  claude('anthropic.claude-sonnet-4-5-20250929-v1:0', 'Claude Sonnet 4.5', 64_000, { input: 0.003, output: 0.015 }, 1_024),
+  claude('anthropic.claude-haiku-4-5-20251001-v1:0', 'Claude Haiku 4.5', 64_000, { input: 0.001, output: 0.005 }, 4_096),
   {
     modelId: 'anthropic.claude-3-haiku-20240307-v1:0',
     modelName: 'Claude 3 Haiku',
@@ -58,22 +155,13 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: LEGACY,
+    contextWindow: 200_000,
+    maxOutputTokens: 4_096,
+    profiles: ['us', 'eu', 'apac'],
     inputPrice: 0.00025,
     outputPrice: 0.00125,
-    converse: CLAUDE_TOOLS,
-  },
-  {
-    modelId: 'anthropic.claude-3-5-sonnet-20240620-v1:0',
-    modelName: 'Claude 3.5 Sonnet',
-    providerName: 'Anthropic',
-    inputModalities: ['TEXT', 'IMAGE'],
-    outputModalities: ['TEXT'],
-    responseStreamingSupported: true,
-    customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
-    inputPrice: 0.003,
-    outputPrice: 0.015,
     converse: CLAUDE_TOOLS,
   },
   {
@@ -84,11 +172,16 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: ['FINE_TUNING', 'CONTINUED_PRE_TRAINING'],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: LEGACY,
+    contextWindow: 8_192,
+    maxOutputTokens: 8_192,
+    profiles: [],
     inputPrice: 0.0002,
     outputPrice: 0.0006,
   },
   {
+    // Both ways: on demand by its base id in the Region, and through the US, EU and APAC profiles.
     modelId: 'amazon.nova-lite-v1:0',
     modelName: 'Nova Lite',
     providerName: 'Amazon',
@@ -96,10 +189,49 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: ['FINE_TUNING', 'DISTILLATION'],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 300_000,
+    maxOutputTokens: 10_000,
+    profiles: ['us', 'eu', 'apac'],
     inputPrice: 0.00006,
     outputPrice: 0.00024,
     converse: CLAUDE_TOOLS,
+    caching: { minTokens: 1_000, ttls: ['5m'], fields: ['system', 'messages'] },
+  },
+  {
+    modelId: 'meta.llama4-maverick-17b-instruct-v1:0',
+    modelName: 'Llama 4 Maverick 17B Instruct',
+    providerName: 'Meta',
+    inputModalities: ['TEXT', 'IMAGE'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: PROFILE_ONLY,
+    lifecycle: ACTIVE,
+    contextWindow: 1_000_000,
+    maxOutputTokens: 8_192,
+    profiles: ['us'],
+    inputPrice: 0.00024,
+    outputPrice: 0.00097,
+    converse: { tools: true, streamTools: false, toolChoice: ['auto'] },
+  },
+  {
+    modelId: 'openai.gpt-oss-120b-1:0',
+    modelName: 'gpt-oss-120b',
+    providerName: 'OpenAI',
+    inputModalities: ['TEXT'],
+    outputModalities: ['TEXT'],
+    responseStreamingSupported: true,
+    customizationsSupported: [],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 128_000,
+    maxOutputTokens: 128_000,
+    profiles: [],
+    inputPrice: 0.00015,
+    outputPrice: 0.0006,
+    serviceTiers: ['default', 'flex', 'priority'],
   },
   {
     modelId: 'meta.llama3-8b-instruct-v1:0',
@@ -109,7 +241,11 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: LEGACY,
+    contextWindow: 8_192,
+    maxOutputTokens: 2_048,
+    profiles: [],
     inputPrice: 0.0003,
     outputPrice: 0.0006,
   },
@@ -121,7 +257,11 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 32_000,
+    maxOutputTokens: 8_192,
+    profiles: [],
     inputPrice: 0.00015,
     outputPrice: 0.0002,
   },
@@ -133,7 +273,11 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['TEXT'],
     responseStreamingSupported: true,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 128_000,
+    maxOutputTokens: 4_096,
+    profiles: [],
     inputPrice: 0.0005,
     outputPrice: 0.0015,
     // Command R calls tools, but not while streaming, and takes no toolChoice beyond auto.
@@ -147,10 +291,32 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     outputModalities: ['EMBEDDING'],
     responseStreamingSupported: false,
     customizationsSupported: [],
-    inferenceTypesSupported: ['ON_DEMAND'],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 8_192,
+    maxOutputTokens: 0,
+    profiles: [],
     inputPrice: 0.00002,
     outputPrice: 0,
     embedding: { body: 'titan-v2', dimensions: [1024, 512, 256] },
+  },
+  {
+    // Embed v4: text and images, 128k tokens a call, four vector sizes; on demand and through profiles.
+    modelId: 'cohere.embed-v4:0',
+    modelName: 'Embed v4',
+    providerName: 'Cohere',
+    inputModalities: ['TEXT', 'IMAGE'],
+    outputModalities: ['EMBEDDING'],
+    responseStreamingSupported: false,
+    customizationsSupported: [],
+    inferenceTypesSupported: ON_DEMAND,
+    lifecycle: ACTIVE,
+    contextWindow: 128_000,
+    maxOutputTokens: 0,
+    profiles: ['us', 'eu', 'apac'],
+    inputPrice: 0.00012,
+    outputPrice: 0,
+    embedding: { body: 'cohere-v4', dimensions: [1536, 1024, 512, 256] },
   },
   cohereEmbed('cohere.embed-english-v3', 'Embed English'),
   cohereEmbed('cohere.embed-multilingual-v3', 'Embed Multilingual'),

@@ -15,7 +15,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Endpoint, EndpointConfig, EmulatorState, Invocation, SmModel, Tag } from './shared';
+import type { ApplicationProfile, Endpoint, EndpointConfig, EmulatorState, Invocation, SmModel, Tag } from './shared';
 
 const VERSION = 1;
 /** At most one write a second: under load (a benchmark's hundreds of calls a second) each write is a snapshot of the whole state. */
@@ -31,6 +31,7 @@ interface Snapshot {
   models: SmModel[];
   tags: [string, Tag[]][];
   invocations: Invocation[];
+  inferenceProfiles?: ApplicationProfile[];
 }
 
 function snapshotOf(state: EmulatorState, now: number): Snapshot {
@@ -42,6 +43,7 @@ function snapshotOf(state: EmulatorState, now: number): Snapshot {
     models: [...state.models.values()],
     tags: [...state.tags.entries()],
     invocations: state.invocations.filter((i) => now - i.at <= INVOCATION_RETENTION_MS),
+    inferenceProfiles: [...state.inferenceProfiles.values()],
   };
 }
 
@@ -57,6 +59,7 @@ function restore(state: EmulatorState, text: string): void {
   state.models = new Map(s.models.map((m) => [m.name, m]));
   state.tags = new Map(s.tags ?? []);
   state.invocations = s.invocations ?? [];
+  state.inferenceProfiles = new Map((s.inferenceProfiles ?? []).map((p) => [p.id, p]));
 }
 
 export interface StateStore {

@@ -206,6 +206,11 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         }));
       return ok({
         calls: state.calls,
+        runtimeTargets: state.runtimeTargets,
+        inferenceProfiles: [...state.inferenceProfiles.values()].map((p) => ({
+          ...p,
+          tags: Object.fromEntries((state.tags.get(p.arn) ?? []).map((t) => [t.Key, t.Value])),
+        })),
         endpoints,
         endpointConfigs: [...state.endpointConfigs.keys()],
         models: [...state.models.keys()],

@@ -119,6 +119,17 @@ export interface Invocation {
   status: number;
 }
 
+/** An application inference profile the emulator holds (CreateInferenceProfile). */
+export interface ApplicationProfile {
+  id: string;
+  arn: string;
+  name: string;
+  description?: string;
+  modelArns: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface Tag {
   Key: string;
   Value: string;
@@ -133,6 +144,10 @@ export interface EmulatorState {
   /** SageMaker tags by resource ARN (endpoints, endpoint configs, models). */
   tags: Map<string, Tag[]>;
   invocations: Invocation[];
+  /** Bedrock application inference profiles by id (their tags are in `tags`, by ARN). */
+  inferenceProfiles: Map<string, ApplicationProfile>;
+  /** How often each Bedrock runtime modelId (base id, profile id or ARN) was called: what tests ask. */
+  runtimeTargets: Record<string, number>;
   nextId: number;
 }
 
@@ -145,6 +160,8 @@ export function createState(): EmulatorState {
     models: new Map(),
     tags: new Map(),
     invocations: [],
+    inferenceProfiles: new Map(),
+    runtimeTargets: {},
     nextId: 1,
   };
 }

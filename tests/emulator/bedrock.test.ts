@@ -22,9 +22,9 @@ afterAll(async () => {
 });
 
 describe('Bedrock control plane', () => {
-  it('lists the ten shipped foundation models with ARNs, modalities and an ACTIVE lifecycle', async () => {
+  it('lists the fourteen shipped foundation models with ARNs, modalities and their lifecycle', async () => {
     const out = await control.send(new ListFoundationModelsCommand({}));
-    expect(out.modelSummaries).toHaveLength(10);
+    expect(out.modelSummaries).toHaveLength(14);
     const haiku = out.modelSummaries?.find((m) => m.modelId === HAIKU);
     expect(haiku).toEqual({
       modelArn: `arn:aws:bedrock:us-east-1::foundation-model/${HAIKU}`,
@@ -36,7 +36,7 @@ describe('Bedrock control plane', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'ACTIVE' },
+      modelLifecycle: { status: 'LEGACY' },
     });
   });
 
@@ -53,6 +53,7 @@ describe('Bedrock control plane', () => {
     const out = await control.send(new ListFoundationModelsCommand({ byOutputModality: 'EMBEDDING' }));
     expect(out.modelSummaries?.map((m) => m.modelId)).toEqual([
       'amazon.titan-embed-text-v2:0',
+      'cohere.embed-v4:0',
       'cohere.embed-english-v3',
       'cohere.embed-multilingual-v3',
     ]);

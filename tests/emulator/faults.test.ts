@@ -6,7 +6,7 @@ import { startEmulator, type RunningEmulator } from '../../local/emulator/server
 import { clientConfig, control, createModelAndConfig, deployEndpoint, injectFault, rejection } from './helpers';
 
 const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
-const SONNET = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
+const NOVA = 'amazon.nova-lite-v1:0';
 const KEY = 'local-hosted-key';
 
 let emulator: RunningEmulator;
@@ -84,9 +84,9 @@ describe('fault injection through the control API', () => {
   });
 
   it('applies a fault to the matching model only', async () => {
-    await injectFault(emulator.url, { target: 'Converse', model: SONNET, fault: '500' });
+    await injectFault(emulator.url, { target: 'Converse', model: NOVA, fault: '500' });
     await expect(converse(runtime, HAIKU)).resolves.toBeDefined();
-    expect((await rejection(converse(runtime, SONNET))).name).toBe('InternalServerException');
+    expect((await rejection(converse(runtime, NOVA))).name).toBe('InternalServerException');
   });
 
   it('applies a "*" fault to every operation', async () => {

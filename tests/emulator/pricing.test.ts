@@ -93,10 +93,13 @@ describe('Price List GetProducts', () => {
     });
     const prices = Object.fromEntries(docs.map((d) => [d.product.attributes.model, onDemandUsd(d)]));
     expect(prices).toEqual({
+      'Claude Sonnet 4.5': 0.015,
+      'Claude Haiku 4.5': 0.005,
       'Claude 3 Haiku': 0.00125,
-      'Claude 3.5 Sonnet': 0.015,
       'Titan Text G1 - Express': 0.0006,
       'Nova Lite': 0.00024,
+      'Llama 4 Maverick 17B Instruct': 0.00097,
+      'gpt-oss-120b': 0.0006,
       'Llama 3 8B Instruct': 0.0006,
       'Mistral 7B Instruct': 0.0002,
       'Command R': 0.0015,

@@ -57,6 +57,7 @@ export async function putResource(fields: Partial<TrackedResource> & Pick<Resour
     access: { everyone: true, user_ids: [], team_ids: [] },
     inference_image: null,
     capabilities: null,
+    inference_profile: null,
     ...fields,
   };
   await db.send(new PutCommand({ TableName: TABLE, Item: { ...resourceKey(id), entity: 'resource', ...resource } }));

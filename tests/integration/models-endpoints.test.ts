@@ -48,7 +48,7 @@ describe('GET /api/models/managed', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'success']);
     expect(res.body).toMatchObject({ success: true, region: 'us-east-1' });
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(14);
     for (const m of res.body.models) {
       expect(Object.keys(m).sort()).toEqual([
         'customization',
@@ -92,7 +92,7 @@ describe('GET /api/models/managed', () => {
   test('the catalogue is cached in the table for the configured TTL and the next listing is served from it', async () => {
     await get(listManaged, '/api/models/managed');
     const cached = await getCatalogue('managed', WHOLE_CATALOGUE);
-    expect(cached?.entries).toHaveLength(10);
+    expect(cached?.entries).toHaveLength(14);
     expect(cached?.complete).toBe(true);
     expect(cached?.fetchedAt).toMatch(ISO);
     const expectedExpiry = Math.floor(Date.now() / 1000) + 3600;
@@ -100,7 +100,7 @@ describe('GET /api/models/managed', () => {
     expect(cached?.expiresAt).toBeLessThanOrEqual(expectedExpiry);
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('cache');
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(14);
   });
 
   test('an expired copy is not served while the platform answers', async () => {
@@ -108,7 +108,7 @@ describe('GET /api/models/managed', () => {
     await putCatalogue({ ...(cached as NonNullable<typeof cached>), entries: [], expiresAt: Math.floor(Date.now() / 1000) - 1 });
     const res = await get(listManaged, '/api/models/managed');
     expect(res.headers['X-Catalogue-Source']).toBe('live');
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(14);
   });
 });
 
@@ -281,7 +281,7 @@ describe('GET /api/managed/model-info/{modelId}', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'ACTIVE' },
+      modelLifecycle: { status: 'LEGACY' },
       pricing: { inputTokens: '$0.00025 per 1K input tokens', outputTokens: '$0.00125 per 1K output tokens' },
     });
     expect(res.body.systemPrompt).toMatch(/^[A-Z].{20,}/);
@@ -410,7 +410,7 @@ describe('POST /api/admin/sync-models', () => {
     expect(first.body.errors).toEqual([]);
     expect(Object.keys(first.body.platforms).sort()).toEqual(['dedicated', 'hosted', 'managed']);
     for (const [platform, total] of [
-      ['managed', 10],
+      ['managed', 14],
       ['dedicated', 12],
       ['hosted', 8],
     ] as const) {
@@ -422,7 +422,7 @@ describe('POST /api/admin/sync-models', () => {
     }
 
     const second = await sync(adminToken);
-    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 10, added: 0, removed: 0, changed: 0, unchanged: 10 });
+    expect(second.body.platforms.managed).toEqual({ status: 'refreshed', total: 14, added: 0, removed: 0, changed: 0, unchanged: 14 });
     expect(second.body.platforms.dedicated).toEqual({ status: 'refreshed', total: 12, added: 0, removed: 0, changed: 0, unchanged: 12 });
     expect(second.body.platforms.hosted).toEqual({ status: 'refreshed', total: 8, added: 0, removed: 0, changed: 0, unchanged: 8 });
   });

@@ -129,7 +129,7 @@ describe('stale catalogues', () => {
     const res = await get(listManaged, '/api/models/managed');
     expect(res.status).toBe(200);
     expect(res.headers['X-Catalogue-Source']).toBe('stale');
-    expect(res.body.models).toHaveLength(10);
+    expect(res.body.models).toHaveLength(11);
   });
 
   test('a fresh cached copy is served without asking the failing platform', async () => {

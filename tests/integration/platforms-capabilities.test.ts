@@ -103,7 +103,7 @@ describe('capabilities of a resource tracked before they were recorded', () => {
     [{ type: 'managed', model_id: 'amazon.titan-embed-text-v2:0' }, EMBEDDINGS],
     [{ type: 'managed', model_id: 'mistral.mistral-7b-instruct-v0:2' }, CHAT],
     [
-      { type: 'managed', model_id: 'us.anthropic.claude-3-5-sonnet-20240620-v1:0' },
+      { type: 'managed', model_id: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' },
       { ...FULL_CHAT, imageInput: true },
     ],
     [{ type: 'hosted', model_id: 'nvidia/nv-embedqa-e5-v5' }, EMBEDDINGS],

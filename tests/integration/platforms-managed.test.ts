@@ -19,7 +19,7 @@ const TITAN = 'amazon.titan-text-express-v1';
 describe('managed adapter against the shared emulator', () => {
   test('listModels maps every foundation model to the spec 2.6 managed list entry', async () => {
     const models = await managed.listModels();
-    expect(models).toHaveLength(10);
+    expect(models).toHaveLength(14);
     expect(models.find((m) => m.modelId === HAIKU)).toEqual({
       modelId: HAIKU,
       providerName: 'Anthropic',
@@ -44,7 +44,7 @@ describe('managed adapter against the shared emulator', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'ACTIVE' },
+      modelLifecycle: { status: 'LEGACY' },
       pricing: { inputTokens: '$0.00025 per 1K input tokens', outputTokens: '$0.00125 per 1K output tokens' },
     });
   });
@@ -126,7 +126,7 @@ describe('managed adapter faults (private emulator)', () => {
 
   test('a single 500 is absorbed by the retry', async () => {
     await injectFault(emulator.url, { target: 'ListFoundationModels', fault: '500', count: 1 });
-    expect(await platform.listModels()).toHaveLength(10);
+    expect(await platform.listModels()).toHaveLength(14);
   });
 
   test('throttling is a 503 "is throttling requests"', async () => {

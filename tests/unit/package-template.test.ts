@@ -58,6 +58,7 @@ const STAR_RESOURCE_EXCEPTIONS = new Set([
   'cloudwatch:GetMetricData',
   'pricing:GetProducts',
   'bedrock:ListFoundationModels',
+  'bedrock:ListInferenceProfiles',
   'sagemaker:ListModelPackages',
   'sagemaker:ListEndpoints',
   // Only with TRACING_ENABLED=true.

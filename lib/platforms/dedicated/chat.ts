@@ -11,7 +11,7 @@ import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '.
 import { errorMessage, unreadable, upstreamDetail } from '../errors';
 import { openAiChatBody, readOpenAiCompletion } from '../openai';
 import { openAiStreamEvents } from '../sse';
-import { textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
+import { systemText, textOf, type ChatCapable, type ChatReply, type ChatRequest, type ChatStreamEvent } from '../types';
 import { PLATFORM, estimateTokens, invocationError, invokeJson } from './invoke';
 import { traced } from '#tracing';
 
@@ -26,7 +26,10 @@ export class SageMakerEndpointChat implements ChatCapable {
     const started = Date.now();
     const { answer, status } = await invokeJson(this.runtime, request.target, openAiChatBody(request));
     const latencyMs = Date.now() - started;
-    const promptText = [...(request.system?.trim() ? [request.system] : []), ...request.messages.map((m) => textOf(m.content))].join('\n');
+    const promptText = [
+      ...(systemText(request.system).trim() ? [systemText(request.system)] : []),
+      ...request.messages.map((m) => textOf(m.content)),
+    ].join('\n');
 
     // TGI's native answer: [{ generated_text }].
     if (Array.isArray(answer) && typeof answer[0]?.generated_text === 'string') {

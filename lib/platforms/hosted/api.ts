@@ -240,7 +240,12 @@ export class OpenAiHostedPlatform implements HostedPlatform {
   /** OpenAI's chat completions body: messages, sampling, tools and response_format pass through as OpenAI defines them. */
   private completionBody(request: ChatRequest, stream: boolean) {
     this.requireKey();
-    return { model: request.target, ...openAiChatBody(request), stream, ...(stream ? { stream_options: { include_usage: true } } : {}) };
+    return {
+      model: request.target,
+      ...openAiChatBody(request, { cacheControl: true }),
+      stream,
+      ...(stream ? { stream_options: { include_usage: true } } : {}),
+    };
   }
 
   /**

@@ -59,7 +59,10 @@ export class BedrockManagedPlatform implements ManagedPlatform {
       responseStreamingSupported: details.responseStreamingSupported ?? false,
       customizationsSupported: details.customizationsSupported ?? [],
       inferenceTypesSupported: details.inferenceTypesSupported ?? [],
-      modelLifecycle: { status: details.modelLifecycle?.status ?? 'ACTIVE' },
+      modelLifecycle: {
+        status: details.modelLifecycle?.status ?? 'ACTIVE',
+        ...(details.modelLifecycle?.endOfLifeTime ? { endOfLifeTime: details.modelLifecycle.endOfLifeTime.toISOString() } : {}),
+      },
     };
   }
 

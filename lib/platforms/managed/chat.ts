@@ -16,9 +16,17 @@
  * - images: Converse image blocks (png, jpeg, gif, webp; the bytes) in user messages and tool results.
  * - a model that calls tools but not while streaming (Cohere Command R, Llama 3.1, Mistral Large):
  *   the call is made with Converse and its answer replayed as stream events.
+ * - prompt caching: a checkpoint the request asks for (a part's, a turn's, a system piece's or a tool's
+ *   `cache`) becomes a `cachePoint` block right after it, where the model caches and takes checkpoints
+ *   in that field (features.ts `cachingOf`); elsewhere it is left out, since Converse refuses a
+ *   cachePoint the model cannot honour. A TTL the model does not offer is refused (BadRequest). The
+ *   answer's usage says what was read and written (cacheReadInputTokens; cacheDetails by TTL).
+ * - service tiers: `serviceTier` goes as Converse's `serviceTier.type`; the answer says which tier
+ *   served it (`serviceTier` of the response and of the stream's metadata event).
  */
 import {
   BedrockRuntimeClient,
+  type CachePointBlock,
   ConverseCommand,
   ConverseStreamCommand,
   type ContentBlock,
@@ -31,13 +39,27 @@ import {
   type ToolConfiguration,
   type ToolResultContentBlock,
   type ToolUseBlock,
+  type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { BadRequest, UpstreamError, type DomainError } from '../../errors';
 import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
 import { jsonOutputTool } from '../json-output';
-import type { ChatCapable, ChatReply, ChatRequest, ChatStreamEvent, ChatTurn, ContentPart, FinishReason, ToolCall, ToolSpec } from '../types';
-import { converseFeatures, type ConverseFeatures } from './features';
+import type {
+  CacheTokens,
+  CacheTtl,
+  ChatCapable,
+  ChatReply,
+  ChatRequest,
+  ChatStreamEvent,
+  ChatTurn,
+  ContentPart,
+  FinishReason,
+  ServiceTier,
+  ToolCall,
+  ToolSpec,
+} from '../types';
+import { cachingOf, converseFeatures, type CachingFacts, type ConverseFeatures } from './features';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
@@ -50,10 +72,39 @@ const imageBlock = (part: Extract<ContentPart, { type: 'image' }>) => ({
   image: { format: part.mediaType.slice('image/'.length) as ImageFormat, source: { bytes: Buffer.from(part.data, 'base64') } },
 });
 
+/**
+ * Where a request's checkpoints may go for its model: a checkpoint in a field the model does not cache
+ * (or on a model that caches nothing) yields no block. A TTL it does not offer is refused.
+ */
+class CachePoints {
+  constructor(
+    private readonly target: string,
+    private readonly caching: CachingFacts | undefined,
+  ) {}
+
+  /** The cachePoint block for a checkpoint of `ttl` in `field`, or none. */
+  after(ttl: CacheTtl | undefined, field: CachingFacts['fields'][number]): { cachePoint: CachePointBlock }[] {
+    if (!ttl || !this.caching?.fields.includes(field)) return [];
+    if (!this.caching.ttls.includes(ttl)) {
+      throw new BadRequest(`The managed model "${this.target}" caches prompts for ${this.caching.ttls.join(' or ')} only, not ${ttl}`, {
+        param: 'cache_control.ttl',
+      });
+    }
+    // 5 minutes is Bedrock's default TTL: only the longer one is named.
+    return [{ cachePoint: { type: 'default', ...(ttl === '1h' && { ttl }) } }];
+  }
+}
+
+/** Checkpoints nowhere. */
+const NO_CACHE_POINTS = new CachePoints('', undefined);
+
 /** A user message's (or tool result's) parts as Converse blocks; blank texts are left out (Converse refuses them). */
-function partBlocks(content: string | ContentPart[]): ContentBlock[] {
+function partBlocks(content: string | ContentPart[], cache: CachePoints): ContentBlock[] {
   const parts: ContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
-  return parts.flatMap((p): ContentBlock[] => (p.type === 'image' ? [imageBlock(p)] : p.text.trim() ? [{ text: p.text }] : []));
+  return parts.flatMap((p): ContentBlock[] => [
+    ...(p.type === 'image' ? [imageBlock(p)] : p.text.trim() ? [{ text: p.text }] : []),
+    ...cache.after(p.cache, 'messages'),
+  ]);
 }
 
 /** Tool arguments (JSON text) as a toolUse input, which must be a JSON object. */
@@ -70,8 +121,8 @@ const textOfParts = (content: string | ContentPart[]) =>
   typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
 
 /** One turn as a role and its blocks. Without tool blocks (`keepTools` false) calls and results are written as text. */
-function turnBlocks(turn: ChatTurn, keepTools: boolean): { role: 'user' | 'assistant'; blocks: ContentBlock[] } {
-  if (turn.role === 'user') return { role: 'user', blocks: partBlocks(turn.content) };
+function turnBlocks(turn: ChatTurn, keepTools: boolean, cache: CachePoints): { role: 'user' | 'assistant'; blocks: ContentBlock[] } {
+  if (turn.role === 'user') return { role: 'user', blocks: partBlocks(turn.content, cache) };
   if (turn.role === 'assistant') {
     const calls = turn.toolCalls ?? [];
     const blocks: ContentBlock[] = turn.content.trim() ? [{ text: turn.content }] : [];
@@ -82,14 +133,20 @@ function turnBlocks(turn: ChatTurn, keepTools: boolean): { role: 'user' | 'assis
           : { text: `[called the tool ${call.name} with ${call.arguments}]` },
       );
     }
+    if (blocks.length > 0) blocks.push(...cache.after(turn.cache, 'messages'));
     return { role: 'assistant', blocks };
   }
   if (!keepTools)
     return {
       role: 'user',
-      blocks: [{ text: `[the tool call ${turn.toolCallId} ${turn.isError ? 'failed' : 'returned'}: ${textOfParts(turn.content)}]` }],
+      blocks: [
+        { text: `[the tool call ${turn.toolCallId} ${turn.isError ? 'failed' : 'returned'}: ${textOfParts(turn.content)}]` },
+        ...cache.after(turn.cache, 'messages'),
+      ],
     };
-  const content = partBlocks(turn.content) as ToolResultContentBlock[];
+  // A tool result holds text and images only: a checkpoint on it, or on a piece of it, goes after the result block.
+  const content = partBlocks(turn.content, NO_CACHE_POINTS) as ToolResultContentBlock[];
+  const inner = typeof turn.content === 'string' ? undefined : turn.content.findLast((p) => p.cache)?.cache;
   return {
     role: 'user',
     blocks: [
@@ -101,6 +158,7 @@ function turnBlocks(turn: ChatTurn, keepTools: boolean): { role: 'user' | 'assis
           ...(turn.isError ? { status: 'error' as const } : {}),
         },
       },
+      ...cache.after(turn.cache ?? inner, 'messages'),
     ],
   };
 }
@@ -110,12 +168,14 @@ function turnBlocks(turn: ChatTurn, keepTools: boolean): { role: 'user' | 'assis
  * consecutive turns of one role become one message (adjacent texts joined by a blank line), turns
  * with nothing to send are dropped, and so is whatever comes before the first user message.
  */
-export function toConverseMessages(turns: ChatTurn[], keepTools = true): Message[] {
+export function toConverseMessages(turns: ChatTurn[], keepTools = true, cache = NO_CACHE_POINTS): Message[] {
   const merged: { role: 'user' | 'assistant'; blocks: ContentBlock[] }[] = [];
   for (const turn of turns) {
-    const { role, blocks } = turnBlocks(turn, keepTools);
+    const { role, blocks } = turnBlocks(turn, keepTools, cache);
     if (blocks.length === 0) continue;
     if (merged.length === 0 && (role !== 'user' || blocks.some((b) => b.toolResult))) continue;
+    // A message of checkpoints alone would be an empty message: there is nothing to cache after.
+    if (blocks.every((b) => b.cachePoint)) continue;
     const last = merged.at(-1);
     if (!last || last.role !== role) {
       merged.push({ role, blocks: [...blocks] });
@@ -135,6 +195,9 @@ const toolSpec = (tool: ToolSpec): Tool => ({
   toolSpec: { name: tool.name, description: tool.description || undefined, inputSchema: { json: tool.parameters as never } },
 });
 
+/** The tools, each followed by its checkpoint where it asks for one and the model caches tools. */
+const toolList = (tools: ToolSpec[], cache: CachePoints): Tool[] => tools.flatMap((t): Tool[] => [toolSpec(t), ...cache.after(t.cache, 'tools')]);
+
 /** How a call to one named tool is forced on this model: `tool` where it has it, else `any` when it is the only tool. */
 function forceTool(target: string, features: ConverseFeatures, name: string, only: boolean, param: string): ConverseToolChoice {
   if (features.forcedTool === 'tool') return { tool: { name } };
@@ -151,9 +214,9 @@ interface ToolPlan {
 }
 
 /** The toolConfig of a request, and how its answer is read. */
-function planTools(request: ChatRequest): ToolPlan {
+function planTools(request: ChatRequest, cache: CachePoints): ToolPlan {
   const { target } = request;
-  const features = converseFeatures(target);
+  const features = converseFeatures(request.model ?? target);
   const choice = request.toolChoice ?? 'auto';
   const userTools = choice === 'none' ? [] : (request.tools ?? []);
   if (userTools.length > 0 && !features.tools) throw new BadRequest(`The managed model "${target}" cannot use tools`, { param: 'tools' });
@@ -166,7 +229,7 @@ function planTools(request: ChatRequest): ToolPlan {
     const json = jsonOutputTool(request.outputFormat, userTools);
     const tools = [...userTools, json];
     const toolChoice = tools.length === 1 ? forceTool(target, features, json.name, true, 'response_format') : { any: {} };
-    return { toolConfig: { tools: tools.map(toolSpec), toolChoice }, jsonTool: json.name, keepTools: true };
+    return { toolConfig: { tools: [...toolList(userTools, cache), toolSpec(json)], toolChoice }, jsonTool: json.name, keepTools: true };
   }
   if (userTools.length === 0) return { keepTools: false };
 
@@ -179,7 +242,7 @@ function planTools(request: ChatRequest): ToolPlan {
       throw new BadRequest(`tool_choice names "${choice.name}", which is not among the tools`, { param: 'tool_choice' });
     toolChoice = forceTool(target, features, choice.name, userTools.length === 1, 'tool_choice');
   }
-  return { toolConfig: { tools: userTools.map(toolSpec), toolChoice }, keepTools: true };
+  return { toolConfig: { tools: toolList(userTools, cache), toolChoice }, keepTools: true };
 }
 
 /** Converse's inferenceConfig from a request's limits and sampling; undefined when it sets none. */
@@ -188,17 +251,53 @@ function inferenceConfig(request: ChatRequest) {
   return Object.values(config).some((v) => v !== undefined) ? config : undefined;
 }
 
-/** What Converse and ConverseStream both take: the model, the system prompt (when not blank), the turns, tools and sampling. */
-function converseInput(request: ChatRequest, plan: ToolPlan) {
-  const system: SystemContentBlock[] | undefined = request.system?.trim() ? [{ text: request.system }] : undefined;
+/** The system prompt's blocks (blank pieces left out), each followed by its checkpoint; undefined when there is none. */
+function systemBlocks(request: ChatRequest, cache: CachePoints): SystemContentBlock[] | undefined {
+  const pieces = typeof request.system === 'string' ? [{ type: 'text' as const, text: request.system }] : (request.system ?? []);
+  const blocks = pieces.flatMap((p): SystemContentBlock[] => (p.text.trim() ? [{ text: p.text }, ...cache.after(p.cache, 'system')] : []));
+  return blocks.length > 0 ? blocks : undefined;
+}
+
+/** The request's plan: how its tools go, and where its checkpoints may. */
+function planOf(request: ChatRequest): { plan: ToolPlan; cache: CachePoints } {
+  const cache = new CachePoints(request.target, cachingOf(request.model ?? request.target));
+  return { plan: planTools(request, cache), cache };
+}
+
+/** What Converse and ConverseStream both take: the model, the system prompt (when not blank), the turns, tools, sampling and tier. */
+function converseInput(request: ChatRequest, plan: ToolPlan, cache: CachePoints) {
   return {
     modelId: request.target,
-    system,
-    messages: toConverseMessages(request.messages, plan.keepTools),
+    system: systemBlocks(request, cache),
+    messages: toConverseMessages(request.messages, plan.keepTools, cache),
     inferenceConfig: inferenceConfig(request),
     toolConfig: plan.toolConfig,
+    ...(request.serviceTier && { serviceTier: { type: request.serviceTier } }),
   };
 }
+
+/**
+ * What the prompt cache served and stored, from Converse's usage. Writes are split by TTL in
+ * cacheDetails; a platform that gives the total alone has its writes counted at the longest TTL the
+ * request asked for, so that a call is never priced under what it cost.
+ */
+function cacheTokensOf(usage: TokenUsage | undefined, request: ChatRequest): CacheTokens | undefined {
+  const read = usage?.cacheReadInputTokens ?? 0;
+  const written = usage?.cacheWriteInputTokens ?? 0;
+  if (read === 0 && written === 0) return undefined;
+  const details = usage?.cacheDetails ?? [];
+  if (details.length > 0) {
+    const of = (ttl: CacheTtl) => details.filter((d) => d.ttl === ttl).reduce((n, d) => n + (d.inputTokens ?? 0), 0);
+    return { read, write5m: of('5m'), write1h: of('1h') };
+  }
+  return asksOneHour(request) ? { read, write5m: 0, write1h: written } : { read, write5m: written, write1h: 0 };
+}
+
+const asksOneHour = (request: ChatRequest) => JSON.stringify([request.system, request.messages, request.tools]).includes('"cache":"1h"');
+
+/** The tier the platform says served the call. */
+const tierOf = (tier: { type?: string } | undefined): ServiceTier | undefined =>
+  tier?.type === 'default' || tier?.type === 'flex' || tier?.type === 'priority' ? tier.type : undefined;
 
 /** Converse's stop reason in OpenAI's words. */
 function finishOf(stopReason: string | undefined): FinishReason {
@@ -255,9 +354,9 @@ export class BedrockConverseChat implements ChatCapable {
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {
-    const plan = planTools(request);
+    const { plan, cache } = planOf(request);
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan))));
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan, cache))));
     const { content, toolCalls, finishReason } = readAnswer(out, plan);
     return {
       content,
@@ -267,6 +366,8 @@ export class BedrockConverseChat implements ChatCapable {
       latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
       modelId: request.target,
       finishReason,
+      ...optional('cache', cacheTokensOf(out.usage, request)),
+      ...optional('serviceTier', tierOf(out.serviceTier)),
     };
   }
 
@@ -277,13 +378,15 @@ export class BedrockConverseChat implements ChatCapable {
    * other failure.
    */
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
-    const plan = planTools(request);
-    if (plan.toolConfig && !converseFeatures(request.target).streamTools) {
+    const { plan, cache } = planOf(request);
+    if (plan.toolConfig && !converseFeatures(request.model ?? request.target).streamTools) {
       yield* this.replayed(request);
       return;
     }
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseStreamCommand(converseInput(request, plan)), { abortSignal: signal }));
+    const out = await guard(PLATFORM, () =>
+      this.runtime.send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }),
+    );
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     // Converse numbers content blocks (text and tool calls alike); tool calls are numbered apart.
     const blocks = new Map<number, { json: true } | { json: false; index: number }>();
@@ -321,6 +424,8 @@ export class BedrockConverseChat implements ChatCapable {
             tokensOut: event.metadata.usage?.outputTokens ?? 0,
             latencyMs: event.metadata.metrics?.latencyMs ?? Date.now() - started,
             modelId: request.target,
+            ...optional('cache', cacheTokensOf(event.metadata.usage, request)),
+            ...optional('serviceTier', tierOf(event.metadata.serviceTier)),
           };
         }
       }
@@ -338,7 +443,8 @@ export class BedrockConverseChat implements ChatCapable {
       yield { kind: 'tool_arguments', index, text: call.arguments };
     }
     yield { kind: 'stop', finishReason: reply.finishReason ?? 'stop' };
-    yield { kind: 'usage', tokensIn: reply.tokensIn, tokensOut: reply.tokensOut, latencyMs: reply.latencyMs, modelId: reply.modelId };
+    const { tokensIn, tokensOut, latencyMs, modelId, cache, serviceTier } = reply;
+    yield { kind: 'usage', tokensIn, tokensOut, latencyMs, modelId, ...optional('cache', cache), ...optional('serviceTier', serviceTier) };
   }
 
   /** Closes the client's sessions (tests; a Lambda container just freezes). */
@@ -346,6 +452,9 @@ export class BedrockConverseChat implements ChatCapable {
     this.runtime.destroy();
   }
 }
+
+/** `{ [key]: value }` when there is a value, else nothing (exactOptionalPropertyTypes-friendly spreading). */
+const optional = <K extends string, V>(key: K, value: V | undefined) => (value === undefined ? {} : ({ [key]: value } as Record<K, V>));
 
 /** A failure while the answer streamed: the model broke off (an exception event), or the connection did. */
 function streamError(err: unknown): DomainError {

@@ -56,7 +56,7 @@ export class BedrockEmbeddings implements EmbeddingCapable {
   }
 
   async embed(request: EmbeddingRequest): Promise<EmbeddingReply> {
-    const family = embeddingFamily(request.target);
+    const family = embeddingFamily(request.model ?? request.target);
     if (!family) throw new BadRequest(`The managed model "${request.target}" is not an embedding model this service can call`, { param: 'model' });
     const started = Date.now();
     const results =

@@ -15,7 +15,7 @@
  * demand. So JSON output here is the forced tool call (managed/chat.ts), which needs a model that can be
  * made to call one tool: a family whose `forcedTool` is `tool` or `any`.
  */
-import type { ModelCapabilities } from '../types';
+import type { CacheTtl, ModelCapabilities, ServiceTier } from '../types';
 
 export interface ConverseFeatures {
   /** Converse toolConfig is accepted. */
@@ -66,6 +66,48 @@ const baseModelId = (modelId: string) => modelId.replace(/^(us|eu|apac|us-gov|ca
 export function converseFeatures(modelId: string): ConverseFeatures {
   const id = baseModelId(modelId);
   return FAMILIES.find((f) => f.match.test(id))?.features ?? NONE;
+}
+
+/**
+ * Prompt caching on Bedrock, by model family, as AWS's "Prompt caching for faster model inference"
+ * page lists it: the fewest tokens a checkpoint's prefix must hold (a checkpoint placed earlier is
+ * ignored: nothing is written), the TTLs a checkpoint may ask for, and the request fields that may
+ * carry a `cachePoint` (Nova caches no tools). At most four checkpoints a request, for every model.
+ */
+export interface CachingFacts {
+  minTokens: number;
+  ttls: readonly CacheTtl[];
+  fields: readonly ('system' | 'messages' | 'tools')[];
+}
+
+export const MAX_CACHE_CHECKPOINTS = 4;
+
+const CLAUDE_FIELDS = ['system', 'messages', 'tools'] as const;
+const FIVE_MINUTES = ['5m'] as const;
+const ONE_HOUR_TOO = ['5m', '1h'] as const;
+
+const CACHING: { match: RegExp; facts: CachingFacts }[] = [
+  { match: /^anthropic\.claude-(haiku-4-5|opus-4-5|opus-4-6)/, facts: { minTokens: 4_096, ttls: ONE_HOUR_TOO, fields: CLAUDE_FIELDS } },
+  { match: /^anthropic\.claude-sonnet-4-(5|6)/, facts: { minTokens: 1_024, ttls: ONE_HOUR_TOO, fields: CLAUDE_FIELDS } },
+  { match: /^anthropic\.claude-(3-7-sonnet|sonnet-4|opus-4)/, facts: { minTokens: 1_024, ttls: FIVE_MINUTES, fields: CLAUDE_FIELDS } },
+  { match: /^anthropic\.claude-3-5-haiku/, facts: { minTokens: 2_048, ttls: FIVE_MINUTES, fields: CLAUDE_FIELDS } },
+  { match: /^amazon\.nova-(micro|lite|pro|premier|2-lite)/, facts: { minTokens: 1_000, ttls: FIVE_MINUTES, fields: ['system', 'messages'] } },
+];
+
+/** How a model caches prompts on Bedrock; undefined where it does not (checkpoints are then left out of the call). */
+export function cachingOf(modelId: string): CachingFacts | undefined {
+  const id = baseModelId(modelId);
+  return CACHING.find((f) => f.match.test(id))?.facts;
+}
+
+/**
+ * The processing tiers a model offers beyond Standard (`default`), as AWS's "Service tiers for
+ * optimizing performance and cost" page lists the models that take Priority and Flex.
+ */
+const TIERED = /^openai\.gpt-oss-|^amazon\.nova-(pro|premier|2-lite)|^qwen\.|^deepseek\.v3/;
+
+export function serviceTiersOf(modelId: string): readonly ServiceTier[] {
+  return TIERED.test(baseModelId(modelId)) ? ['default', 'flex', 'priority'] : ['default'];
 }
 
 /** What the catalogue says of a model: its modalities and whether it streams. */

@@ -10,6 +10,12 @@ export const managedTraits: PlatformTraits = {
   billing: 'per-token',
   lifecycle: 'always-on',
   capabilities: { chat: true, stream: true, tools: true, jsonOutput: true, imageInput: true, embeddings: true },
-  target: (resource) => resource.model_id,
+  // Through its inference profile where it has one: a system profile by id, an application profile by ARN.
+  target: (resource) =>
+    !resource.inference_profile
+      ? resource.model_id
+      : resource.inference_profile.type === 'APPLICATION'
+        ? resource.inference_profile.arn
+        : resource.inference_profile.id,
   names: { pattern: TRACKED_NAME, rule: '1 to 63 letters, digits and hyphens' },
 };

@@ -1,0 +1,119 @@
+/**
+ * Amazon Bedrock inference profiles: how a model can be invoked besides its base id.
+ *
+ * - System-defined (cross-Region) profiles, `us.<modelId>`, `eu.…`, `apac.…`, `global.<modelId>`:
+ *   Bedrock routes each call to the model in one of the profile's destination Regions. Most current
+ *   models (Claude 4.x, Llama 4, …) are offered only this way; their base id is refused.
+ * - Application profiles: created here (CreateInferenceProfile, copying a system profile or one
+ *   foundation model) so that their cost allocation tags split the AWS bill by resource and team.
+ *
+ * A profile's `models` are foundation-model ARNs, one per destination Region: the Regions come from there.
+ */
+import {
+  BedrockClient,
+  CreateInferenceProfileCommand,
+  DeleteInferenceProfileCommand,
+  GetInferenceProfileCommand,
+  ListInferenceProfilesCommand,
+  type InferenceProfileSummary,
+} from '@aws-sdk/client-bedrock';
+import { http1ClientConfig, resolveAwsOptions } from '../clients';
+import { errorName, guard, toUpstreamError, unreadable } from '../errors';
+import { traced } from '#tracing';
+
+const PLATFORM = 'managed' as const;
+
+type InferenceProfileType = 'SYSTEM_DEFINED' | 'APPLICATION';
+
+/** A profile as the service shows and records it. */
+export interface InferenceProfileView {
+  id: string;
+  arn: string;
+  type: InferenceProfileType;
+  /** Destination Regions: where Bedrock may run a call made through the profile. */
+  regions: string[];
+  /** The foundation model behind it (its base id). */
+  modelId: string;
+}
+
+const FOUNDATION_ARN = /^arn:aws[a-z-]*:bedrock:([a-z0-9-]*)::foundation-model\/(.+)$/;
+
+function viewOf(
+  p: Pick<InferenceProfileSummary, 'inferenceProfileId' | 'inferenceProfileArn' | 'type' | 'models'>,
+): InferenceProfileView | undefined {
+  const models = (p.models ?? []).map((m) => FOUNDATION_ARN.exec(m.modelArn ?? '')).filter((m) => m !== null);
+  const modelId = models[0]?.[2];
+  if (!p.inferenceProfileId || !p.inferenceProfileArn || !modelId) return undefined;
+  return {
+    id: p.inferenceProfileId,
+    arn: p.inferenceProfileArn,
+    type: p.type === 'APPLICATION' ? 'APPLICATION' : 'SYSTEM_DEFINED',
+    regions: [...new Set(models.map((m) => m[1] as string))],
+    modelId,
+  };
+}
+
+const control = /* @__PURE__ */ traced(new BedrockClient(http1ClientConfig(resolveAwsOptions())));
+
+/** Every system-defined profile offered in the service's Region (all pages). */
+export async function listSystemProfiles(): Promise<InferenceProfileView[]> {
+  const views: InferenceProfileView[] = [];
+  let nextToken: string | undefined;
+  do {
+    const out = await guard(PLATFORM, () =>
+      control.send(new ListInferenceProfilesCommand({ typeEquals: 'SYSTEM_DEFINED', maxResults: 1000, nextToken })),
+    );
+    if (!Array.isArray(out.inferenceProfileSummaries)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    for (const summary of out.inferenceProfileSummaries) {
+      const view = viewOf(summary);
+      if (view) views.push(view);
+    }
+    nextToken = out.nextToken;
+  } while (nextToken);
+  return views;
+}
+
+/** One profile by id or ARN; undefined when Bedrock does not know it (deleted, or never there). */
+async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
+  try {
+    const out = await control.send(new GetInferenceProfileCommand({ inferenceProfileIdentifier: identifier }));
+    const view = viewOf(out);
+    if (!view) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
+    return view;
+  } catch (err) {
+    if (errorName(err) === 'ResourceNotFoundException') return undefined;
+    throw toUpstreamError(PLATFORM, err);
+  }
+}
+
+/** Creates an application profile copying `copyFrom` (a system profile's or a foundation model's ARN). */
+export async function createApplicationProfile(input: {
+  name: string;
+  description: string;
+  copyFrom: string;
+  tags: Record<string, string>;
+}): Promise<InferenceProfileView> {
+  const created = await guard(PLATFORM, () =>
+    control.send(
+      new CreateInferenceProfileCommand({
+        inferenceProfileName: input.name,
+        description: input.description,
+        modelSource: { copyFrom: input.copyFrom },
+        tags: Object.entries(input.tags).map(([key, value]) => ({ key, value })),
+      }),
+    ),
+  );
+  if (!created.inferenceProfileArn) throw unreadable(PLATFORM, created.$metadata.httpStatusCode);
+  const view = await getProfile(created.inferenceProfileArn);
+  if (!view) throw unreadable(PLATFORM, 404);
+  return view;
+}
+
+/** Deletes an application profile; one already gone counts as deleted. */
+export async function deleteApplicationProfile(arn: string): Promise<void> {
+  try {
+    await control.send(new DeleteInferenceProfileCommand({ inferenceProfileIdentifier: arn }));
+  } catch (err) {
+    if (errorName(err) !== 'ResourceNotFoundException') throw toUpstreamError(PLATFORM, err);
+  }
+}
