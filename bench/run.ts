@@ -33,6 +33,7 @@ const SECTIONS = [
   'sidebyside',
   'startup',
   'template',
+  'callcost',
 ] as const;
 /** Sections that run their own stack (a real npm start, a package run) and need no in-process runtime. */
 const SELF_CONTAINED: readonly Section[] = ['cold', 'sidebyside', 'startup', 'template'];
@@ -54,6 +55,7 @@ const TITLES: Record<Section, string> = {
   sidebyside: '13. The gateway beside Portkey',
   startup: '14. npm start until it answers',
   template: '15. The CloudFormation stack',
+  callcost: '16. What a gateway call costs to serve',
 };
 
 interface Args {
@@ -164,6 +166,8 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./startup')).startup({ second: q ? 1 : 3 });
     case 'template':
       return (await import('./template')).template();
+    case 'callcost':
+      return (await import('./callcost')).callCost({ repeats: q ? 3 : 5 });
   }
 }
 
