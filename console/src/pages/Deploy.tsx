@@ -302,7 +302,9 @@ function ManagedForm() {
   const [modelId, setModelId] = useState(usePrefill('modelId'));
   const [endpointName, setEndpointName] = useState(() => (modelId ? suggestName(modelId) : ''));
   const [region, setRegion] = useState('');
-  const body = () => ({ modelId, endpointName: endpointName.trim(), ...(region.trim() ? { region: region.trim() } : {}) });
+  // "auto": the model's on-demand id where Bedrock offers one, else the geographic inference profile of
+  // the service's Region; the plan shows which (plan.inferenceProfile).
+  const body = () => ({ modelId, endpointName: endpointName.trim(), inferenceProfile: 'auto', ...(region.trim() ? { region: region.trim() } : {}) });
   const flow = useDeployFlow('managed', (dryRun) => unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun } })));
   return (
     <Flow
