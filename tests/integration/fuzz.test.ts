@@ -47,8 +47,10 @@ test('the generator covers every operation of the document', () => {
   for (const op of ops) expect(cases.some((c) => c.op === op.key)).toBe(true);
   expect(cases.length).toBeGreaterThan(200);
   // A bound on the file's running time: about 20 cases an operation (teams and sign-on brought it past
-  // 900; the gateway's embeddings, Responses and Messages bodies, with their many fields, past 1,300).
-  expect(cases.length).toBeLessThan(1500);
+  // 900; the gateway's embeddings, Responses and Messages bodies, with their many fields, past 1,300;
+  // team invitations, the login-failures action, inference profiles, cache_control and service tiers
+  // past 1,550). 1,577 cases took 84 s in a full run on 2 cores.
+  expect(cases.length).toBeLessThan(1800);
 });
 
 describe.each(ops.map((op) => [op.key]))('%s', (key) => {
