@@ -1,5 +1,5 @@
 import { BadRequest, Forbidden } from '../errors';
-import { serviceTiersOf } from '../platforms/managed/features';
+import { serviceTiersOfResource } from '../platforms/capabilities';
 import type { ServiceTier } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 import type { Payer } from './levels';
@@ -19,7 +19,7 @@ import type { Payer } from './levels';
  * undefined: Standard, by the platform's default (nothing is sent).
  */
 export function serviceTierOf(payer: Payer, resource: Resource, asked: ServiceTier | undefined): ServiceTier | undefined {
-  const offered = resource.type === 'managed' ? serviceTiersOf(resource.model_id) : (['default'] as const);
+  const offered = serviceTiersOfResource(resource);
   const allowed = allowedTiers(payer);
   if (asked !== undefined) {
     if (allowed && !allowed.includes(asked)) {

@@ -15,8 +15,8 @@
  */
 import { dedicatedCapabilities } from './dedicated/features';
 import { hostedCapabilities } from './hosted/models';
-import { managedCapabilitiesOfId, managedMaxOutputTokens } from './managed/features';
-import type { ModelCapabilities, PlatformName } from './types';
+import { managedCapabilitiesOfId, managedMaxOutputTokens, serviceTiersOf } from './managed/features';
+import type { ModelCapabilities, PlatformName, ServiceTier } from './types';
 
 export interface ResourceModel {
   type: PlatformName;
@@ -47,4 +47,9 @@ export function capabilitiesOf(resource: ResourceModel): ModelCapabilities {
  */
 export function maxOutputTokensOf(resource: ResourceModel): number | undefined {
   return resource.type === 'managed' ? managedMaxOutputTokens(resource.model_id) : undefined;
+}
+
+/** The processing tiers the resource's model offers: Bedrock's per model; every other platform serves its one default. */
+export function serviceTiersOfResource(resource: ResourceModel): readonly ServiceTier[] {
+  return resource.type === 'managed' ? serviceTiersOf(resource.model_id) : ['default'];
 }

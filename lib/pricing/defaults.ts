@@ -3,6 +3,8 @@
  * regions in us-east-1 at the time of writing; admins override entries (POST /api/pricing) or refresh
  * them from the AWS Price List API (POST /api/pricing/update).
  */
+import type { PlatformName } from '../../core/vocabulary';
+
 export interface TokenPrice {
   input_per_1k: number;
   output_per_1k: number;
@@ -78,18 +80,23 @@ export const HOURS_PER_MONTH = 730;
  * its token prices are. Laid over DEFAULT_TOKEN_PRICES; a stored entry's own
  * cache prices win over these.
  */
-export const DEFAULT_CACHE_PRICES: Record<string, CachePrice> = {
-  'amazon.nova-micro-v1:0': { cache_read_per_1k: 0.00000875, cache_write_per_1k: 0.000035, cache_write_1h_per_1k: 0.000035 },
-  'amazon.nova-lite-v1:0': { cache_read_per_1k: 0.000015, cache_write_per_1k: 0.00006, cache_write_1h_per_1k: 0.00006 },
-  'amazon.nova-pro-v1:0': { cache_read_per_1k: 0.0002, cache_write_per_1k: 0.0008, cache_write_1h_per_1k: 0.0008 },
-  'anthropic.claude-3-7-sonnet-20250219-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
-  'anthropic.claude-sonnet-4-20250514-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
-  'anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
-  'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.00033, cache_write_per_1k: 0.004125, cache_write_1h_per_1k: 0.0066 },
-  'anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.0001, cache_write_per_1k: 0.00125, cache_write_1h_per_1k: 0.002 },
-  'us.anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.00011, cache_write_per_1k: 0.001375, cache_write_1h_per_1k: 0.0022 },
-  'anthropic.claude-opus-4-5-20251101-v1:0': { cache_read_per_1k: 0.0005, cache_write_per_1k: 0.00625, cache_write_1h_per_1k: 0.01 },
+const DEFAULT_CACHE_PRICES: Partial<Record<PlatformName, Record<string, CachePrice>>> = {
+  managed: {
+    'amazon.nova-micro-v1:0': { cache_read_per_1k: 0.00000875, cache_write_per_1k: 0.000035, cache_write_1h_per_1k: 0.000035 },
+    'amazon.nova-lite-v1:0': { cache_read_per_1k: 0.000015, cache_write_per_1k: 0.00006, cache_write_1h_per_1k: 0.00006 },
+    'amazon.nova-pro-v1:0': { cache_read_per_1k: 0.0002, cache_write_per_1k: 0.0008, cache_write_1h_per_1k: 0.0008 },
+    'anthropic.claude-3-7-sonnet-20250219-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+    'anthropic.claude-sonnet-4-20250514-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+    'anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.0003, cache_write_per_1k: 0.00375, cache_write_1h_per_1k: 0.006 },
+    'us.anthropic.claude-sonnet-4-5-20250929-v1:0': { cache_read_per_1k: 0.00033, cache_write_per_1k: 0.004125, cache_write_1h_per_1k: 0.0066 },
+    'anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.0001, cache_write_per_1k: 0.00125, cache_write_1h_per_1k: 0.002 },
+    'us.anthropic.claude-haiku-4-5-20251001-v1:0': { cache_read_per_1k: 0.00011, cache_write_per_1k: 0.001375, cache_write_1h_per_1k: 0.0022 },
+    'anthropic.claude-opus-4-5-20251101-v1:0': { cache_read_per_1k: 0.0005, cache_write_per_1k: 0.00625, cache_write_1h_per_1k: 0.01 },
+  },
 };
+
+/** A model's shipped cache prices, keyed by platform as the token prices are (the hosted API publishes none). */
+export const shippedCachePrice = (platform: PlatformName, modelId: string): CachePrice | undefined => DEFAULT_CACHE_PRICES[platform]?.[modelId];
 
 /**
  * A model with no cache price of its own is priced as Claude's cache is (AWS's pricing page): reads at

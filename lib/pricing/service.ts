@@ -1,12 +1,12 @@
 import { costOfTokens, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import {
-  DEFAULT_CACHE_PRICES,
   DEFAULT_INSTANCE_PRICES,
   DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
   SERVICE_TIER_PRICE_PERCENT,
   UNPRICED_CACHE,
+  shippedCachePrice,
   type TokenPrice,
 } from './defaults';
 import type { PlatformName } from '../../core/vocabulary';
@@ -59,13 +59,10 @@ export interface ResolvedTokenPrice extends TokenPrice {
   source: 'stored' | 'default' | 'fallback';
 }
 
-/** A model's shipped cache prices (managed models only: the hosted API publishes none). */
-const shippedCache = (platform: PlatformName, modelId: string) => (platform === 'managed' ? DEFAULT_CACHE_PRICES[modelId] : undefined);
-
 /** A model's price: a stored entry, else the shipped one, else the fallback; its cache prices from the entry, else shipped. */
 export async function getTokenPrice(platform: PlatformName, modelId: string): Promise<ResolvedTokenPrice> {
   const stored = (await storedPrices()).tokens[`${platform}#${modelId}`];
-  const cache = shippedCache(platform, modelId);
+  const cache = shippedCachePrice(platform, modelId);
   if (stored) {
     const { source: _source, updated_at: _at, ...price } = stored;
     return { ...cache, ...price, source: 'stored' };

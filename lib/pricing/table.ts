@@ -3,12 +3,12 @@ import { BadRequest } from '../errors';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry, type StoredTokenPrice } from '../../tables/pricing';
 import {
-  DEFAULT_CACHE_PRICES,
   DEFAULT_INSTANCE_PRICES,
   DEFAULT_PRICES_AS_OF,
   DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
   HOURS_PER_MONTH,
+  shippedCachePrice,
   type TokenPrice,
 } from './defaults';
 import { invalidatePriceCache } from './service';
@@ -94,7 +94,7 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
   const table: InUse = { managed: new Map(), hosted: new Map(), dedicated: new Map() };
   for (const platform of ['managed', 'hosted'] as const) {
     for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
-      const cache = platform === 'managed' ? DEFAULT_CACHE_PRICES[modelId] : undefined;
+      const cache = shippedCachePrice(platform, modelId);
       table[platform].set(modelId, tokenView(modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
     }
   }
@@ -103,7 +103,7 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
   for (const e of stored) {
     if (e.kind === 'token') {
       // An entry without cache prices keeps the shipped ones (getTokenPrice prices calls the same way).
-      const cache = e.platform === 'managed' ? DEFAULT_CACHE_PRICES[e.modelId] : undefined;
+      const cache = shippedCachePrice(e.platform, e.modelId);
       table[e.platform].set(e.modelId, tokenView(e.modelId, { ...cache, ...e }, e.source, e.updated_at));
     } else {
       table.dedicated.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
