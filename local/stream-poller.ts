@@ -138,6 +138,8 @@ export class StreamReader {
       region: 'us-east-1',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     });
+    // Records carry whole item images: the SDK's logger middleware would walk each one for a no-op logger.
+    this.streams.middlewareStack.remove('loggerMiddleware');
     this.settings = options.settings ?? aggregatorEventSource();
   }
 

@@ -1,13 +1,22 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { handler as postThread } from '../../functions/chat/thread-post';
-import { handler as getThread } from '../../functions/chat/thread-get';
-import { handler as usageCurrent } from '../../functions/usage/current';
-import { threadPut } from '../../tables/conversations';
-import { transactWrite } from '../../tables/transactions';
-import { call, type Handler } from '../helpers/invoke';
-import { makeUser } from '../helpers/users';
-import { managedResource, newConversation } from './chat-fixtures';
+import type { Handler } from '../helpers/invoke';
+
+// Every turn here is one user's, so their writes meet on the user's hour items and retry: in AWS each
+// of the 200 would be a Lambda of its own with the deployed 29 s, 12 s and 10 s; here they queue for
+// one process, one emulator and one DynamoDB Local, so the limits are those of the queue (set before
+// anything reads the configuration, hence the dynamic imports, one after the other).
+process.env.UPSTREAM_TIMEOUT_MS = '60000';
+process.env.TURN_WRITE_RETRY_MS = '60000';
+const REMAINING_MS = 120_000;
+const { handler: postThread } = await import('../../functions/chat/thread-post');
+const { handler: getThread } = await import('../../functions/chat/thread-get');
+const { handler: usageCurrent } = await import('../../functions/usage/current');
+const { threadPut } = await import('../../tables/conversations');
+const { transactWrite } = await import('../../tables/transactions');
+const { call } = await import('../helpers/invoke');
+const { makeUser } = await import('../helpers/users');
+const { managedResource, newConversation } = await import('./chat-fixtures');
 
 // DynamoDB Local and the emulator are shared by every file running in parallel; under load a turn can take seconds.
 jest.setTimeout(60_000);
@@ -26,6 +35,7 @@ test('50 concurrent turns into one thread leave exactly 100 messages, in a total
         method: 'POST',
         token: owner.token,
         body: { message: `turn ${i}`, conversationId, resourceId: resource.id, threadId },
+        remainingMs: REMAINING_MS,
       }),
     ),
   );
@@ -69,6 +79,7 @@ test('200 concurrent turns across 10 threads: every thread complete, nothing los
         method: 'POST',
         token: owner.token,
         body: { message: `t${i % 10} turn ${i}`, conversationId, resourceId: resource.id, threadId: threadIds[i % 10] },
+        remainingMs: REMAINING_MS,
       }),
     ),
   );

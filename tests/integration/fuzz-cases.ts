@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
+import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import type { CallOptions, CallResult, Handler } from '../helpers/invoke';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -523,18 +524,62 @@ export async function tableItems(): Promise<string[]> {
   const keys: string[] = [];
   let start: Record<string, any> | undefined;
   do {
-    const page = await client.send(new ScanCommand({ TableName: process.env.TABLE_NAME, ExclusiveStartKey: start, ProjectionExpression: 'PK, SK' }));
-    for (const item of page.Items ?? []) {
-      const pk = item.PK?.S ?? '';
-      if (pk === 'AUDIT' || pk.startsWith('LOGINFAIL#')) continue;
-      keys.push(`${pk}|${item.SK?.S ?? ''}`);
-    }
+    // The audit trail and the login throttle's counters grow with every refused case: they are left
+    // out at the table, so a case reads the keys that matter, not the history of the cases before it.
+    const page = await client.send(
+      new ScanCommand({
+        TableName: process.env.TABLE_NAME,
+        ExclusiveStartKey: start,
+        ProjectionExpression: 'PK, SK',
+        FilterExpression: 'PK <> :audit AND NOT begins_with(PK, :loginFail)',
+        ExpressionAttributeValues: { ':audit': { S: 'AUDIT' }, ':loginFail': { S: 'LOGINFAIL#' } },
+      }),
+    );
+    for (const item of page.Items ?? []) keys.push(`${item.PK?.S ?? ''}|${item.SK?.S ?? ''}`);
     start = page.LastEvaluatedKey;
   } while (start);
   return keys.sort();
 }
 
+/** Keys of the table's items created or deleted since the last call, in the order written. */
+let changes: { reader: StreamReader; keys: string[] } | undefined;
+
+/**
+ * The keys the table gained or lost since the last call (the audit trail and the login throttle's
+ * counters aside), read from the table's stream: what a Scan before and after would show, at the cost
+ * of one GetRecords however large the table has grown. The first call returns everything written
+ * before it.
+ */
+export async function keyChanges(): Promise<string[]> {
+  if (!changes) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT as string;
+    client ??= localDynamoClient(endpoint);
+    const keys: string[] = [];
+    const reader = new StreamReader({
+      dynamo: client,
+      endpoint,
+      table: process.env.TABLE_NAME as string,
+      // Every record, delivered at once; an update of an item that was there before changes no key.
+      settings: { ...aggregatorEventSource(), filterPatterns: [], maximumRetryAttempts: 0 },
+      onGiveUp: 'throw',
+      handler: async (event) => {
+        for (const record of event.Records) {
+          if (record.eventName === 'MODIFY') continue;
+          const pk = record.dynamodb?.Keys?.PK?.S ?? '';
+          if (pk === 'AUDIT' || pk.startsWith('LOGINFAIL#')) continue;
+          keys.push(`${record.eventName} ${pk}|${record.dynamodb?.Keys?.SK?.S ?? ''}`);
+        }
+      },
+    });
+    changes = { reader, keys };
+  }
+  while ((await changes.reader.poll()) > 0);
+  return changes.keys.splice(0);
+}
+
 export function closeTableClient(): void {
+  changes?.reader.close();
+  changes = undefined;
   client?.destroy();
   client = undefined;
 }
