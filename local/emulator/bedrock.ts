@@ -33,7 +33,7 @@ import {
   type ToolResultIn,
 } from './chat';
 import { eventFrame, exceptionFrame } from './eventstream';
-import { EmulatorError, jsonReply, parseJson, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
+import { EmulatorError, jsonReply, parseJson, signedBy, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const MODEL_NOT_FOUND = 'Could not resolve the foundation model from the provided model identifier.';
 const MUST_START_WITH_USER = 'A conversation must start with a user message. Try again with a conversation that starts with a user message.';
@@ -46,6 +46,11 @@ const validation = (message: string) => new EmulatorError(400, 'ValidationExcept
 /** The model a runtime call reaches, counted under the identifier it was called with. */
 function runtimeModel(ctx: Ctx, identifier: string): FoundationModel {
   ctx.state.runtimeTargets[identifier] = (ctx.state.runtimeTargets[identifier] ?? 0) + 1;
+  const caller = signedBy(ctx);
+  if (caller) {
+    const mine = (ctx.state.runtimeTargetsByCaller[caller] ??= {});
+    mine[identifier] = (mine[identifier] ?? 0) + 1;
+  }
   return resolveRuntimeTarget(ctx, identifier).model;
 }
 

@@ -23,6 +23,7 @@ import {
   EmulatorError,
   FAULT_KINDS,
   createState,
+  signedBy,
   type Ctx,
   type EmulatorOptions,
   type EmulatorState,
@@ -116,8 +117,14 @@ function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply
 
 // ---------------------------------------------------------------- faults
 
-function matchFault(state: EmulatorState, route: Route): FaultKind | undefined {
-  const rule = state.faults.find((f) => (f.target === '*' || f.target === route.op) && (f.model === undefined || route.keys.includes(f.model)));
+function matchFault(ctx: Ctx, route: Route): FaultKind | undefined {
+  const { state } = ctx;
+  const rule = state.faults.find(
+    (f) =>
+      (f.target === '*' || f.target === route.op) &&
+      (f.model === undefined || route.keys.includes(f.model)) &&
+      (f.caller === undefined || f.caller === signedBy(ctx)),
+  );
   if (!rule) return undefined;
   if (rule.skip > 0) {
     rule.skip--;
@@ -168,10 +175,11 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
 
   switch (route) {
     case 'POST /_emulator/faults': {
-      const { target, model, fault, count, after } = body;
+      const { target, model, fault, count, after, caller } = body;
       if (typeof target !== 'string' || !target) return fail(400, 'target must be an operation name or "*"');
       if (!(FAULT_KINDS as readonly unknown[]).includes(fault)) return fail(400, `fault must be one of ${FAULT_KINDS.join(', ')}`);
       if (model !== undefined && typeof model !== 'string') return fail(400, 'model must be a string');
+      if (caller !== undefined && (typeof caller !== 'string' || !caller)) return fail(400, 'caller must be an access key id');
       if (count !== undefined && (!Number.isInteger(count) || (count as number) < 1)) return fail(400, 'count must be a positive integer');
       if (after !== undefined && (!Number.isInteger(after) || (after as number) < 0)) return fail(400, 'after must be a non-negative integer');
       const rule: FaultRule = {
@@ -181,6 +189,7 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         fault: fault as FaultKind,
         remaining: (count as number | undefined) ?? null,
         skip: (after as number | undefined) ?? 0,
+        ...(caller === undefined ? {} : { caller }),
       };
       state.faults.push(rule);
       return ok({ id: rule.id }, 201);
@@ -207,6 +216,7 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
       return ok({
         calls: state.calls,
         runtimeTargets: state.runtimeTargets,
+        runtimeTargetsByCaller: state.runtimeTargetsByCaller,
         inferenceProfiles: [...state.inferenceProfiles.values()].map((p) => ({
           ...p,
           tags: Object.fromEntries((state.tags.get(p.arn) ?? []).map((t) => [t.Key, t.Value])),
@@ -326,7 +336,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }
       state.calls[route.op] = (state.calls[route.op] ?? 0) + 1;
 
-      const fault = headerFault(ctx) ?? matchFault(state, route);
+      const fault = headerFault(ctx) ?? matchFault(ctx, route);
       // Never answered: the socket stays open until the client gives up or close() destroys it.
       if (fault === 'timeout') return;
       if (fault === '500' || (fault === 'fail' && !route.canFail)) throw service.internalError();

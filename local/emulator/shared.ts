@@ -55,6 +55,11 @@ export interface FaultRule {
   remaining: number | null;
   /** Matching calls let through before the fault applies (a fault "from the n-th call on"). */
   skip: number;
+  /**
+   * Only calls signed with this access key id (SigV4's Credential): one test's fault, unseen by the
+   * tests that call the same model side by side with keys of their own.
+   */
+  caller?: string;
 }
 
 type EndpointStatus = 'Creating' | 'Updating' | 'InService' | 'Deleting' | 'Failed';
@@ -148,6 +153,8 @@ export interface EmulatorState {
   inferenceProfiles: Map<string, ApplicationProfile>;
   /** How often each Bedrock runtime modelId (base id, profile id or ARN) was called: what tests ask. */
   runtimeTargets: Record<string, number>;
+  /** The same counts by the access key id that signed the calls (tests running side by side count their own). */
+  runtimeTargetsByCaller: Record<string, Record<string, number>>;
   nextId: number;
 }
 
@@ -162,8 +169,15 @@ export function createState(): EmulatorState {
     invocations: [],
     inferenceProfiles: new Map(),
     runtimeTargets: {},
+    runtimeTargetsByCaller: {},
     nextId: 1,
   };
+}
+
+/** The access key id a SigV4-signed request was signed with (`Credential=<id>/<date>/...`). */
+export function signedBy(ctx: Pick<Ctx, 'headers'>): string | undefined {
+  const auth = ctx.headers.authorization;
+  return typeof auth === 'string' ? /Credential=([^/,\s]+)\//.exec(auth)?.[1] : undefined;
 }
 
 export interface Ctx {

@@ -27,7 +27,8 @@ const emulatorUrl = () => process.env.EMULATOR_URL as string;
 const awsConfig = () => ({
   region: 'us-east-1',
   endpoint: emulatorUrl(),
-  credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  // The file's own access key id (tests/setup/table-env.ts): a direct call meets the file's faults.
+  credentials: { accessKeyId: process.env.SERVICE_CLOUD_ACCESS_KEY_ID as string, secretAccessKey: 'test' },
   maxAttempts: 1,
 });
 
@@ -178,13 +179,15 @@ const OPERATION = { managed: 'Converse', dedicated: 'InvokeEndpoint', hosted: 'c
 
 /**
  * Runs `fn` while the resource's model call answers 500. The fault matches only this model or
- * endpoint and a bounded number of calls; whatever is left of it afterwards is used up by direct
- * calls, so no other test (or file) ever meets it. (DELETE /_emulator/faults would clear other
- * files' faults too.)
+ * endpoint, calls signed with this file's access key id (files calling the same model side by side
+ * never meet it; the hosted API has no signature, so it is scoped by model alone) and a bounded number
+ * of calls; whatever is left of it afterwards is used up by direct calls, so no later test meets it.
+ * (DELETE /_emulator/faults would clear other files' faults too.)
  */
 export async function withModelFault<T>(resource: Resource, fn: () => Promise<T>): Promise<T> {
   const key = resource.type === 'dedicated' ? resource.endpoint_name : resource.model_id;
-  const { id } = await emulator('POST', '/faults', { target: OPERATION[resource.type], model: key, fault: '500', count: 20 });
+  const caller = resource.type === 'hosted' ? undefined : process.env.SERVICE_CLOUD_ACCESS_KEY_ID;
+  const { id } = await emulator('POST', '/faults', { target: OPERATION[resource.type], model: key, fault: '500', count: 20, caller });
   try {
     return await fn();
   } finally {

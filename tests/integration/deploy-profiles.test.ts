@@ -37,7 +37,12 @@ const chat = (resourceId: string, conversationId: string) =>
 
 async function emulatorState() {
   const res = await fetch(`${process.env.EMULATOR_URL}/_emulator/state`);
-  return (await res.json()) as { runtimeTargets: Record<string, number>; inferenceProfiles: { arn: string; tags: Record<string, string> }[] };
+  const state = (await res.json()) as {
+    runtimeTargetsByCaller: Record<string, Record<string, number>>;
+    inferenceProfiles: { arn: string; tags: Record<string, string> }[];
+  };
+  // This file's calls only (its own access key id, tests/setup/table-env.ts): files run side by side.
+  return { ...state, runtimeTargets: state.runtimeTargetsByCaller[process.env.SERVICE_CLOUD_ACCESS_KEY_ID as string] ?? {} };
 }
 
 /** Deploys for real, has one chat turn on the resource and answers how often the emulator was called by `runtimeId` before and after. */

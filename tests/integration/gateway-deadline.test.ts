@@ -46,7 +46,8 @@ async function slowStream(model = MODEL) {
   const res = await fetch(`${process.env.EMULATOR_URL}/_emulator/faults`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ target: 'ConverseStream', model, fault: 'slow-stream', count: 1 }),
+    // Signed with this file's key only (tests/setup/table-env.ts): no other file's stream meets it.
+    body: JSON.stringify({ target: 'ConverseStream', model, fault: 'slow-stream', count: 1, caller: process.env.SERVICE_CLOUD_ACCESS_KEY_ID }),
   });
   expect(res.status).toBe(201);
 }

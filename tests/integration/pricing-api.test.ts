@@ -178,7 +178,8 @@ describe('POST /api/pricing/update', () => {
     await fetch(`${EMULATOR}/_emulator/faults`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ target: 'GetProducts', fault: '500', model: 'ML Instance', count: 3 }),
+      // Signed with this file's key only (tests/setup/table-env.ts): no other file's refresh meets it.
+      body: JSON.stringify({ target: 'GetProducts', fault: '500', model: 'ML Instance', count: 3, caller: process.env.SERVICE_CLOUD_ACCESS_KEY_ID }),
     });
     const before = await table();
     const res = await refresh();

@@ -49,8 +49,9 @@ const uniqueName = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const deploy = (endpointName: string) =>
   call(h.deploy, { method: 'POST', token: admin, body: { endpointName, instanceType: 'ml.g5.xlarge', modelPackageArn: PACKAGE, dryRun: false } });
 const statusOf = (id: string) => call(h.status, { token: user, pathParameters: { resourceId: id } });
+// remainingMs: simultaneous control calls queue here for one process (each is a Lambda of its own in AWS).
 const controlOf = (id: string, body: Record<string, unknown>) =>
-  call(h.control, { method: 'POST', token: admin, pathParameters: { resourceId: id }, body });
+  call(h.control, { method: 'POST', token: admin, pathParameters: { resourceId: id }, body, remainingMs: 120_000 });
 const fault = (rule: { target: string; fault: string; model?: string; count?: number }) =>
   fetch(`${emulator.url}/_emulator/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(rule) });
 const endpointOnPlatform = (name: string) => emulator.state.endpoints.get(name);

@@ -2,6 +2,9 @@
 import { randomUUID } from 'node:crypto';
 
 process.env.TABLE_NAME = `it-${randomUUID()}`;
+// An access key id of its own for the platform calls (the emulator takes any): files run side by side,
+// and a fault a file scopes to it (withModelFault) is met by that file's calls alone.
+process.env.SERVICE_CLOUD_ACCESS_KEY_ID = `AKIATEST${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`;
 // Hundreds of simulated invocations share one client and one DynamoDB Local here (one each in Lambda):
 // a request queued behind them must not pass for a database outage.
 process.env.DYNAMODB_CONNECTION_TIMEOUT_MS ??= '60000';
