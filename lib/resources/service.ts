@@ -1,6 +1,5 @@
 import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { PlatformName } from '../platforms/types';
 import { usd as money } from '../pricing/money';
 import {
@@ -24,6 +23,7 @@ import { deleteApplicationProfile } from '../platforms/managed/profiles';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated } from './sync';
 import { traitsOf } from '../platforms/registry';
+import { endpointsOf } from '../platforms/endpoints';
 import { stateChangeTime } from './timing';
 
 const notTracked = () => new NotFound('Resource not found');
@@ -177,7 +177,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
   const current = synced.resource;
   // Stopped by a guardrail, or deleted behind the service's back: no endpoint, its configuration kept.
   const absent = Boolean(current.stopped || current.vanished_at);
-  const decision = decideControl('dedicated', action, confirm, current.status, absent);
+  const decision = decideControl(current.type, action, confirm, current.status, absent);
   if (decision.kind === 'refuse') throw refusal(decision);
   if (decision.kind !== 'platform') throw new Error('unreachable');
 
@@ -224,9 +224,10 @@ export async function controlResource(id: string, action: ControlAction, confirm
   }
 
   try {
-    if (decision.operation === 'delete') await dedicatedEndpoints.delete(current.endpoint_name);
-    else if (decision.operation === 'recreate') await dedicatedEndpoints.recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
-    else await dedicatedEndpoints.restart(current.endpoint_name);
+    if (decision.operation === 'delete') await endpointsOf(current.type).delete(current.endpoint_name);
+    else if (decision.operation === 'recreate')
+      await endpointsOf(current.type).recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
+    else await endpointsOf(current.type).restart(current.endpoint_name);
   } catch (err) {
     await rollBackClaim(current, decision.next);
     if (decision.operation === 'recreate') recreateRefused(current, err);
@@ -258,7 +259,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
  * tracking at once.
  */
 async function deleteStopped(r: TrackedResource) {
-  if (r.endpoint_config_name) await dedicatedEndpoints.deleteRetained(r.endpoint_config_name);
+  if (r.endpoint_config_name) await endpointsOf(r.type).deleteRetained(r.endpoint_config_name);
   await removeResource(r);
   return {
     success: true,
