@@ -7,12 +7,13 @@ import { checkEndpointName } from '../deploy/names';
 import { registerResource } from '../deploy/register';
 import { endpointsOf } from '../platforms/endpoints';
 import { ownerTags, ownership } from '../platforms/tags';
+import { resourceView } from '../resources/abilities';
 import { monthOf, isBillable } from '../resources/billing';
 import { healthOf, specStatus } from '../resources/lifecycle';
 import { getInstancePrice } from '../pricing/service';
 import { getOrphan, listOrphans, removeOrphan, type Orphan } from '../../tables/orphans';
 import { lastReconcilerPass } from '../../tables/reconciler';
-import { getTrackedResource, heldNames, publicResource } from '../../tables/resources';
+import { getTrackedResource, heldNames } from '../../tables/resources';
 import type { User } from '../../tables/users';
 
 /**
@@ -134,7 +135,7 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
     success: true,
     message: `Endpoint "${orphan.endpoint_name}" adopted: it is tracked as resource ${resource.id}`,
     id: resource.id,
-    resource: publicResource(resource),
+    resource: resourceView(resource, user),
   };
 }
 

@@ -8,13 +8,13 @@ import {
   claimOperation,
   confirmOperationRequested,
   queueClaimedOperation,
-  publicResource,
   releaseClaim,
   removeResource,
   setGuardrails,
   type TrackedResource,
 } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { resourceView } from './abilities';
 import { accessSetting, accessView, seesAccess } from './access';
 import { billingAfter, isBillable, monthToDate } from './billing';
 import { costsOf, instancePriceOf, metricsOf } from './costs';
@@ -55,7 +55,7 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
   ]);
   return {
     success: true,
-    resource: publicResource(resource),
+    resource: resourceView(resource, caller),
     metrics,
     costs,
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
@@ -77,7 +77,7 @@ export async function listResources(
   caller: Pick<User, 'role'>,
 ) {
   const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit, cursor: filter.cursor });
-  const shown = seesAccess(caller) ? resources.map((r) => ({ ...publicResource(r), access: accessSetting(r) })) : resources.map(publicResource);
+  const shown = resources.map((r) => ({ ...resourceView(r, caller), ...(seesAccess(caller) ? { access: accessSetting(r) } : {}) }));
   return { success: true, resources: shown, count: resources.length, nextCursor };
 }
 
