@@ -20,14 +20,14 @@ import { decideControl, type ControlAction } from './lifecycle';
  *   guardrails, changing who may use it. Admins only: a user may do none of them.
  */
 
-export type ResourceAction = ControlAction | 'update_guardrails' | 'update_access';
+type ResourceAction = ControlAction | 'update_guardrails' | 'update_access';
 
 const CONTROL_ACTIONS: readonly ControlAction[] = ['start', 'stop', 'restart', 'delete'];
 
 type Described = Pick<TrackedResource, 'type' | 'status' | 'model_id' | 'inference_image' | 'capabilities'> &
   Partial<Pick<TrackedResource, 'stopped' | 'vanished_at'>>;
 
-export function abilitiesOf(resource: Described, caller: Pick<User, 'role'>) {
+function abilitiesOf(resource: Described, caller: Pick<User, 'role'>) {
   const traits = traitsOf(resource.type);
   const can = capabilitiesOf(resource);
   return {
