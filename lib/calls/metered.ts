@@ -274,7 +274,9 @@ export const releaseCall = (call: MeteredCall) => releaseHeld(call);
  */
 export async function explainFailure(resource: Resource, err: unknown): Promise<unknown> {
   if (traitsOf(resource.type).lifecycle !== 'endpoint') return err;
-  const live = await endpointsOf(resource.type).describe(resource.endpoint_name).catch(() => 'unknown' as const);
+  const live = await endpointsOf(resource.type)
+    .describe(resource.endpoint_name)
+    .catch(() => 'unknown' as const);
   return live !== 'unknown' && live?.status !== 'InService' ? notInService(resource, live) : err;
 }
 
