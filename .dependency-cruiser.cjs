@@ -74,6 +74,14 @@ module.exports = {
       to: { path: ABOVE_FOUNDATIONS },
     },
     {
+      name: 'endpoints-through-the-registry',
+      severity: 'error',
+      comment:
+        "Generic code reaches a platform's endpoint lifecycle through lib/platforms/endpoints.ts (endpointsOf); only that platform's own deploy and catalogue import its folder.",
+      from: { path: '^lib/(?!platforms/)', pathNot: '^lib/(deploy|catalogue)/dedicated\\.ts$' },
+      to: { path: '^lib/platforms/dedicated/' },
+    },
+    {
       name: 'domain-errors-are-the-floor',
       severity: 'error',
       comment: 'lib/errors.ts is what every layer of lib/ throws: it imports nothing of lib/.',

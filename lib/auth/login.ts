@@ -48,7 +48,7 @@ const throttled = (retryAfterMs: number) => {
 };
 
 /**
- * README, Security: look the user up by e-mail or username, verify the bcrypt hash, issue the token.
+ * docs/security.md: look the user up by e-mail or username, verify the bcrypt hash, issue the token.
  *
  * Unknown users, wrong passwords and deactivated accounts all cost one bcrypt compare and get the
  * same answer, so neither timing nor text tells whether an account exists.

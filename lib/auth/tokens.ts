@@ -3,7 +3,7 @@ import { config } from '../../core/config';
 import { ROLES, type Role } from '../../core/vocabulary';
 import { signingKey } from './secret';
 
-/** README, Security: exactly these claims. */
+/** docs/security.md: exactly these claims. */
 export interface TokenClaims {
   userId: string;
   username: string;

@@ -11,7 +11,7 @@ import { serviceTierOf } from './tiers';
 import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { endpointsOf } from '../platforms/endpoints';
 import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
 import {
@@ -164,7 +164,7 @@ async function ensureInService(resource: Resource): Promise<void> {
   if (traitsOf(resource.type).lifecycle !== 'endpoint') {
     throw new NotInService(`Resource '${resource.name}' is not InService (status: ${resource.status})`, false);
   }
-  const live = await dedicatedEndpoints.describe(resource.endpoint_name);
+  const live = await endpointsOf(resource.type).describe(resource.endpoint_name);
   if (live?.status !== 'InService') throw notInService(resource, live);
 }
 
@@ -274,7 +274,9 @@ export const releaseCall = (call: MeteredCall) => releaseHeld(call);
  */
 export async function explainFailure(resource: Resource, err: unknown): Promise<unknown> {
   if (traitsOf(resource.type).lifecycle !== 'endpoint') return err;
-  const live = await dedicatedEndpoints.describe(resource.endpoint_name).catch(() => 'unknown' as const);
+  const live = await endpointsOf(resource.type)
+    .describe(resource.endpoint_name)
+    .catch(() => 'unknown' as const);
   return live !== 'unknown' && live?.status !== 'InService' ? notInService(resource, live) : err;
 }
 

@@ -5,7 +5,7 @@ import { logger } from '../../core/observability';
 import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import { dedicatedCatalogue } from '../platforms/dedicated/catalogue';
 import { dedicatedCapabilities } from '../platforms/dedicated/features';
-import { ownerTags, ownership } from '../platforms/dedicated/tags';
+import { ownerTags, ownership } from '../platforms/tags';
 import type { DedicatedDeploySpec, DedicatedModelEntry, EndpointDescription } from '../platforms/types';
 import { usd } from '../pricing/money';
 import { getInstancePrice, pricedInstanceTypes } from '../pricing/service';

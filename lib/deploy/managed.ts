@@ -2,7 +2,7 @@ import { BadRequest } from '../errors';
 import { managed } from '../platforms/managed/catalogue';
 import { managedCapabilities } from '../platforms/managed/features';
 import { createApplicationProfile, deleteApplicationProfile } from '../platforms/managed/profiles';
-import { ownerTags } from '../platforms/dedicated/tags';
+import { ownerTags } from '../platforms/tags';
 import type { PlatformModelInfo } from '../platforms/types';
 import { getTokenPrice } from '../pricing/service';
 import type { ResourceInferenceProfile } from '../../tables/resources';

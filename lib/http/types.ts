@@ -10,7 +10,7 @@ import type { User } from '../../tables/users';
  * so the middlewares never import the stack that composes them.
  */
 
-/** Who may call an endpoint: anyone, or a caller with at least this role (README, Security). */
+/** Who may call an endpoint: anyone, or a caller with at least this role (docs/security.md). */
 export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
 
 export interface ApiEvent extends APIGatewayProxyEventV2 {

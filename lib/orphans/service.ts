@@ -5,14 +5,15 @@ import { newResource } from '../deploy/common';
 import { dedicatedNameGone } from '../deploy/dedicated';
 import { checkEndpointName } from '../deploy/names';
 import { registerResource } from '../deploy/register';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
-import { ownerTags, ownership } from '../platforms/dedicated/tags';
+import { endpointsOf } from '../platforms/endpoints';
+import { ownerTags, ownership } from '../platforms/tags';
+import { resourceView } from '../resources/abilities';
 import { monthOf, isBillable } from '../resources/billing';
 import { healthOf, specStatus } from '../resources/lifecycle';
 import { getInstancePrice } from '../pricing/service';
 import { getOrphan, listOrphans, removeOrphan, type Orphan } from '../../tables/orphans';
 import { lastReconcilerPass } from '../../tables/reconciler';
-import { getTrackedResource, heldNames, publicResource } from '../../tables/resources';
+import { getTrackedResource, heldNames } from '../../tables/resources';
 import type { User } from '../../tables/users';
 
 /**
@@ -22,6 +23,9 @@ import type { User } from '../../tables/users';
  * guardrails if given) or delete it on the platform. Both check the platform again first: an orphan
  * that is gone, or no longer ours, is never adopted or deleted.
  */
+
+/** The platform whose endpoints carry the service's tags (the one that runs endpoints). */
+const PLATFORM = 'dedicated';
 
 const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
@@ -55,19 +59,19 @@ export async function listOrphanEndpoints(limit: number, cursor?: string) {
 
 /** The orphan as the platform shows it now: 404 when unknown or gone, 409 when no longer ours or tracked meanwhile. */
 async function confirmedOrphan(endpointName: string) {
-  checkEndpointName('dedicated', endpointName);
+  checkEndpointName(PLATFORM, endpointName);
   const orphan = await getOrphan(endpointName);
   if (!orphan) throw new NotFound(`No orphan named "${endpointName}": GET /api/admin/orphans lists them`);
-  const description = await dedicatedEndpoints.describe(orphan.endpoint_name);
+  const description = await endpointsOf(PLATFORM).describe(orphan.endpoint_name);
   if (!description) {
     await removeOrphan(orphan.endpoint_name);
     throw new NotFound(`Endpoint "${orphan.endpoint_name}" no longer exists on the dedicated platform`, 'Its orphan record has been removed');
   }
-  const tags = await dedicatedEndpoints.tagsOf(description.arn);
+  const tags = await endpointsOf(PLATFORM).tagsOf(description.arn);
   if (!tags || !ownership(tags).ours) {
     throw new Conflict(`Endpoint "${orphan.endpoint_name}" no longer carries this service's tags: it is not this service's to adopt or delete`);
   }
-  if ((await heldNames('dedicated', [orphan.endpoint_name])).size > 0) {
+  if ((await heldNames(PLATFORM, [orphan.endpoint_name])).size > 0) {
     await removeOrphan(orphan.endpoint_name);
     throw new Conflict(`Endpoint "${orphan.endpoint_name}" is tracked now (adopted or deployed meanwhile)`);
   }
@@ -95,11 +99,11 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
     {
       id,
       name: orphan.endpoint_name,
-      type: 'dedicated',
+      type: PLATFORM,
       status,
       health: healthOf(status),
-      endpoint_url: dedicatedEndpoints.endpointUrl(orphan.endpoint_name),
-      region: dedicatedEndpoints.region,
+      endpoint_url: endpointsOf(PLATFORM).endpointUrl(orphan.endpoint_name),
+      region: endpointsOf(PLATFORM).region,
       instance_type: description.instanceType ?? orphan.instance_type,
       instance_count: description.instanceCount ?? orphan.instance_count,
       model_name: description.configName || orphan.endpoint_name,
@@ -123,7 +127,7 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
   await removeOrphan(orphan.endpoint_name);
   if (taggedId !== resource.id) {
     // The tags then name the resource that tracks the endpoint; a failure only leaves an older id there.
-    await dedicatedEndpoints
+    await endpointsOf(PLATFORM)
       .tag(description.arn, ownerTags(orphan.endpoint_name, resource.id))
       .catch((err: Error) => logger.warn({ message: 'adopted endpoint not re-tagged', endpointName, error: err.message }));
   }
@@ -131,7 +135,7 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
     success: true,
     message: `Endpoint "${orphan.endpoint_name}" adopted: it is tracked as resource ${resource.id}`,
     id: resource.id,
-    resource: publicResource(resource),
+    resource: resourceView(resource, user),
   };
 }
 
@@ -146,7 +150,7 @@ export async function deleteOrphan(endpointName: string, confirm: boolean) {
   if (status === 'Creating' || status === 'Updating') {
     throw new Conflict(`Endpoint "${orphan.endpoint_name}" is currently ${status}; delete it once that operation completes`);
   }
-  if (status !== 'Deleting') await dedicatedEndpoints.delete(orphan.endpoint_name);
+  if (status !== 'Deleting') await endpointsOf(PLATFORM).delete(orphan.endpoint_name);
   await removeOrphan(orphan.endpoint_name);
   return {
     success: true,

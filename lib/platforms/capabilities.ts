@@ -15,8 +15,8 @@
  */
 import { dedicatedCapabilities } from './dedicated/features';
 import { hostedCapabilities } from './hosted/models';
-import { managedCapabilitiesOfId, managedMaxOutputTokens, serviceTiersOf } from './managed/features';
-import type { ModelCapabilities, PlatformName, ServiceTier } from './types';
+import { cachingOf, managedCapabilitiesOfId, managedMaxOutputTokens, serviceTiersOf } from './managed/features';
+import type { CacheTtl, ModelCapabilities, PlatformName, ServiceTier } from './types';
 
 export interface ResourceModel {
   type: PlatformName;
@@ -52,4 +52,13 @@ export function maxOutputTokensOf(resource: ResourceModel): number | undefined {
 /** The processing tiers the resource's model offers: Bedrock's per model; every other platform serves its one default. */
 export function serviceTiersOfResource(resource: ResourceModel): readonly ServiceTier[] {
   return resource.type === 'managed' ? serviceTiersOf(resource.model_id) : ['default'];
+}
+
+/**
+ * How long the resource's model keeps a prompt-cache checkpoint (the TTLs it accepts); empty where it
+ * caches nothing, and a checkpoint asked for changes nothing (Bedrock's family table; no other
+ * platform's adapter caches).
+ */
+export function cacheTtlsOfResource(resource: ResourceModel): readonly CacheTtl[] {
+  return (resource.type === 'managed' ? cachingOf(resource.model_id)?.ttls : undefined) ?? [];
 }

@@ -3,10 +3,9 @@ import { config } from '../../core/config';
 import { logger } from '../../core/observability';
 import { recordSystemAction } from '../audit/system';
 import { mapLimit } from '../concurrency';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
-import { dedicatedMetrics } from '../platforms/dedicated/metrics';
-import { ownership } from '../platforms/dedicated/tags';
-import { VARIANT_NAME, type EndpointDescription, type EndpointSummary } from '../platforms/types';
+import { endpointMetricsOf, endpointsOf } from '../platforms/endpoints';
+import { ownership } from '../platforms/tags';
+import { VARIANT_NAME, type DedicatedMetrics, type EndpointDescription, type EndpointSummary } from '../platforms/types';
 import { usd as money } from '../pricing/money';
 import { isBillable, monthToDate } from '../resources/billing';
 import { instancePriceOf } from '../resources/costs';
@@ -18,6 +17,9 @@ import { acquireReconcilerLease, finishReconcilerPass, type ReconcilerPassSummar
 import { heldNames, listResources, recordIdleCheck, type TrackedResource } from '../../tables/resources';
 import { Pacer } from './pacer';
 import { stopForGuardrail } from './stop';
+
+/** The platform the pass watches: the one that runs endpoints (its traits' lifecycle). */
+const PLATFORM = 'dedicated';
 
 /**
  * One reconciliation pass (the scheduled function functions/reconciler/reconcile.ts; an interval under
@@ -84,7 +86,7 @@ async function listPlatform(pacer: Pacer): Promise<{ byName: Map<string, Endpoin
   const byName = new Map<string, EndpointSummary>();
   let token: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const out = await pacer.call('ListEndpoints', () => dedicatedEndpoints.listEndpoints(token));
+    const out = await pacer.call('ListEndpoints', () => endpointsOf(PLATFORM).listEndpoints(token));
     for (const e of out.endpoints) byName.set(lower(e.name), e);
     token = out.nextToken;
     if (!token) return { byName, complete: true };
@@ -148,10 +150,10 @@ export async function reconcile(options: PassOptions = {}): Promise<PassReport> 
     report.platformEndpoints = platform.byName.size;
     report.listingComplete = platform.complete;
 
-    let page = await listResources({ type: 'dedicated', limit: config.reconciler.maxResourcesPerPass, cursor: lease.cursor ?? undefined });
+    let page = await listResources({ type: PLATFORM, limit: config.reconciler.maxResourcesPerPass, cursor: lease.cursor ?? undefined });
     // The last page ended exactly at the end of the list: this pass starts the next cycle at once.
     if (page.resources.length === 0 && lease.cursor) {
-      page = await listResources({ type: 'dedicated', limit: config.reconciler.maxResourcesPerPass });
+      page = await listResources({ type: PLATFORM, limit: config.reconciler.maxResourcesPerPass });
     }
     const examined = await examineAll(page.resources, platform.byName, pacer, now, deadline, report);
     if (examined.length === page.resources.length) {
@@ -247,9 +249,9 @@ async function applyGuardrails(examined: Examined[], pacer: Pacer, now: Date, de
       endpointName: e.resource.endpoint_name,
       variantNames: e.resource.variant_names ?? (e.description?.variantNames.length ? e.description.variantNames : [VARIANT_NAME]),
     }));
-    let seen: Awaited<ReturnType<typeof dedicatedMetrics.invocations>>;
+    let seen: Awaited<ReturnType<DedicatedMetrics['invocations']>>;
     try {
-      seen = await pacer.call('GetMetricData', () => dedicatedMetrics.invocations(targets, minutes, now));
+      seen = await pacer.call('GetMetricData', () => endpointMetricsOf(PLATFORM).invocations(targets, minutes, now));
       pacer.add('GetMetricData', seen.calls - 1);
     } catch (err) {
       // Without the platform's figures nothing is stopped: an idle stop on missing data could stop a busy endpoint.
@@ -288,7 +290,7 @@ async function findOrphans(
     (e) => !tracked.has(lower(e.name)) && !foreign.has(`${e.arn}@${e.createdAt}`) && !((held.get(lower(e.name)) ?? 0) > at),
   );
   const holders = await heldNames(
-    'dedicated',
+    PLATFORM,
     candidates.map((e) => e.name),
   );
   for (const name of holders) held.set(name, at + HELD_TRUST_MS);
@@ -317,7 +319,7 @@ async function findOrphans(
     }
     tagChecks++;
     try {
-      const tags = await pacer.call('ListTags', () => dedicatedEndpoints.tagsOf(e.arn));
+      const tags = await pacer.call('ListTags', () => endpointsOf(PLATFORM).tagsOf(e.arn));
       if (!tags) continue;
       const owner = ownership(tags);
       if (!owner.ours) {
@@ -325,7 +327,7 @@ async function findOrphans(
         foreign.add(`${e.arn}@${e.createdAt}`);
         continue;
       }
-      const d = await pacer.call('DescribeEndpoint', () => dedicatedEndpoints.describe(e.name));
+      const d = await pacer.call('DescribeEndpoint', () => endpointsOf(PLATFORM).describe(e.name));
       if (!d) continue;
       const orphan: Orphan = {
         endpoint_name: e.name,
@@ -346,7 +348,7 @@ async function findOrphans(
           action: 'orphan.found',
           target: e.name,
           reason: `Endpoint "${e.name}" (${e.status}) carries this service's tags (stage ${config.stage}${owner.resourceId ? `, resource ${owner.resourceId}` : ''}) but no tracked resource holds it: adopt or delete it (GET /api/admin/orphans)`,
-          metric: { name: 'OrphansFound', dimensions: { platform: 'dedicated' } },
+          metric: { name: 'OrphansFound', dimensions: { platform: PLATFORM } },
         });
       }
     } catch (err) {

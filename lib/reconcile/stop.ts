@@ -1,6 +1,6 @@
 import { logger } from '../../core/observability';
 import { recordSystemAction } from '../audit/system';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { endpointsOf } from '../platforms/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { billingAfter } from '../resources/billing';
 import { healthOf, specStatus } from '../resources/lifecycle';
@@ -23,7 +23,7 @@ export async function stopForGuardrail(
   pacer: Pacer,
   now: Date,
 ): Promise<boolean> {
-  const description = known ?? (await pacer.call('DescribeEndpoint', () => dedicatedEndpoints.describe(r.endpoint_name)));
+  const description = known ?? (await pacer.call('DescribeEndpoint', () => endpointsOf(r.type).describe(r.endpoint_name)));
   // Changed since it was judged (gone, updating): the next pass judges again.
   if (!description || specStatus(description.status) !== 'InService') return false;
 
@@ -43,7 +43,7 @@ export async function stopForGuardrail(
   if (!claimed) return false;
 
   try {
-    await pacer.call('DeleteEndpoint', () => dedicatedEndpoints.stop(r.endpoint_name));
+    await pacer.call('DeleteEndpoint', () => endpointsOf(r.type).stop(r.endpoint_name));
   } catch (err) {
     await releaseClaim({ ...r, health: healthOf(r.status) }, 'OutOfService', new Date().toISOString());
     logger.warn({ message: 'guardrail stop refused by the platform; claim released', resourceId: r.id, error: (err as Error).message });

@@ -2,7 +2,7 @@ import { logger } from '../../core/observability';
 import { HOURS_PER_MONTH } from '../pricing/defaults';
 import { isBillable, monthToDate } from './billing';
 import { getInstancePrice, getTokenPrice } from '../pricing/service';
-import { dedicatedMetrics } from '../platforms/dedicated/metrics';
+import { endpointMetricsOf } from '../platforms/endpoints';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 import { traitsOf } from '../platforms/registry';
@@ -82,7 +82,7 @@ export async function metricsOf(r: TrackedResource): Promise<{ metrics: Partial<
   // A guardrail deleted the endpoint: nothing runs to measure.
   if (r.stopped) return { metrics: { ...ZERO_METRICS } };
   try {
-    const m = await dedicatedMetrics.metrics(r.endpoint_name, 15);
+    const m = await endpointMetricsOf(r.type).metrics(r.endpoint_name, 15);
     return {
       metrics: {
         response_time_ms: m.response_time_ms,

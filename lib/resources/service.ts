@@ -1,6 +1,5 @@
 import { BadRequest, Conflict, NotFound } from '../errors';
 import { logger } from '../../core/observability';
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
 import type { PlatformName } from '../platforms/types';
 import { usd as money } from '../pricing/money';
 import {
@@ -9,13 +8,13 @@ import {
   claimOperation,
   confirmOperationRequested,
   queueClaimedOperation,
-  publicResource,
   releaseClaim,
   removeResource,
   setGuardrails,
   type TrackedResource,
 } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { resourceView } from './abilities';
 import { accessSetting, accessView, seesAccess } from './access';
 import { billingAfter, isBillable, monthToDate } from './billing';
 import { costsOf, instancePriceOf, metricsOf } from './costs';
@@ -24,6 +23,7 @@ import { deleteApplicationProfile } from '../platforms/managed/profiles';
 import { decideControl, healthOf, type ControlAction, type SpecStatus } from './lifecycle';
 import { staleClaimBefore, syncDedicated } from './sync';
 import { traitsOf } from '../platforms/registry';
+import { endpointsOf } from '../platforms/endpoints';
 import { stateChangeTime } from './timing';
 
 const notTracked = () => new NotFound('Resource not found');
@@ -55,7 +55,7 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
   ]);
   return {
     success: true,
-    resource: publicResource(resource),
+    resource: resourceView(resource, caller),
     metrics,
     costs,
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
@@ -77,7 +77,7 @@ export async function listResources(
   caller: Pick<User, 'role'>,
 ) {
   const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit, cursor: filter.cursor });
-  const shown = seesAccess(caller) ? resources.map((r) => ({ ...publicResource(r), access: accessSetting(r) })) : resources.map(publicResource);
+  const shown = resources.map((r) => ({ ...resourceView(r, caller), ...(seesAccess(caller) ? { access: accessSetting(r) } : {}) }));
   return { success: true, resources: shown, count: resources.length, nextCursor };
 }
 
@@ -177,7 +177,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
   const current = synced.resource;
   // Stopped by a guardrail, or deleted behind the service's back: no endpoint, its configuration kept.
   const absent = Boolean(current.stopped || current.vanished_at);
-  const decision = decideControl('dedicated', action, confirm, current.status, absent);
+  const decision = decideControl(current.type, action, confirm, current.status, absent);
   if (decision.kind === 'refuse') throw refusal(decision);
   if (decision.kind !== 'platform') throw new Error('unreachable');
 
@@ -224,9 +224,10 @@ export async function controlResource(id: string, action: ControlAction, confirm
   }
 
   try {
-    if (decision.operation === 'delete') await dedicatedEndpoints.delete(current.endpoint_name);
-    else if (decision.operation === 'recreate') await dedicatedEndpoints.recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
-    else await dedicatedEndpoints.restart(current.endpoint_name);
+    if (decision.operation === 'delete') await endpointsOf(current.type).delete(current.endpoint_name);
+    else if (decision.operation === 'recreate')
+      await endpointsOf(current.type).recreate(current.endpoint_name, current.endpoint_config_name ?? '', id);
+    else await endpointsOf(current.type).restart(current.endpoint_name);
   } catch (err) {
     await rollBackClaim(current, decision.next);
     if (decision.operation === 'recreate') recreateRefused(current, err);
@@ -258,7 +259,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
  * tracking at once.
  */
 async function deleteStopped(r: TrackedResource) {
-  if (r.endpoint_config_name) await dedicatedEndpoints.deleteRetained(r.endpoint_config_name);
+  if (r.endpoint_config_name) await endpointsOf(r.type).deleteRetained(r.endpoint_config_name);
   await removeResource(r);
   return {
     success: true,

@@ -1,4 +1,4 @@
-import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';
+import { endpointsOf } from '../platforms/endpoints';
 import type { EndpointDescription } from '../platforms/types';
 import { recordSystemAction, type SystemActor } from '../audit/system';
 import {
@@ -149,7 +149,7 @@ async function startQueued(r: TrackedResource, now: Date): Promise<[TrackedResou
   const taken = await takeQueuedOperation(r.id, operation, at);
   if (!taken) return [(await getTrackedResource(r.id)) ?? r, []];
   try {
-    await dedicatedEndpoints.recreate(r.endpoint_name, r.endpoint_config_name ?? '', r.id);
+    await endpointsOf(r.type).recreate(r.endpoint_name, r.endpoint_config_name ?? '', r.id);
   } catch (err) {
     const closed = billingAfter(taken, { billable: false, instanceCount: taken.instance_count }, now);
     await releaseClaim({ ...taken, ...closed, status: 'OutOfService', health: 'unknown' }, taken.status, at);
@@ -269,7 +269,7 @@ async function recordChanges(r: TrackedResource, changes: Change[], actor: Syste
 }
 
 export async function syncDedicated(r: TrackedResource, now = new Date(), options: SyncOptions = {}): Promise<SyncResult> {
-  const description = await dedicatedEndpoints.describe(r.endpoint_name);
+  const description = await endpointsOf(r.type).describe(r.endpoint_name);
   const result = description ? await endpointPresent(r, description, now) : await endpointGone(r, now);
   if (result.changes.length > 0) await recordChanges(result.resource, result.changes, options.actor ?? 'status-sync', options.record ?? 'notable');
   return result;

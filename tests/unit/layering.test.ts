@@ -107,6 +107,17 @@ describe('each rule refuses the import it names', () => {
     expect(found).toEqual(['domain-below-http: lib/deploy/managed.ts -> lib/http/errors.ts']);
   });
 
+  test("generic code reaching into a platform's endpoints is refused; the registry and the platform's own deploy may", async () => {
+    const found = await check({
+      'lib/platforms/dedicated/endpoints.ts': 'export const dedicatedEndpoints = 1;\n',
+      'lib/platforms/endpoints.ts':
+        "import { dedicatedEndpoints } from './dedicated/endpoints';\nexport const endpointsOf = () => dedicatedEndpoints;\n",
+      'lib/deploy/dedicated.ts': "import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';\nexport const d = dedicatedEndpoints;\n",
+      'lib/resources/sync.ts': "import { dedicatedEndpoints } from '../platforms/dedicated/endpoints';\nexport const s = dedicatedEndpoints;\n",
+    });
+    expect(found).toEqual(['endpoints-through-the-registry: lib/resources/sync.ts -> lib/platforms/dedicated/endpoints.ts']);
+  });
+
   test('a domain building on a /v1 entry point is refused', async () => {
     const found = await check({
       'lib/gateway/completions.ts': 'export const completion = 1;\n',

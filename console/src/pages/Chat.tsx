@@ -73,7 +73,8 @@ function NewConversation(props: { resources?: Resource[]; resourcesError: unknow
           deployed_resource: {
             resource_name: r.name,
             resource_type: r.type,
-            cloud_resource_id: r.type === 'dedicated' ? r.name : r.model_name,
+            // What the platform knows it by: an endpoint's name, else the model it gives access to.
+            cloud_resource_id: r.lifecycle === 'endpoint' ? r.name : r.model_name,
             region: /^[a-z0-9]+(-[a-z0-9]+)*$/.test(r.region) ? r.region : 'global',
             estimated_hourly_cost: 0,
           },
@@ -109,12 +110,14 @@ function NewConversation(props: { resources?: Resource[]; resourcesError: unknow
 }
 
 function ResourceSelect(props: { label: string; resources?: Resource[]; value: string; onChange: (id: string) => void }) {
+  // Only what chats: an embedding model answers /v1/embeddings, not a conversation.
+  const chatting = props.resources?.filter((r) => r.capabilities.chat);
   return (
-    <Field label={props.label} hint={props.resources && props.resources.length === 0 ? 'No resource is InService yet: deploy one first.' : undefined}>
+    <Field label={props.label} hint={chatting && chatting.length === 0 ? 'No resource that chats is InService yet: deploy one first.' : undefined}>
       {(id, hint) => (
         <select id={id} aria-describedby={hint} value={props.value} onChange={(e) => props.onChange(e.target.value)} required>
-          <option value="">{props.resources ? 'Choose a resource' : 'Loading resources…'}</option>
-          {props.resources?.map((r) => (
+          <option value="">{chatting ? 'Choose a resource' : 'Loading resources…'}</option>
+          {chatting?.map((r) => (
             <option key={r.id} value={r.id}>
               {r.name} ({r.type}, {r.model_name})
             </option>

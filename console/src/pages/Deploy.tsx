@@ -11,6 +11,7 @@ type ManagedPlan = Schemas['DeployManagedPlanResponse'];
 type DedicatedPlan = Schemas['DeployDedicatedPlanResponse'];
 type HostedPlan = Schemas['DeployHostedPlanResponse'];
 type AnyPlan = { platform: 'managed'; plan: ManagedPlan } | { platform: 'dedicated'; plan: DedicatedPlan } | { platform: 'hosted'; plan: HostedPlan };
+type FactItems = Parameters<typeof Facts>[0]['items'];
 type Deployed = { id: string; endpointName: string; message: string; status: string };
 
 /** A name the service accepts on every platform: letters, digits and hyphens, 1 to 63. */
@@ -28,6 +29,7 @@ function suggestName(modelId: string): string {
 export default function Deploy() {
   const params = useParams<{ platform?: string }>();
   const platform: Platform = isPlatform(params.platform) ? params.platform : 'managed';
+  const Form = FORMS[platform];
   return (
     <section>
       <PageTitle>Deploy</PageTitle>
@@ -35,16 +37,13 @@ export default function Deploy() {
       <p className="lead">
         {PLATFORMS.find((p) => p.id === platform)?.blurb} You see the plan and its cost first; nothing happens until you confirm.
       </p>
-      {platform === 'managed' ? (
-        <ManagedForm key="managed" />
-      ) : platform === 'dedicated' ? (
-        <DedicatedForm key="dedicated" />
-      ) : (
-        <HostedForm key="hosted" />
-      )}
+      <Form key={platform} />
     </section>
   );
 }
+
+/** Each platform deploys through its own route, with its own request: one form each. */
+const FORMS: Record<Platform, () => ReactNode> = { managed: ManagedForm, dedicated: DedicatedForm, hosted: HostedForm };
 
 function usePrefill(name: string): string {
   return new URLSearchParams(useSearch()).get(name) ?? '';
@@ -164,91 +163,111 @@ function TokenCost({ cost }: { cost: Schemas['TokenEstimate'] }) {
   );
 }
 
+/**
+ * Each platform's plan has its own shape (its own deploy route), so each has its view, found by the
+ * platform the plan came from.
+ */
+type PlanViews = { [K in Platform]: (props: { plan: Extract<AnyPlan, { platform: K }>['plan'] }) => ReactNode };
+const PLAN_VIEWS: PlanViews = { dedicated: DedicatedPlanView, managed: ManagedPlanView, hosted: HostedPlanView };
+
 function PlanView({ plan: p }: { plan: AnyPlan }) {
-  if (p.platform === 'dedicated') {
-    const plan = p.plan.plan;
-    const cost = plan.estimatedCost;
-    return (
-      <>
-        <div className="cost" aria-label="Estimated cost">
-          <h3>Estimated cost</h3>
-          <p className="big">
-            {usd(cost.hourly_usd)} per hour · {usd(cost.daily_usd)} per day · about {usd(cost.monthly_usd)} per month
-          </p>
-          <p>
-            {int(cost.instance_count)} × {cost.instance_type} at {usd(cost.hourly_usd_per_instance)} an hour each, billed until the endpoint is
-            deleted.
-          </p>
-          <p className="hint">{sentences(cost.note)}</p>
-        </div>
-        <section aria-label="Guardrails">
-          <h3>Guardrails</h3>
-          <ul>
-            {plan.guardrails.effects.map((effect) => (
-              <li key={effect}>{effect}</li>
-            ))}
-          </ul>
-        </section>
-        <Warnings warnings={plan.warnings} />
-        <Facts
-          items={[
-            ['Endpoint name', plan.endpointName],
-            ['Region', plan.region],
-            ['Instances', `${plan.instanceCount} × ${plan.instanceType}`],
-            ['Model package', plan.modelPackage?.displayName ?? plan.model.modelPackageArn ?? '—'],
-            ['Container image', plan.model.inferenceImage ?? '—'],
-            ['Execution role', <span className="mono small">{plan.roleArn}</span>],
-            ['Subnets', list(plan.vpc.subnets)],
-            ['Security groups', list(plan.vpc.securityGroups)],
-            ['Endpoint', <span className="mono small">{plan.endpoint}</span>],
-          ]}
-        />
-        <h3>Steps</h3>
-        <ol>
-          {plan.steps.map((s) => (
-            <li key={s}>{s}</li>
-          ))}
-        </ol>
-      </>
-    );
-  }
-  if (p.platform === 'managed') {
-    const plan = p.plan.plan;
-    return (
-      <>
-        <TokenCost cost={plan.estimatedCost} />
-        <Warnings warnings={plan.warnings} />
-        <Facts
-          items={[
-            ['Endpoint name', plan.endpointName],
-            ['Model', `${plan.modelDetails.modelName} (${plan.modelId})`],
-            ['Provider', plan.modelDetails.providerName],
-            ['Modalities', `${list(plan.modelDetails.inputModalities)} → ${list(plan.modelDetails.outputModalities)}`],
-            ['Region', plan.region],
-            ['Billing', plan.pricing.billingModel],
-            ['Provisioning', plan.provisioning],
-            ['Invoke endpoint', <span className="mono small">{plan.invokeEndpoint}</span>],
-          ]}
-        />
-      </>
-    );
-  }
-  const plan = p.plan.plan;
+  const View = PLAN_VIEWS[p.platform] as (props: { plan: AnyPlan['plan'] }) => ReactNode;
+  return <View plan={p.plan} />;
+}
+
+function DedicatedPlanView({ plan: answer }: { plan: DedicatedPlan }) {
+  const plan = answer.plan;
+  const cost = plan.estimatedCost;
   return (
     <>
-      <TokenCost cost={plan.estimatedCost} />
+      <div className="cost" aria-label="Estimated cost">
+        <h3>Estimated cost</h3>
+        <p className="big">
+          {usd(cost.hourly_usd)} per hour · {usd(cost.daily_usd)} per day · about {usd(cost.monthly_usd)} per month
+        </p>
+        <p>
+          {int(cost.instance_count)} × {cost.instance_type} at {usd(cost.hourly_usd_per_instance)} an hour each, billed until the endpoint is deleted.
+        </p>
+        <p className="hint">{sentences(cost.note)}</p>
+      </div>
+      <section aria-label="Guardrails">
+        <h3>Guardrails</h3>
+        <ul>
+          {plan.guardrails.effects.map((effect) => (
+            <li key={effect}>{effect}</li>
+          ))}
+        </ul>
+      </section>
       <Warnings warnings={plan.warnings} />
       <Facts
         items={[
           ['Endpoint name', plan.endpointName],
-          ['Model', `${plan.modelName} (${plan.modelId})`],
-          ['Task', plan.task],
-          ['Billing', plan.pricing.billingModel],
+          ['Region', plan.region],
+          ['Instances', `${plan.instanceCount} × ${plan.instanceType}`],
+          ['Model package', plan.modelPackage?.displayName ?? plan.model.modelPackageArn ?? '—'],
+          ['Container image', plan.model.inferenceImage ?? '—'],
+          ['Execution role', <span className="mono small">{plan.roleArn}</span>],
+          ['Subnets', list(plan.vpc.subnets)],
+          ['Security groups', list(plan.vpc.securityGroups)],
           ['Endpoint', <span className="mono small">{plan.endpoint}</span>],
         ]}
       />
-      <p>{p.plan.message}</p>
+      <h3>Steps</h3>
+      <ol>
+        {plan.steps.map((s) => (
+          <li key={s}>{s}</li>
+        ))}
+      </ol>
     </>
+  );
+}
+
+/** A plan billed per token: its estimate, its warnings, its facts. */
+function TokenPlan(props: { plan: { estimatedCost: Schemas['TokenEstimate']; warnings: string[] }; facts: FactItems; children?: ReactNode }) {
+  return (
+    <>
+      <TokenCost cost={props.plan.estimatedCost} />
+      <Warnings warnings={props.plan.warnings} />
+      <Facts items={props.facts} />
+      {props.children}
+    </>
+  );
+}
+
+function ManagedPlanView({ plan: answer }: { plan: ManagedPlan }) {
+  const plan = answer.plan;
+  return (
+    <TokenPlan
+      plan={plan}
+      facts={[
+        ['Endpoint name', plan.endpointName],
+        ['Model', `${plan.modelDetails.modelName} (${plan.modelId})`],
+        ['Provider', plan.modelDetails.providerName],
+        ['Modalities', `${list(plan.modelDetails.inputModalities)} → ${list(plan.modelDetails.outputModalities)}`],
+        ['Region', plan.region],
+        ['Billing', plan.pricing.billingModel],
+        ['Provisioning', plan.provisioning],
+        ['Invoke endpoint', <span className="mono small">{plan.invokeEndpoint}</span>],
+      ]}
+    />
+  );
+}
+
+function HostedPlanView({ plan: answer }: { plan: HostedPlan }) {
+  const plan = answer.plan;
+  return (
+    <TokenPlan
+      plan={plan}
+      facts={[
+        ['Endpoint name', plan.endpointName],
+        ['Model', `${plan.modelName} (${plan.modelId})`],
+        ['Task', plan.task],
+        ['Billing', plan.pricing.billingModel],
+        ['Endpoint', <span className="mono small">{plan.endpoint}</span>],
+      ]}
+    >
+      <p>{answer.message}</p>
+    </TokenPlan>
   );
 }
 

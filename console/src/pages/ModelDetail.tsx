@@ -5,19 +5,19 @@ import { getSession, isAdmin } from '../api/session';
 import { ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
 import { int, list, usd } from '../format';
 
+/** The platforms whose catalogue describes one model (both answer ModelInfo), by their model-info routes. */
+const MODEL_INFO = {
+  managed: (modelId: string) => unwrap(api.GET('/api/managed/model-info/{modelId}', { params: { path: { modelId } } })),
+  hosted: (modelId: string) => unwrap(api.GET('/api/hosted/model-info/{modelId}', { params: { path: { modelId } } })),
+};
+const described = (value: string | null): value is keyof typeof MODEL_INFO => value !== null && Object.hasOwn(MODEL_INFO, value);
+
 export default function ModelDetail() {
   const params = new URLSearchParams(useSearch());
-  const platform = params.get('platform') === 'hosted' ? 'hosted' : 'managed';
+  const requested = params.get('platform');
+  const platform = described(requested) ? requested : 'managed';
   const modelId = params.get('id') ?? '';
-  const q = useQuery(
-    () =>
-      unwrap(
-        platform === 'hosted'
-          ? api.GET('/api/hosted/model-info/{modelId}', { params: { path: { modelId } } })
-          : api.GET('/api/managed/model-info/{modelId}', { params: { path: { modelId } } }),
-      ),
-    [platform, modelId],
-  );
+  const q = useQuery(() => MODEL_INFO[platform](modelId), [platform, modelId]);
   const admin = isAdmin(getSession()?.user.role);
   return (
     <section>

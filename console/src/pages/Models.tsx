@@ -1,4 +1,4 @@
-import { useDeferredValue, useState } from 'react';
+import { useDeferredValue, useState, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useQuery } from '../api/hooks';
@@ -6,10 +6,15 @@ import { getSession, isAdmin } from '../api/session';
 import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime, list } from '../format';
 
+/**
+ * The platforms, as the console shows them. Each has its own catalogue and deploy routes, whose shapes
+ * differ, so pages find a platform's view in a table by its name instead of comparing names; how a
+ * platform bills is its price entry's shape (per_hour: an instance type's hourly price).
+ */
 export const PLATFORMS = [
-  { id: 'managed', label: 'Managed', blurb: 'Pay per token; nothing to provision, always on.' },
-  { id: 'dedicated', label: 'Dedicated', blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.' },
-  { id: 'hosted', label: 'Hosted', blurb: 'A hosted OpenAI-compatible API; pay per token.' },
+  { id: 'managed', label: 'Managed', billing: 'per_token', blurb: 'Pay per token; nothing to provision, always on.' },
+  { id: 'dedicated', label: 'Dedicated', billing: 'per_hour', blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.' },
+  { id: 'hosted', label: 'Hosted', billing: 'per_token', blurb: 'A hosted OpenAI-compatible API; pay per token.' },
 ] as const;
 export type Platform = (typeof PLATFORMS)[number]['id'];
 
@@ -44,6 +49,7 @@ export default function Models() {
   const [search, setSearch] = useState('');
   const query = useDeferredValue(search);
   const blurb = PLATFORMS.find((p) => p.id === platform)?.blurb;
+  const Catalogue = CATALOGUES[platform];
   return (
     <section>
       <PageTitle>Models</PageTitle>
@@ -54,10 +60,13 @@ export default function Models() {
           {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, provider, modality…" />}
         </Field>
       </div>
-      {platform === 'managed' ? <Managed query={query} /> : platform === 'dedicated' ? <Dedicated query={query} /> : <Hosted query={query} />}
+      <Catalogue query={query} />
     </section>
   );
 }
+
+/** Each platform's catalogue route answers its own shape: one view each. */
+const CATALOGUES: Record<Platform, (props: { query: string }) => ReactNode> = { managed: Managed, dedicated: Dedicated, hosted: Hosted };
 
 function Managed({ query }: { query: string }) {
   const q = useQuery(() => unwrap(api.GET('/api/models/managed')), []);

@@ -2,7 +2,6 @@ import { useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, unwrap, type Schemas } from '../api/client';
 import { useAction, useInterval, useQuery } from '../api/hooks';
-import { getSession, isAdmin } from '../api/session';
 import { GuardrailFields } from '../components/GuardrailFields';
 import { Badge, ConfirmDialog, ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
 import { dateTime, ms, percent, usd } from '../format';
@@ -10,6 +9,8 @@ import { FAST_POLL_MS, SLOW_POLL_MS, TRANSITIONAL } from './Resources';
 
 type Status = Schemas['ResourceStatusResponse'];
 type Action = 'start' | 'restart' | 'delete';
+/** A resource the platform runs is removed from tracking at once; an endpoint is deleted over minutes (Deleting, then 404). */
+const removedAtOnce = (r?: Status['resource']) => r?.lifecycle === 'access';
 
 export default function ResourceDetail() {
   const { id } = useParams<{ id: string }>();
@@ -41,11 +42,11 @@ export default function ResourceDetail() {
       }),
     );
     setLastControl(action);
-    if (res.action === 'delete' && q.data?.resource.type !== 'dedicated') setGone(true);
+    if (res.action === 'delete' && removedAtOnce(q.data?.resource)) setGone(true);
     else await q.reload();
     return res;
   });
-  const admin = isAdmin(getSession()?.user.role);
+  const actions = q.data?.resource.actions ?? [];
 
   if (gone) {
     return (
@@ -79,7 +80,7 @@ export default function ResourceDetail() {
               ))}
             </ul>
           ) : null}
-          {admin ? (
+          {actions.some((a) => a === 'start' || a === 'restart' || a === 'delete') ? (
             <Controls data={data} pending={control.pending} onAction={(a) => (a === 'delete' ? setConfirming(true) : void control.run(a))} />
           ) : null}
           <ErrorText error={control.error} />
@@ -92,6 +93,8 @@ export default function ResourceDetail() {
               <Facts
                 items={[
                   ['Platform', data.resource.type],
+                  ['Billing', data.resource.billing === 'per_hour' ? 'per instance-hour, until deleted' : 'per token'],
+                  ['Can do', abilities(data.resource.capabilities)],
                   ['Model', data.resource.model_name],
                   ['Region', data.resource.region],
                   ['Instances', data.resource.instance_type ? `${data.resource.instance_count} × ${data.resource.instance_type}` : '—'],
@@ -103,7 +106,9 @@ export default function ResourceDetail() {
             </section>
             <Metrics metrics={data.metrics} />
             <Costs costs={data.costs} />
-            {data.guardrails ? <Guardrails id={id} guardrails={data.guardrails} admin={admin} onSaved={() => void q.reload()} /> : null}
+            {data.guardrails ? (
+              <Guardrails id={id} guardrails={data.guardrails} admin={actions.includes('update_guardrails')} onSaved={() => void q.reload()} />
+            ) : null}
             {data.access ? <Access id={id} access={data.access} onSaved={() => void q.reload()} /> : null}
           </div>
         </>
@@ -119,37 +124,60 @@ export default function ResourceDetail() {
         onConfirm={async () => {
           const res = await control.run('delete');
           if (res) setConfirming(false);
-          if (res && data?.resource.type !== 'dedicated') navigate('/resources');
+          if (res && removedAtOnce(data?.resource)) navigate('/resources');
         }}
       >
         <p>
-          {data?.resource.type === 'dedicated'
-            ? 'The endpoint, its configuration and its model are deleted on the platform; this takes several minutes and cannot be undone.'
-            : 'The resource is removed from tracking; nothing is deleted on the platform.'}
+          {removedAtOnce(data?.resource)
+            ? 'The resource is removed from tracking; nothing is deleted on the platform.'
+            : 'The endpoint, its configuration and its model are deleted on the platform; this takes several minutes and cannot be undone.'}
         </p>
       </ConfirmDialog>
     </section>
   );
 }
 
+/** What the model does, in words (the service refuses the rest without calling the platform). */
+function abilities(c: Status['resource']['capabilities']): string {
+  const words: [boolean, string][] = [
+    [c.chat, 'chat'],
+    [c.streaming, 'streaming'],
+    [c.tools, 'tools'],
+    [c.json_output, 'JSON output'],
+    [c.image_input, 'image input'],
+    [c.embeddings, 'embeddings'],
+    [c.prompt_caching, `prompt caching (${c.cache_ttls.join(', ')})`],
+    [c.service_tiers.length > 1, `tiers ${c.service_tiers.join(', ')}`],
+  ];
+  return (
+    words
+      .filter(([on]) => on)
+      .map(([, word]) => word)
+      .join(', ') || '—'
+  );
+}
+
+/** The control buttons the service says this caller may use now (the resource's `actions`). */
 function Controls({ data, pending, onAction }: { data: Status; pending: boolean; onAction: (a: Action) => void }) {
-  const { type, status } = data.resource;
+  const { status, actions } = data.resource;
   const busy = pending || TRANSITIONAL.has(status);
   return (
     <div className="buttons" role="group" aria-label="Actions">
-      {type === 'dedicated' && status === 'InService' ? (
+      {actions.includes('restart') ? (
         <button type="button" onClick={() => onAction('restart')} disabled={busy}>
           Restart
         </button>
       ) : null}
-      {type === 'dedicated' && (status === 'Failed' || status === 'OutOfService') ? (
+      {actions.includes('start') ? (
         <button type="button" onClick={() => onAction('start')} disabled={busy}>
           Start
         </button>
       ) : null}
-      <button type="button" className="danger" onClick={() => onAction('delete')} disabled={busy}>
-        Delete…
-      </button>
+      {actions.includes('delete') ? (
+        <button type="button" className="danger" onClick={() => onAction('delete')} disabled={busy}>
+          Delete…
+        </button>
+      ) : null}
     </div>
   );
 }

@@ -6,7 +6,7 @@ import { getUserById, publicUser, type Role, type User } from '../../../tables/u
 import { Forbidden, Unauthorized, isDomainError } from '../../errors';
 import type { ApiEvent, AuthLevel } from '../types';
 
-/** README, Security: the admin check is "role equals admin or super_admin". */
+/** docs/security.md: the admin check is "role equals admin or super_admin". */
 const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {
   user: ['user', 'admin', 'super_admin'],
   admin: ['admin', 'super_admin'],

@@ -36,7 +36,7 @@ import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '.
 import { errorMessage, errorName, guard, toUpstreamError, unreadable } from '../errors';
 import { VARIANT_NAME, type DedicatedDeploySpec, type DedicatedEndpoints, type EndpointDescription, type EndpointSummary } from '../types';
 import { PLATFORM, describeHubContent, hubDocument, iso, parseHubContentArn } from './sagemaker';
-import { ownerTags } from './tags';
+import { ownerTags } from '../tags';
 import { traced } from '#tracing';
 
 const asTagList = (tags: Record<string, string>): Tag[] => Object.entries(tags).map(([Key, Value]) => ({ Key, Value }));

@@ -3,6 +3,7 @@ import { api, unwrap } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
 import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
 import { dateTime, usd } from '../../format';
+import { PLATFORMS, type Platform } from '../Models';
 
 export default function Pricing() {
   const q = useQuery(() => unwrap(api.GET('/api/pricing')), []);
@@ -84,7 +85,9 @@ export default function Pricing() {
 }
 
 function SetPrice({ onSaved }: { onSaved: () => void }) {
-  const [platform, setPlatform] = useState<'managed' | 'hosted' | 'dedicated'>('managed');
+  const [platform, setPlatform] = useState<Platform>('managed');
+  // A platform billed by the hour is priced per instance type; the others per 1K tokens of a model.
+  const perHour = PLATFORMS.find((p) => p.id === platform)?.billing === 'per_hour';
   const [key, setKey] = useState('');
   const [input, setInput] = useState('');
   const [output, setOutput] = useState('');
@@ -95,9 +98,14 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
       api.POST('/api/pricing', {
         body: {
           entries: [
-            platform === 'dedicated'
-              ? { platform, instanceType: key.trim(), hourly_usd: Number(hourly) }
-              : { platform, modelId: key.trim(), per_1k_input_tokens_usd: Number(input), per_1k_output_tokens_usd: Number(output) },
+            perHour
+              ? { platform: platform as 'dedicated', instanceType: key.trim(), hourly_usd: Number(hourly) }
+              : {
+                  platform: platform as 'managed' | 'hosted',
+                  modelId: key.trim(),
+                  per_1k_input_tokens_usd: Number(input),
+                  per_1k_output_tokens_usd: Number(output),
+                },
           ],
         },
       }),
@@ -120,17 +128,19 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
           <Field label="Platform">
             {(id) => (
               <select id={id} value={platform} onChange={(e) => setPlatform(e.target.value as typeof platform)}>
-                <option value="managed">managed</option>
-                <option value="hosted">hosted</option>
-                <option value="dedicated">dedicated</option>
+                {PLATFORMS.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.id}
+                  </option>
+                ))}
               </select>
             )}
           </Field>
-          <Field label={platform === 'dedicated' ? 'Instance type' : 'Model id'}>
+          <Field label={perHour ? 'Instance type' : 'Model id'}>
             {(id) => <input id={id} value={key} onChange={(e) => setKey(e.target.value)} required />}
           </Field>
         </div>
-        {platform === 'dedicated' ? (
+        {perHour ? (
           <Field label="USD per hour">
             {(id) => <input id={id} type="number" min={0} step="any" value={hourly} onChange={(e) => setHourly(e.target.value)} required />}
           </Field>

@@ -5,7 +5,7 @@
  * can still be recognised as ours and offered for adoption or deletion. Pure: no SDK client here, so
  * modules that only read tags do not bundle SageMaker.
  */
-import { config } from '../../../core/config';
+import { config } from '../../core/config';
 
 const TAG_MANAGED_BY = 'managed-by';
 const TAG_STAGE = 'model-ops:stage';
