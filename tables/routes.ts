@@ -28,8 +28,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
 export const ROUTE_FAILURES = ['throttled', 'unavailable', 'timeout', 'not_in_service', 'context_window'] as const;
 export type RouteFailure = (typeof ROUTE_FAILURES)[number];
 
-export const ROUTE_STRATEGIES = ['priority', 'weighted'] as const;
-export type RouteStrategy = (typeof ROUTE_STRATEGIES)[number];
+export type RouteStrategy = 'priority' | 'weighted';
 
 export interface RouteTarget {
   resource_id: string;
@@ -59,11 +58,11 @@ export interface Route {
   cooldowns: Record<string, Cooldown>;
 }
 
-export const routeKey = (id: string): ItemKey => ({ PK: `ROUTE#${id}`, SK: 'META' });
+const routeKey = (id: string): ItemKey => ({ PK: `ROUTE#${id}`, SK: 'META' });
 const LIST_PARTITION = 'ROUTES';
 const FIELDS = ['id', 'name', 'strategy', 'targets', 'cooldown_seconds', 'retry_on', 'created_at', 'updated_at', 'created_by'] as const;
 
-export function routeFromItem(item: Record<string, unknown>): Route {
+function routeFromItem(item: Record<string, unknown>): Route {
   const route = Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as Route;
   route.cooldown_seconds = Number(route.cooldown_seconds);
   route.targets = ((item.targets as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }));

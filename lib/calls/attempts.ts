@@ -2,13 +2,13 @@ import { dimensionedMetric, logger } from '../../core/observability';
 import type { Resource } from '../../tables/resources';
 import { coolDown, type Cooldown, type Route, type RouteFailure } from '../../tables/routes';
 import { NotInService, ServiceUnavailable, TooManyRequests, UpstreamError } from '../errors';
-import { isCooling, orderTargets } from '../routes/choose';
+import { isCooling, orderTargets } from './choose';
 import type { CallTarget } from './resolve';
 
 /**
  * A call through a route (or straight to one resource): the fallback loop around the one metered call.
  *
- *   - The targets are tried in the route's order (lib/routes/choose.ts), those cooling down left out.
+ *   - The targets are tried in the route's order (lib/calls/choose.ts), those cooling down left out.
  *     Their cooldowns came with the route item in the call's one round of reads (lib/calls/resolve.ts).
  *   - Each attempt is a whole metered call of its own (`prepare`: access, capabilities, the holds on
  *     every budget and rate limit; `ask`: the model, or a stream's first event), so an attempt that
@@ -34,7 +34,7 @@ export interface Attempted<C, R> {
 /** Why a platform call failed, in `retry_on`'s words; undefined for a failure no other target would fix (a bad request, refused credentials). */
 const CONTEXT_WINDOW = /input is too long|maximum context length|context window|context length|must be <= \d+/i;
 
-export function failureOf(err: unknown): RouteFailure | undefined {
+function failureOf(err: unknown): RouteFailure | undefined {
   if (err instanceof NotInService) return 'not_in_service';
   if (!(err instanceof UpstreamError)) return undefined;
   switch (err.failure) {

@@ -66,7 +66,7 @@ export interface ErrorRoute {
 }
 
 /** How long a caller told of a platform's throttling waits, when nothing says better (a route's cooldown does). */
-export const THROTTLED_RETRY_AFTER_SECONDS = 5;
+const THROTTLED_RETRY_AFTER_SECONDS = 5;
 
 const STATUS: Record<Exclude<ErrorKind, 'upstream' | 'not_in_service'>, number> = {
   invalid: 400,

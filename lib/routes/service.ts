@@ -25,7 +25,7 @@ import { capabilitiesOf } from '../platforms/capabilities';
  * may call, with only the targets they may call.
  */
 
-export const DEFAULT_COOLDOWN_SECONDS = 30;
+const DEFAULT_COOLDOWN_SECONDS = 30;
 
 export interface RouteInput {
   name: string;
@@ -36,7 +36,7 @@ export interface RouteInput {
 }
 
 /** What kind of call a resource serves; a route's targets all serve the same. */
-export const kindOf = (resource: Resource): 'chat' | 'embeddings' => (capabilitiesOf(resource).chat ? 'chat' : 'embeddings');
+const kindOf = (resource: Resource): 'chat' | 'embeddings' => (capabilitiesOf(resource).chat ? 'chat' : 'embeddings');
 
 const routeNotFound = (id: string) => new NotFound(`Route ${id} not found`);
 

@@ -1,4 +1,4 @@
-import { orderTargets, type Candidate } from '../../lib/routes/choose';
+import { orderTargets, type Candidate } from '../../lib/calls/choose';
 
 /** The route's chooser, pure: a seeded random source makes the 1,000-call split exact to reproduce. */
 
