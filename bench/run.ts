@@ -34,6 +34,7 @@ const SECTIONS = [
   'startup',
   'template',
   'callcost',
+  'routes',
 ] as const;
 /** Sections that run their own stack (a real npm start, a package run) and need no in-process runtime. */
 const SELF_CONTAINED: readonly Section[] = ['cold', 'sidebyside', 'startup', 'template'];
@@ -56,6 +57,7 @@ const TITLES: Record<Section, string> = {
   startup: '14. npm start until it answers',
   template: '15. The CloudFormation stack',
   callcost: '16. What a gateway call costs to serve',
+  routes: '17. Routes and fallbacks',
 };
 
 interface Args {
@@ -168,6 +170,8 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./template')).template();
     case 'callcost':
       return (await import('./callcost')).callCost({ repeats: q ? 3 : 5 });
+    case 'routes':
+      return (await import('./routes')).routes({ repeats: q ? 3 : 5 });
   }
 }
 

@@ -41,6 +41,8 @@ export interface MeteredCall {
   startedAt: string;
   answeredAt: string;
   resource: { id: string; type: PlatformName };
+  /** The route the call named, when it named one (`resource` is the target that answered). */
+  route?: { id: string; name: string };
   /** The model that answered, and the one its usage counts against (the model totals). */
   modelId: string;
   usageModelId: string;
@@ -58,6 +60,8 @@ export interface MeteredCall {
 }
 
 const pendingPartition = (userId: string) => `PENDING#${userId}`;
+/** A call through a route names it (`ro` id, `rn` name) on its pending item and its log entry. */
+const routeAttributes = (call: Pick<MeteredCall, 'route'>) => (call.route ? { ro: call.route.id, rn: call.route.name } : {});
 const CALL_LOG_TTL_SECONDS = 90 * 86_400;
 
 type StoredRate = { l: RateLevel['kind']; i: string; mi: string; tk: number };
@@ -104,6 +108,7 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
           at: call.answeredAt,
           r: call.resource.id,
           p: call.resource.type,
+          ...routeAttributes(call),
           m: call.modelId,
           ...(call.usageModelId !== call.modelId ? { um: call.usageModelId } : {}),
           ti: call.tokensIn,
@@ -140,6 +145,7 @@ export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | 
     startedAt: String(item.st),
     answeredAt: String(item.at),
     resource: { id: String(item.r), type: item.p as PlatformName },
+    ...(typeof item.ro === 'string' && { route: { id: item.ro, name: String(item.rn) } }),
     modelId: String(item.m),
     usageModelId: String(item.um ?? item.m),
     tokensIn,
@@ -207,6 +213,7 @@ function callLogItem(call: MeteredCall): Record<string, unknown> {
     SK: callSortKey(call.startedAt, call.callId),
     entity: 'turn',
     r: call.resource.id,
+    ...routeAttributes(call),
     k: call.keyId,
     rid: call.requestId,
     ttl: Math.floor(Date.parse(call.startedAt) / 1000) + CALL_LOG_TTL_SECONDS,

@@ -11,6 +11,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  *                                                  GSI1 RESOURCES / <created_at>#<id>        (all, newest first)
  *                                                  GSI2 RESTYPE#<type> / <created_at>#<id>   (one platform)
  *   PK RESNAME#<type>#<lower name>     SK UNIQUE   endpoint-name guard, points at the resource
+ *                                                  (or, `routeId`, at a route: tables/routes.ts)
  *
  * The resource and its name guard are written and removed in one transaction, so an endpoint name is
  * taken at most once per platform even under concurrent deploys. Names compare case-insensitively
@@ -158,7 +159,8 @@ export interface GuardrailStop {
 }
 
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
-const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${name.toLowerCase()}`, SK: 'UNIQUE' });
+/** The guard of a name on a platform; a route holds its name on every platform with the same items (tables/routes.ts). */
+export const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${name.toLowerCase()}`, SK: 'UNIQUE' });
 const ALL_PARTITION = 'RESOURCES';
 const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
@@ -233,36 +235,6 @@ export async function getResource(id: string): Promise<Resource | undefined> {
 export async function getTrackedResource(id: string): Promise<TrackedResource | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: resourceKey(id), ConsistentRead: true }));
   return Item ? trackedFromItem(Item) : undefined;
-}
-
-/** Which resource holds an endpoint name on one platform. */
-export interface NameHolder {
-  type: PlatformName;
-  resourceId: string;
-}
-
-/**
- * The resources that hold an endpoint name, on the platforms given, in one round trip whatever the
- * number of resources: one BatchGet of the name guards (eventually consistent, as a listing would be)
- * with, when the caller already knows which resource held the name last (`expectedId`), that
- * resource's item beside them. `resource` is that item if a guard still points at it; otherwise
- * (a cold cache, or the name changed hands) fetch the holder with getResource.
- */
-export async function resourcesNamed(
-  name: string,
-  types: readonly PlatformName[],
-  expectedId?: string,
-): Promise<{ holders: NameHolder[]; resource?: Resource }> {
-  const keys = types.map((type) => nameKey(type, name));
-  if (expectedId) keys.push(resourceKey(expectedId));
-  const items = await getItems(keys, false);
-  const holders = types.flatMap((type) => {
-    const id = items(nameKey(type, name))?.resourceId;
-    return typeof id === 'string' ? [{ type, resourceId: id }] : [];
-  });
-  const expected = expectedId ? items(resourceKey(expectedId)) : undefined;
-  const resource = expected && holders.some((h) => h.resourceId === expectedId) ? resourceFromItem(expected) : undefined;
-  return { holders, resource };
 }
 
 /** The NameTaken error of an endpoint name. */
@@ -677,7 +649,8 @@ export async function heldNames(type: PlatformName, names: string[]): Promise<Se
     names.map((n) => nameKey(type, n)),
     false,
   );
-  return new Set(names.filter((n) => found(nameKey(type, n))).map((n) => n.toLowerCase()));
+  // A route's guard (routeId, no resourceId) holds the name for the route, not for an endpoint.
+  return new Set(names.filter((n) => found(nameKey(type, n))?.resourceId).map((n) => n.toLowerCase()));
 }
 
 export interface ResourceFilter {

@@ -1,7 +1,8 @@
 import { PLATFORMS, type PlatformName } from '../../core/vocabulary';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
-import { getResource, listResources, resourcesNamed, type NameHolder, type Resource } from '../../tables/resources';
+import { getResource, listResources, type Resource } from '../../tables/resources';
+import { getRoute, listRoutes, modelNamed, resourcesById, type ExpectedHolder, type NameHolder, type Route } from '../../tables/routes';
 import { NotFound } from '../errors';
 import { mayCall, usableBy } from './access';
 
@@ -17,12 +18,17 @@ import { mayCall, usableBy } from './access';
  * may be on, one BatchGet (tables/resources.ts resourcesNamed). The container remembers which
  * resource held a name last, so the same BatchGet also brings that resource's item and the usual call
  * needs no second round trip; a guard that now points elsewhere (the name changed hands) costs one.
+ *
+ * A route (tables/routes.ts) holds its name on every platform's guard, so the same BatchGet finds it;
+ * the container remembers it with its targets, and the next call's BatchGet brings the route item
+ * (its cooldowns included) and its targets' resources beside the guards: a call through a route
+ * makes the same one round trip as a direct call.
  */
 
 const HOLDERS_KEPT = 5_000;
-const lastHolder = new Map<string, string>();
+const lastHolder = new Map<string, ExpectedHolder>();
 
-function remember(wanted: string, id: string): void {
+function remember(wanted: string, id: ExpectedHolder): void {
   lastHolder.delete(wanted);
   if (lastHolder.size >= HOLDERS_KEPT) lastHolder.delete(lastHolder.keys().next().value as string);
   lastHolder.set(wanted, id);
@@ -42,44 +48,76 @@ const modelNotFound = (model: string) =>
     param: 'model',
   });
 
-/** What a model name points at: the resources holding it, and the one the container expected, read beside them. */
+/** What a model name points at: the resources (or the route) holding it, and what the container expected, read beside them. */
 export interface NameLookup {
   wanted: string;
   holders: NameHolder[];
   expected?: Resource;
+  route?: Route;
+  targets?: Map<string, Resource>;
 }
 
 /**
- * The resources holding a model name (one round trip). It needs no key, so it runs beside the key's
+ * The holders of a model name (one round trip). It needs no key, so it runs beside the key's
  * lookup (lib/http/key-endpoint.ts prefetch); resolveModel then decides with the key.
  */
 export async function lookUpModel(model: string): Promise<NameLookup> {
   const { name, types } = parseModelName(model);
   const wanted = `${types.length === 1 ? types[0] : '*'}/${name.toLowerCase()}`;
-  const { holders, resource } = await resourcesNamed(name, types, lastHolder.get(wanted));
-  return { wanted, holders, expected: resource };
+  const found = await modelNamed(name, types, lastHolder.get(wanted));
+  return { wanted, holders: found.holders, expected: found.resource, route: found.route, targets: found.targets };
 }
 
 /** Whether a key may call a resource (its resource_ids, when it has any). */
 const mayUseId = (key: Pick<ApiKey, 'resource_ids'>, id: string) => !key.resource_ids || key.resource_ids.includes(id);
 
 /**
+ * What a call names: one resource, or a route and the resources among its targets this key and its
+ * owner may call (in the route's order; the route chooses among them, lib/calls/attempts.ts).
+ */
+export type CallTarget = { resource: Resource; route?: undefined } | { route: Route; resources: Resource[] };
+
+/**
  * The resource a call names, for this key and its owner; 404 model_not_found when there is none they
  * may use. Among the resources the key may use, a bare name two platforms share means neither: it must
  * be asked for as <platform>/<name> (as GET /v1/models lists it). A resource the owner may not call
  * (lib/calls/access.ts) answers as OpenAI answers a model the key cannot use: 404 model_not_found,
- * the same as a name nobody holds, so a caller learns nothing of resources they may not use.
+ * the same as a name nobody holds, so a caller learns nothing of resources they may not use. A route
+ * is named by its bare name only, and answers the same 404 when the caller may use none of its targets.
  */
-export async function resolveModel(key: ApiKey, user: User, model: string, prefetched?: Promise<NameLookup>): Promise<Resource> {
-  const { wanted, holders, expected } = await (prefetched ?? lookUpModel(model));
-  const usable = holders.filter((h) => mayUseId(key, h.resourceId));
+export async function resolveTarget(key: ApiKey, user: User, model: string, prefetched?: Promise<NameLookup>): Promise<CallTarget> {
+  const lookup = await (prefetched ?? lookUpModel(model));
+  const routeHolder = lookup.holders.find((h) => 'routeId' in h);
+  if (routeHolder) {
+    if (!lookup.wanted.startsWith('*/')) throw modelNotFound(model);
+    return resolveRoute(key, user, model, lookup, routeHolder.routeId);
+  }
+  const usable = lookup.holders.filter((h) => 'resourceId' in h && mayUseId(key, h.resourceId));
   if (usable.length !== 1) throw modelNotFound(model);
-  const { resourceId } = usable[0] as NameHolder;
-  const resource = expected?.id === resourceId ? expected : await getResource(resourceId);
+  const { resourceId } = usable[0] as { resourceId: string };
+  const resource = lookup.expected?.id === resourceId ? lookup.expected : await getResource(resourceId);
   if (!resource) throw modelNotFound(model);
-  remember(wanted, resource.id);
+  remember(lookup.wanted, { resourceId: resource.id });
   if (!(await mayCall(user, resource))) throw modelNotFound(model);
-  return resource;
+  return { resource };
+}
+
+async function resolveRoute(key: ApiKey, user: User, model: string, lookup: NameLookup, routeId: string): Promise<CallTarget> {
+  const route = lookup.route?.id === routeId ? lookup.route : await getRoute(routeId);
+  if (!route) throw modelNotFound(model);
+  const ids = route.targets.map((t) => t.resource_id);
+  const read = lookup.route === route ? (lookup.targets ?? new Map<string, Resource>()) : new Map<string, Resource>();
+  const unread = ids.filter((id) => !read.has(id));
+  // Targets the lookup did not bring (a cold container, targets changed): one more BatchGet.
+  const resources = unread.length > 0 ? new Map([...read, ...(await resourcesById(unread))]) : read;
+  remember(lookup.wanted, { routeId: route.id, targetIds: ids });
+  const present = ids.flatMap((id) => {
+    const resource = resources.get(id);
+    return resource && mayUseId(key, id) ? [resource] : [];
+  });
+  const usable = await usableBy(user, present);
+  if (usable.length === 0) throw modelNotFound(model);
+  return { route, resources: usable };
 }
 
 // ------------------------------------------------------------------------------------- the listing
@@ -120,4 +158,31 @@ export async function modelsOfKey(key: Pick<ApiKey, 'resource_ids'>, user: User)
       (platformsOf.get(resource.endpoint_name.toLowerCase())?.size ?? 0) > 1 ? `${resource.type}/${resource.endpoint_name}` : resource.endpoint_name,
     resource,
   }));
+}
+
+/** A route as GET /v1/models lists it: its name, and the resources among its targets this key and owner may call. */
+export interface GatewayRoute {
+  id: string;
+  route: Route;
+  resources: Resource[];
+}
+
+/**
+ * The routes this key and its owner may call: those with at least one target among `usable` (what
+ * modelsOfKey found they may call). Routes are few and written by admins only: one Query of their list.
+ */
+export async function routesOfKey(usable: Resource[]): Promise<GatewayRoute[]> {
+  const byId = new Map(usable.map((r) => [r.id, r]));
+  const routes: GatewayRoute[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const out = await listRoutes({ limit: 100, cursor });
+    for (const route of out.routes) {
+      const resources = route.targets.flatMap((t) => byId.get(t.resource_id) ?? []);
+      if (resources.length > 0) routes.push({ id: route.name, route, resources });
+    }
+    if (!out.nextCursor) break;
+    cursor = out.nextCursor;
+  }
+  return routes;
 }

@@ -1,12 +1,14 @@
 import { usdText, type Nanos } from '../../core/money';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
+import { attempt } from '../calls/attempts';
 import { answer, jsonOutputFailure, prepareCall, settlementOf, type FeatureFields, type Payer } from '../calls/metered';
-import { resolveModel, type NameLookup } from '../calls/resolve';
+import { resolveTarget, type NameLookup } from '../calls/resolve';
 import { openStream } from '../calls/stream';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from '../dialects/types';
 import { reply, streamed } from '../http/types';
 import type { ChatReply } from '../platforms/types';
+import type { Resource } from '../../tables/resources';
 import { recordGatewayCall } from './record';
 
 /**
@@ -19,6 +21,10 @@ import { recordGatewayCall } from './record';
  * Its DynamoDB round trips, on a warm container: the key's lookup, its owner and the model's name
  * lookup side by side (lib/http/key-endpoint.ts prefetch); one write holding every budget and rate
  * limit that applies (none when none does); after the answer, one PutItem. A streamed answer takes the same steps.
+ *
+ * `model` may name a route (lib/calls/attempts.ts): each target it tries is its own metered call, and
+ * the answer says which resource answered and after how many attempts (`x-model-ops-resource`,
+ * `x-model-ops-attempts`; a direct call: its resource, 1).
  *
  * The cost of an answer in one piece is the `x-model-ops-cost-usd` header. A stream's is known only at
  * its end, so it cannot be a header: each dialect carries it in its last event (OpenAI's usage chunk
@@ -53,29 +59,39 @@ const SETTLE_MARGIN_MS = 5_000;
 /** The call's cost in USD, exact and unrounded (up to 9 decimals: "0.0000001"). */
 export const costHeader = (cost: Nanos) => ({ 'x-model-ops-cost-usd': usdText(cost) });
 
+/** Which resource answered, after how many attempts (1 unless a route fell over). */
+export const answeredBy = (resource: { endpoint_name: string }, attempts: number) => ({
+  'x-model-ops-resource': resource.endpoint_name,
+  'x-model-ops-attempts': String(attempts),
+});
+
 export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>) {
   const parsed = dialect.parse(input.body);
-  const resource = await resolveModel(input.key, input.payer.user, parsed.model, input.prefetched);
-  const call = await prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
-  const meta = (at: Date): CallMeta => ({ id: call.callId, model: parsed.model, created: Math.floor(at.getTime() / 1000) });
+  const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
+  const route = target.route;
+  const prepare = (resource: Resource) => prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
+  const meta = (id: string, at: Date): CallMeta => ({ id, model: parsed.model, created: Math.floor(at.getTime() / 1000) });
 
   if (parsed.stream) {
     const remaining = input.remainingMs?.();
-    const events = await openStream(call, {
-      record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true),
-      deadlineAt: remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS),
-    });
-    return streamed(200, dialect.frames(events, meta(call.started), parsed), SSE_HEADERS);
+    const deadlineAt = remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS);
+    const { call, result, attempts } = await attempt(target, prepare, (call) =>
+      openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route), deadlineAt }),
+    );
+    return streamed(200, dialect.frames(result, meta(call.callId, call.started), parsed), { ...SSE_HEADERS, ...answeredBy(call.resource, attempts) });
   }
 
-  const answered = await answer(call);
+  const { call, result: answered, attempts } = await attempt(target, prepare, answer);
   const answeredAt = new Date();
   const settlement = settlementOf(call, answered, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId);
+  await recordGatewayCall(call, settlement, input.requestId, false, route);
   const failure = jsonOutputFailure(call.request, answered.content, {
     calledTools: (answered.toolCalls?.length ?? 0) > 0,
     finishReason: answered.finishReason,
   });
   if (failure) throw failure;
-  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), costHeader(settlement.cost));
+  return reply(200, dialect.answer(answered, settlement, meta(call.callId, answeredAt), parsed), {
+    ...costHeader(settlement.cost),
+    ...answeredBy(call.resource, attempts),
+  });
 }

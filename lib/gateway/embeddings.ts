@@ -1,9 +1,10 @@
+import { attempt } from '../calls/attempts';
 import { embed, prepareEmbedding, settlementOf } from '../calls/metered';
-import { resolveModel } from '../calls/resolve';
+import { resolveTarget } from '../calls/resolve';
 import * as openAiEmbeddings from '../dialects/openai-embeddings';
 import { reply } from '../http/types';
 import { embeddingsOf } from '../platforms/embeddings';
-import { costHeader, type GatewayInput } from './chat';
+import { answeredBy, costHeader, type GatewayInput } from './chat';
 import { recordGatewayCall } from './record';
 
 /**
@@ -13,13 +14,22 @@ import { recordGatewayCall } from './record';
  */
 export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.EmbeddingsBody>) {
   const parsed = openAiEmbeddings.parse(input.body);
-  const resource = await resolveModel(input.key, input.payer.user, parsed.model, input.prefetched);
-  const call = await prepareEmbedding({ payer: input.payer, resource, request: parsed.request });
-  const platform = embeddingsOf(resource.type);
-  const embedded = await embed(call, (request) => platform.embed(request));
+  const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
+  const {
+    call,
+    result: embedded,
+    attempts,
+  } = await attempt(
+    target,
+    (resource) => prepareEmbedding({ payer: input.payer, resource, request: parsed.request }),
+    (call) => embed(call, (request) => embeddingsOf(call.resource.type).embed(request)),
+  );
   const answeredAt = new Date();
   const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId);
+  await recordGatewayCall(call, settlement, input.requestId, false, target.route);
   const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
-  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), costHeader(settlement.cost));
+  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), {
+    ...costHeader(settlement.cost),
+    ...answeredBy(call.resource, attempts),
+  });
 }

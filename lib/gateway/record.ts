@@ -1,5 +1,6 @@
 import { flushMetrics } from '../../core/observability';
 import { putPendingCall } from '../../tables/calls';
+import type { Route } from '../../tables/routes';
 import { teamScopesOf } from '../calls/levels';
 import { countCall, type MeteredCall, type Settlement } from '../calls/metered';
 
@@ -8,9 +9,16 @@ import { countCall, type MeteredCall, type Settlement } from '../calls/metered';
  * clients' data passes through), only the call itself, in ONE write on the critical path: the
  * pending call item (tables/calls.ts), settled from the table's stream into the key's call log, the
  * user's and the key's usage and the budgets' spend. `streamed`: a stream's settle runs after its
- * invocation's request log flushed the metrics, so it flushes its own.
+ * invocation's request log flushed the metrics, so it flushes its own. A call through a route names it
+ * beside the resource that answered.
  */
-export async function recordGatewayCall(call: MeteredCall, settlement: Settlement, requestId: string, streamed = false): Promise<void> {
+export async function recordGatewayCall(
+  call: MeteredCall,
+  settlement: Settlement,
+  requestId: string,
+  streamed = false,
+  route?: Pick<Route, 'id' | 'name'>,
+): Promise<void> {
   const key = call.payer.key;
   if (!key) throw new Error('recordGatewayCall: a gateway call always has its API key');
   await putPendingCall({
@@ -19,6 +27,7 @@ export async function recordGatewayCall(call: MeteredCall, settlement: Settlemen
     userId: call.payer.user.id,
     keyId: key.id,
     resource: { id: call.resource.id, type: call.resource.type },
+    ...(route && { route: { id: route.id, name: route.name } }),
     scopes: [{ kind: 'user', id: call.payer.user.id }, { kind: 'key', id: key.id }, ...teamScopesOf(call.payer)],
   });
   countCall(call, settlement, 'GatewayCalls');

@@ -58,7 +58,15 @@ export interface ErrorRoute {
   platformFailures?: 500 | 502;
   /** OpenAI's dialect: a timeout is 504, every other platform failure 502 (what its clients retry on). */
   openAi?: boolean;
+  /**
+   * The /v1 dialects (OpenAI's and Anthropic's): a platform that throttles is the caller's 429
+   * rate_limit_exceeded with Retry-After, which their clients' retry logic waits on, not a failure.
+   */
+  gateway?: boolean;
 }
+
+/** How long a caller told of a platform's throttling waits, when nothing says better (a route's cooldown does). */
+const THROTTLED_RETRY_AFTER_SECONDS = 5;
 
 const STATUS: Record<Exclude<ErrorKind, 'upstream' | 'not_in_service'>, number> = {
   invalid: 400,
@@ -105,6 +113,10 @@ export function toHttpError(err: unknown, route: ErrorRoute = {}): HttpError | u
     // OpenAI's clients retry a 503 (after Retry-After); the spec's chat answers a conflict, or 404 when the endpoint is gone.
     if (route.openAi) return new HttpError(503, err.message, err.details, { 'Retry-After': String(err.retryAfterSeconds) }, err.code, err.param);
     return new HttpError(err.gone ? 404 : 409, err.message, err.details);
+  }
+  if (err instanceof UpstreamError && err.failure === 'throttled' && route.gateway && !route.platformFailures) {
+    const retryAfter = String(err.retryAfterSeconds ?? THROTTLED_RETRY_AFTER_SECONDS);
+    return new HttpError(429, err.message, err.details, { 'Retry-After': retryAfter }, 'rate_limit_exceeded');
   }
   if (err instanceof DomainError) {
     const status = err instanceof UpstreamError ? upstreamStatus(err, route) : STATUS[err.kind as keyof typeof STATUS];

@@ -433,6 +433,20 @@ async function invokeModel(ctx: Ctx, modelId: string): Promise<Reply> {
 
 // ---------------------------------------------------------------- routing
 
+/**
+ * Fault-matching keys of a runtime call: the id it was sent and the foundation model behind it, so a
+ * fault on a model's base id (`{ model: "anthropic.claude-…" }`) hits it however it is invoked (base id,
+ * system or application inference profile). An id that resolves to nothing matches by itself only.
+ */
+function runtimeKeys(ctx: Ctx, modelId: string): string[] {
+  try {
+    const base = resolveRuntimeTarget(ctx, modelId).model.modelId;
+    return base === modelId ? [modelId] : [modelId, base];
+  } catch {
+    return [modelId];
+  }
+}
+
 export const bedrock: ServiceDef = {
   name: 'bedrock',
   errorStyle: {
@@ -442,6 +456,7 @@ export const bedrock: ServiceDef = {
   },
   internalError: () => new EmulatorError(500, 'InternalServerException', 'An internal server error occurred. Retry your request.'),
   throttlingError: () => new EmulatorError(429, 'ThrottlingException', 'Too many requests, please wait before trying again.'),
+  contextError: () => new EmulatorError(400, 'ValidationException', 'Input is too long for requested model.'),
   route(ctx): Route | undefined {
     const segments = ctx.path.split('/').filter(Boolean).map(decodeURIComponent);
     if (ctx.method === 'GET' && segments[0] === 'foundation-models') {
@@ -464,11 +479,12 @@ export const bedrock: ServiceDef = {
     if (ctx.method === 'POST' && segments[0] === 'model' && segments.length >= 3) {
       const action = segments.at(-1);
       const modelId = segments.slice(1, -1).join('/');
-      if (action === 'converse') return { op: 'Converse', keys: [modelId], canFail: true, run: () => converse(ctx, modelId) };
+      const keys = runtimeKeys(ctx, modelId);
+      if (action === 'converse') return { op: 'Converse', keys, canFail: true, run: () => converse(ctx, modelId) };
       if (action === 'converse-stream') {
-        return { op: 'ConverseStream', keys: [modelId], canFail: true, run: () => converseStream(ctx, modelId) };
+        return { op: 'ConverseStream', keys, canFail: true, run: () => converseStream(ctx, modelId) };
       }
-      if (action === 'invoke') return { op: 'InvokeModel', keys: [modelId], canFail: true, run: () => invokeModel(ctx, modelId) };
+      if (action === 'invoke') return { op: 'InvokeModel', keys, canFail: true, run: () => invokeModel(ctx, modelId) };
     }
     return undefined;
   },

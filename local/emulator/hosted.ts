@@ -133,6 +133,7 @@ export const hosted: ServiceDef = {
   errorStyle: { kind: 'problem' },
   internalError: () => problem(500, 'Internal Server Error', 'An unexpected error occurred while processing the request'),
   throttlingError: () => problem(429, 'Too Many Requests', 'Rate limit exceeded, please retry after some time'),
+  contextError: () => problem(400, 'Bad Request', "This model's maximum context length is 8192 tokens; the request asks for more"),
   route(ctx): Route | undefined {
     if (ctx.method === 'GET' && ctx.path === '/v1/models') {
       return { op: 'models.list', keys: [], run: async () => jsonReply({ object: 'list', data: HOSTED_MODELS.map(modelObject) }) };

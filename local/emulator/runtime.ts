@@ -150,6 +150,9 @@ export const runtime: ServiceDef = {
   errorStyle: { kind: 'restJson', messageKey: 'Message' },
   internalError: () => new EmulatorError(500, 'InternalFailure', 'An internal error occurred. Please try again.'),
   throttlingError: () => new EmulatorError(429, 'ThrottlingException', 'Rate exceeded'),
+  // What a TGI container answers a prompt over its --max-input-tokens, wrapped as ModelError.
+  contextError: (ctx, route) =>
+    modelError(ctx, route.keys[0] as string, 422, 'Input validation error: `inputs` tokens + `max_new_tokens` must be <= 8192'),
   route(ctx): Route | undefined {
     const match = /^\/endpoints\/([^/]+)\/(invocations|invocations-response-stream)$/.exec(ctx.path);
     if (ctx.method !== 'POST' || !match) return undefined;

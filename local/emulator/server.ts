@@ -341,6 +341,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       if (fault === 'timeout') return;
       if (fault === '500' || (fault === 'fail' && !route.canFail)) throw service.internalError();
       if (fault === '429') throw service.throttlingError();
+      if (fault === 'context') throw service.contextError?.(ctx, route) ?? service.internalError();
       ctx.fail = fault === 'fail';
       if (fault === 'slow-stream' || fault === 'midstream') ctx.streamFault = fault;
 

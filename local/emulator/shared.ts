@@ -41,8 +41,10 @@ export interface ResolvedOptions {
  *
  * `timeout`: never answered, nothing done. `lost`: done, then never answered (the request reached the
  * service but its answer was lost: the ambiguous failure a client cannot tell from a timeout).
+ * `context`: the model call refused as over the model's context window, in the service's own words
+ * (ServiceDef.contextError; a service without model calls answers it as `500`).
  */
-export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail', 'slow-stream', 'midstream'] as const;
+export const FAULT_KINDS = ['500', '429', 'timeout', 'lost', 'malformed', 'fail', 'slow-stream', 'midstream', 'context'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 const STREAM_SLOW_CHUNK_MS = 40;
 
@@ -243,6 +245,8 @@ export interface ServiceDef {
   errorStyle: ErrorStyle;
   internalError: () => EmulatorError;
   throttlingError: () => EmulatorError;
+  /** A model call's refusal of an input over the model's context window (the `context` fault). */
+  contextError?: (ctx: Ctx, route: Route) => EmulatorError;
   route: (ctx: Ctx) => Route | undefined;
   /** Sees every finished request of the service, faulted ones included (for metrics). */
   onComplete?: (ctx: Ctx, route: Route, status: number, elapsedMs: number) => void;

@@ -35,6 +35,7 @@ import {
   UpdateTeamBody,
 } from '../../functions/teams/schemas';
 import { OidcCallbackQuery, OidcLoginQuery } from '../../functions/auth/schemas';
+import { CreateRouteBody, ListRoutesQuery, RoutePath, UpdateRouteBody } from '../../functions/routes/schemas';
 
 type Json = any;
 
@@ -463,6 +464,8 @@ const BODIES: Record<string, TSchema> = {
   addTeamMember: AddMemberBody,
   updateTeamMember: UpdateMemberBody,
   inviteToTeam: AddMemberBody,
+  createRoute: CreateRouteBody,
+  updateRoute: UpdateRouteBody,
 };
 
 const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
@@ -492,6 +495,10 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   updateKey: { path: KeyPath },
   revokeKey: { path: KeyPath },
   listTeams: { query: ListTeamsQuery },
+  listRoutes: { query: ListRoutesQuery },
+  getRoute: { path: RoutePath },
+  updateRoute: { path: RoutePath },
+  deleteRoute: { path: RoutePath },
   getTeam: { path: TeamPath },
   updateTeam: { path: TeamPath },
   deleteTeam: { path: TeamPath },

@@ -55,7 +55,8 @@ export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): m
       const shape = typeof shapeOf === 'function' ? shapeOf(request.event) : shapeOf;
       // Every request a platform failed, by platform, whichever adapter path it came through.
       if (request.error instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: request.error.platform });
-      const err = toHttpError(request.error, { ...route, openAi: shape === 'openai' }) ?? request.error;
+      const err =
+        toHttpError(request.error, { ...route, openAi: shape === 'openai', gateway: shape === 'openai' || shape === 'anthropic' }) ?? request.error;
       if (err instanceof HttpError) {
         if (err.statusCode >= 500) logger.error({ message: 'request failed', error: err.name, reason: err.message, details: err.details });
         request.response = respond(err.statusCode, errorBody(shape, err.message, err.details, err), err.headers);
