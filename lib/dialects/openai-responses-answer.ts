@@ -76,10 +76,9 @@ export function responseObject(meta: CallMeta, echo: ResponseEcho, state: Respon
     model: meta.model,
     output: state.output,
     parallel_tool_calls: echo.parallel_tool_calls,
-    previous_response_id: null,
+    previous_response_id: echo.previous_response_id,
     reasoning: null,
-    // Nothing is stored, whatever the request asked.
-    store: false,
+    store: echo.store,
     temperature: echo.temperature,
     text: echo.text,
     tool_choice: echo.tool_choice,

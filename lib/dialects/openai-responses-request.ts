@@ -89,6 +89,7 @@ export interface ResponsesBody {
   parallel_tool_calls?: boolean | null;
   text?: { format?: TextFormat };
   stream?: boolean | null;
+  store?: boolean | null;
   previous_response_id?: string | null;
   conversation?: string | { id: string } | null;
   metadata?: Record<string, string> | null;
@@ -110,17 +111,30 @@ export interface ResponseEcho {
   user?: string;
   /** The tier asked for; the finished response names the one that served. */
   service_tier: 'auto' | ServiceTier;
+  /** Whether the response is kept for GET and continuation; set false when it could not be. */
+  store: boolean;
+  previous_response_id: string | null;
 }
 
 export interface ResponsesCall extends ParsedChat {
   echo: ResponseEcho;
+  /**
+   * The conversation so far, as a stored response keeps it for the next to continue: the earlier
+   * response's, then this request's input (`instructions` are not part of it: as in OpenAI's API, a
+   * continuation does not inherit them).
+   */
+  conversation: Conversation;
+}
+
+/** What `previous_response_id` continues: the system and developer messages and the turns, oldest first. */
+export interface Conversation {
+  system: string[];
+  turns: ChatTurn[];
 }
 
 // ---------------------------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------------------------
-
-const STORES_NOTHING = 'this service stores no responses';
 
 /** A user message's content, or a function's output: text, or its parts in order (`at` names the list). */
 function userParts(content: string | (InputText | InputImage | OutputTextPart | RefusalPart)[], at: string): string | ContentPart[] {
@@ -182,7 +196,7 @@ function turnsOf(items: InputItem[], system: string[]): { turns: ChatTurn[]; pat
       case 'item_reference':
         throw invalid(
           at,
-          `item references name stored items, and ${STORES_NOTHING}: send the item itself (with the Vercel AI SDK, set providerOptions.openai.store to false)`,
+          'item references are not supported: send the item itself, or continue a stored response with previous_response_id (with the Vercel AI SDK, set providerOptions.openai.store to false)',
         );
       case 'function_call':
         if (!assistant) {
@@ -213,20 +227,23 @@ function turnsOf(items: InputItem[], system: string[]): { turns: ChatTurn[]; pat
   return { turns, paths };
 }
 
-export function parse(body: ResponsesBody): ResponsesCall {
-  if (body.previous_response_id != null) {
-    throw invalid(
-      'previous_response_id',
-      `${STORES_NOTHING}, so there is no earlier response to continue: send the whole conversation as input items`,
-      'previous_response_not_found',
-    );
-  }
+/**
+ * The body as the canonical request. `previous` is the stored conversation that `previous_response_id`
+ * names (lib/gateway/responses.ts reads it for the key): its turns come first, this input after them.
+ */
+export function parse(body: ResponsesBody, previous?: Conversation): ResponsesCall {
+  if (body.previous_response_id != null && !previous) throw new Error('parse: previous_response_id needs the conversation it names');
   if (body.conversation != null) {
-    throw invalid('conversation', `${STORES_NOTHING} or conversations: send the whole conversation as input items`);
+    throw invalid('conversation', 'conversation objects are not supported: continue a stored response with previous_response_id');
   }
-  const system: string[] = body.instructions ? [body.instructions] : [];
-  const { turns, paths } =
+  const system: string[] = [];
+  const { turns: input, paths: inputPaths } =
     typeof body.input === 'string' ? { turns: [{ role: 'user', content: body.input } as ChatTurn], paths: ['input'] } : turnsOf(body.input, system);
+  const earlier = previous?.turns ?? [];
+  const turns = [...earlier, ...input];
+  const paths = [...earlier.map(() => 'previous_response_id'), ...inputPaths];
+  const conversation: Conversation = { system: [...(previous?.system ?? []), ...system], turns };
+  const prompt = [...(body.instructions ? [body.instructions] : []), ...conversation.system];
   checkHasUserTurn(turns, 'input');
   checkToolTurns(turns, paths, { result: 'a function_call_output', call: 'function_call' });
   checkImageCount(turns, 'input');
@@ -243,7 +260,7 @@ export function parse(body: ResponsesBody): ResponsesCall {
     model: body.model,
     stream: body.stream ?? false,
     request: {
-      ...(system.length > 0 && { system: system.join('\n\n') }),
+      ...(prompt.length > 0 && { system: prompt.join('\n\n') }),
       messages: turns,
       ...(maxTokens !== undefined && { maxTokens }),
       ...(body.temperature != null && { temperature: body.temperature }),
@@ -272,6 +289,9 @@ export function parse(body: ResponsesBody): ResponsesCall {
       text: { format: format ?? { type: 'text' } },
       metadata: body.metadata ?? {},
       ...(body.user !== undefined && { user: body.user }),
+      store: body.store ?? true,
+      previous_response_id: body.previous_response_id ?? null,
     },
+    conversation,
   };
 }

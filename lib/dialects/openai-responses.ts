@@ -1,15 +1,15 @@
 /**
- * OpenAI's Responses API (POST /v1/responses), the stateless part of it, as the canonical model call,
- * and back. It is where the Vercel AI SDK's OpenAI provider sends generateText and streamText by
- * default.
+ * OpenAI's Responses API (POST /v1/responses) as the canonical model call, and back. It is where the
+ * Vercel AI SDK's OpenAI provider sends generateText and streamText by default.
  *
- * Nothing is stored. A response cannot be fetched, continued or referred to later: `store` is accepted
- * (clients send `true`, the API's default) and changes nothing, and the answer says `store: false`;
- * `previous_response_id`, `conversation` and `item_reference` items, which all name something stored
- * earlier, are refused with a 400 that says so and what to send instead: the whole conversation as
- * input items, as the API itself does with `store: false`. (With the Vercel AI SDK that is
- * `providerOptions: { openai: { store: false } }`: with store on, it sends earlier assistant messages as
- * references to their ids.)
+ * Stored responses: the dialect itself is pure. lib/gateway/responses.ts keeps a response (`store`,
+ * true unless the request says false, echoed in the answer) with the conversation it ended, and hands
+ * `parse` the stored conversation that `previous_response_id` names: its turns come first, the new
+ * input after them, and the answer names it (`previous_response_id`). `instructions` are not carried
+ * over, as in OpenAI's API. `conversation` objects and `item_reference` items are refused with a 400
+ * that says what to send instead (the items themselves, or previous_response_id). (With the Vercel AI
+ * SDK, whose store-on default sends earlier assistant messages as item references, that is
+ * `providerOptions: { openai: { store: false } }` or `previousResponseId`.)
  *
  * Read: `input` is a string (one user message) or items: messages (roles user, assistant, system,
  * developer; `input_text`, `input_image` with a base64 `data:` URL, `output_text`, `refusal`),
@@ -33,7 +33,7 @@
 import type { FeatureFields } from '../calls/metered';
 
 // The dialect's three seams, each its own module: the request read, the answer written, the event stream.
-export { parse, type ResponsesBody, type ResponsesCall } from './openai-responses-request';
+export { parse, type Conversation, type ResponsesBody, type ResponsesCall } from './openai-responses-request';
 export { answer } from './openai-responses-answer';
 export { frames } from './openai-responses-stream';
 /** The fields of the features a model may lack, as the Responses API names them (the refusal's `param`). */

@@ -7,6 +7,7 @@ import { openStream } from '../calls/stream';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from '../dialects/types';
 import { reply, streamed } from '../http/types';
 import type { ChatReply } from '../platforms/types';
+import { StreamedCalls } from '../dialects/common';
 import { recordGatewayCall } from './record';
 
 /**
@@ -45,6 +46,40 @@ export interface GatewayInput<B> {
   remainingMs?: () => number;
 }
 
+/**
+ * What an entry point keeps of an answered call beyond the call itself (the Responses API's stored
+ * response), given the reply whole, streamed or not. It runs before the answer is sent (a stream's
+ * last event waits for it), so a client that continues at once finds what was kept.
+ */
+export type Keep<C> = (reply: ChatReply, settled: Settled, meta: CallMeta, call: C) => Promise<void>;
+
+/** The metered events passed through unchanged, the reply gathered from them and kept before the `settled` event goes on. */
+async function* keeping<C>(events: AsyncIterable<MeteredEvent>, keep: Keep<C>, meta: CallMeta, call: C): AsyncGenerator<MeteredEvent> {
+  let content = '';
+  const calls = new StreamedCalls();
+  let finishReason: ChatReply['finishReason'];
+  for await (const event of events) {
+    if (event.kind === 'text') content += event.text;
+    else if (event.kind === 'tool_call') calls.open(event.index, event.id, event.name);
+    else if (event.kind === 'tool_arguments') calls.add(event.index, event.text);
+    else if (event.kind === 'stop') finishReason = event.finishReason;
+    else if (event.kind === 'settled') {
+      const toolCalls = calls.all();
+      const reply: ChatReply = {
+        content,
+        ...(toolCalls.length > 0 && { toolCalls }),
+        ...(finishReason && { finishReason }),
+        tokensIn: event.tokensIn,
+        tokensOut: event.tokensOut,
+        latencyMs: 0,
+        modelId: meta.model,
+      };
+      await keep(reply, event, meta, call);
+    }
+    yield event;
+  }
+}
+
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
 
 /** Time kept back from the function's timeout for the settle and the last events. */
@@ -53,7 +88,7 @@ const SETTLE_MARGIN_MS = 5_000;
 /** The call's cost in USD, exact and unrounded (up to 9 decimals: "0.0000001"). */
 export const costHeader = (cost: Nanos) => ({ 'x-model-ops-cost-usd': usdText(cost) });
 
-export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>) {
+export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>, keep?: Keep<C>) {
   const parsed = dialect.parse(input.body);
   const resource = await resolveModel(input.key, input.payer.user, parsed.model, input.prefetched);
   const call = await prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
@@ -65,7 +100,8 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
       record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true),
       deadlineAt: remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS),
     });
-    return streamed(200, dialect.frames(events, meta(call.started), parsed), SSE_HEADERS);
+    const at = meta(call.started);
+    return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), SSE_HEADERS);
   }
 
   const answered = await answer(call);
@@ -77,5 +113,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     finishReason: answered.finishReason,
   });
   if (failure) throw failure;
-  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), costHeader(settlement.cost));
+  const at = meta(answeredAt);
+  await keep?.(answered, settlement, at, parsed);
+  return reply(200, dialect.answer(answered, settlement, at, parsed), costHeader(settlement.cost));
 }
