@@ -257,6 +257,11 @@ export function loadConfig(env: Env = process.env) {
       maxOutputTokens: int(env, 'CHAT_MAX_OUTPUT_TOKENS', 1024, 1, 32_000),
     },
 
+    responses: {
+      /** How long /v1/responses keeps a stored response (DynamoDB's TTL deletes it after that). */
+      ttlDays: int(env, 'RESPONSES_TTL_DAYS', 30, 1, 3650),
+    },
+
     reconciler: {
       /** Tracked dedicated resources one pass examines; the next pass goes on where this one stopped. */
       maxResourcesPerPass: int(env, 'RECONCILE_MAX_RESOURCES', 200, 1, 5000),

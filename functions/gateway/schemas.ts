@@ -409,9 +409,9 @@ const TextFormat = Discriminated(
 );
 
 /**
- * POST /v1/responses, the stateless part (lib/dialects/openai-responses.ts). `store` is accepted and
- * changes nothing; `previous_response_id` and `conversation` are accepted by this check so that the
- * dialect can refuse them saying why: nothing is stored.
+ * POST /v1/responses (lib/dialects/openai-responses.ts, lib/gateway/responses.ts). `store` (default
+ * true) keeps the response for GET and `previous_response_id`; `conversation` is accepted by this
+ * check so that the dialect can refuse it saying what to send instead.
  */
 export const ResponsesBody = Type.Object(
   {
@@ -429,12 +429,21 @@ export const ResponsesBody = Type.Object(
     text: Type.Optional(Type.Object({ format: Type.Optional(TextFormat), ...notSupported(['verbosity']) }, closed)),
     stream: Type.Optional(Nullable(Type.Boolean())),
     stream_options: Type.Optional(Nullable(Type.Object({ include_obfuscation: Type.Optional(Type.Boolean()) }, closed))),
-    store: Type.Optional(Nullable(Type.Boolean({ description: 'accepted; nothing is stored either way' }))),
-    previous_response_id: Type.Optional(Nullable(Type.String({ maxLength: 256, description: 'refused: nothing is stored' }))),
+    store: Type.Optional(
+      Nullable(Type.Boolean({ description: 'keep the response (RESPONSES_TTL_DAYS) for GET and previous_response_id; default true' })),
+    ),
+    previous_response_id: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 256,
+          description: 'continues the conversation of a response this key stored (400 previous_response_not_found if none)',
+        }),
+      ),
+    ),
     conversation: Type.Optional(
       Nullable(
         Type.Union([Type.String({ maxLength: 256 }), Type.Object({ id: Type.String({ maxLength: 256 }) }, closed)], {
-          description: 'refused: nothing is stored',
+          description: 'refused: continue with previous_response_id',
         }),
       ),
     ),
@@ -459,6 +468,9 @@ export const ResponsesBody = Type.Object(
   },
   closed,
 );
+
+/** GET and DELETE /v1/responses/{id}: a stored response's id, as the Responses API writes it. */
+export const ResponsePath = Type.Object({ id: Type.String({ minLength: 1, maxLength: 256, description: 'resp_…' }) }, closed);
 
 // POST /v1/messages (Anthropic) -----------------------------------------------------------------
 

@@ -9,6 +9,7 @@ import type { CallMeta, MeteredEvent, ParsedChat, Settled } from '../dialects/ty
 import { reply, streamed } from '../http/types';
 import type { ChatReply } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
+import { StreamedCalls } from '../dialects/common';
 import { recordGatewayCall } from './record';
 
 /**
@@ -51,6 +52,40 @@ export interface GatewayInput<B> {
   remainingMs?: () => number;
 }
 
+/**
+ * What an entry point keeps of an answered call beyond the call itself (the Responses API's stored
+ * response), given the reply whole, streamed or not. It runs before the answer is sent (a stream's
+ * last event waits for it), so a client that continues at once finds what was kept.
+ */
+export type Keep<C> = (reply: ChatReply, settled: Settled, meta: CallMeta, call: C) => Promise<void>;
+
+/** The metered events passed through unchanged, the reply gathered from them and kept before the `settled` event goes on. */
+async function* keeping<C>(events: AsyncIterable<MeteredEvent>, keep: Keep<C>, meta: CallMeta, call: C): AsyncGenerator<MeteredEvent> {
+  let content = '';
+  const calls = new StreamedCalls();
+  let finishReason: ChatReply['finishReason'];
+  for await (const event of events) {
+    if (event.kind === 'text') content += event.text;
+    else if (event.kind === 'tool_call') calls.open(event.index, event.id, event.name);
+    else if (event.kind === 'tool_arguments') calls.add(event.index, event.text);
+    else if (event.kind === 'stop') finishReason = event.finishReason;
+    else if (event.kind === 'settled') {
+      const toolCalls = calls.all();
+      const reply: ChatReply = {
+        content,
+        ...(toolCalls.length > 0 && { toolCalls }),
+        ...(finishReason && { finishReason }),
+        tokensIn: event.tokensIn,
+        tokensOut: event.tokensOut,
+        latencyMs: 0,
+        modelId: meta.model,
+      };
+      await keep(reply, event, meta, call);
+    }
+    yield event;
+  }
+}
+
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
 
 /** Time kept back from the function's timeout for the settle and the last events. */
@@ -65,7 +100,7 @@ export const answeredBy = (resource: { endpoint_name: string }, attempts: number
   'x-model-ops-attempts': String(attempts),
 });
 
-export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>) {
+export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>, keep?: Keep<C>) {
   const parsed = dialect.parse(input.body);
   const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
   const route = target.route;
@@ -75,10 +110,14 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   if (parsed.stream) {
     const remaining = input.remainingMs?.();
     const deadlineAt = remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS);
-    const { call, result, attempts } = await attempt(target, prepare, (call) =>
+    const { call, result: events, attempts } = await attempt(target, prepare, (call) =>
       openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route), deadlineAt }),
     );
-    return streamed(200, dialect.frames(result, meta(call.callId, call.started), parsed), { ...SSE_HEADERS, ...answeredBy(call.resource, attempts) });
+    const at = meta(call.callId, call.started);
+    return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), {
+      ...SSE_HEADERS,
+      ...answeredBy(call.resource, attempts),
+    });
   }
 
   const { call, result: answered, attempts } = await attempt(target, prepare, answer);
@@ -90,7 +129,9 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     finishReason: answered.finishReason,
   });
   if (failure) throw failure;
-  return reply(200, dialect.answer(answered, settlement, meta(call.callId, answeredAt), parsed), {
+  const at = meta(call.callId, answeredAt);
+  await keep?.(answered, settlement, at, parsed);
+  return reply(200, dialect.answer(answered, settlement, at, parsed), {
     ...costHeader(settlement.cost),
     ...answeredBy(call.resource, attempts),
   });

@@ -1,15 +1,17 @@
-import type { TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import type { Payer } from '../calls/levels';
 import { authenticateKey, requestIdHeader } from './middlewares/authenticate-key';
 import { rateLimitHeaders } from './middlewares/rate-limit-headers';
-import { stack } from './stack';
+import { stack, type EmptyObject } from './stack';
 import type { ApiEvent } from './types';
 import type { Check, Checked } from './validation';
 
-export interface KeyRequest<B, P = never> {
+export interface KeyRequest<B, P = never, Path = Record<string, never>> {
   body: B;
+  /** The path's parameters, as `path` checked them (GET /v1/responses/{id}). */
+  path: Path;
   key: ApiKey;
   user: User;
   /** Who pays for the call: the key, its owner and the owner's teams (lib/calls/levels.ts); a metered call takes it as is. */
@@ -35,13 +37,19 @@ export interface KeyRequest<B, P = never> {
  * key's lookup, in the same round trip: the guard starts it from the body's `model` before it awaits
  * the key, and the handler awaits it. A caller refused by the guard learns nothing from it.
  */
-export function keyEndpoint<B extends TSchema, P = never>(
-  options: { body?: Check<B>; streaming?: boolean; dialect?: 'openai' | 'anthropic'; prefetch?: (model: string) => Promise<P> },
-  handler: (request: KeyRequest<Checked<B>, P>) => Promise<unknown>,
+export function keyEndpoint<B extends TSchema, P = never, Path extends TObject = EmptyObject>(
+  options: {
+    body?: Check<B>;
+    path?: Check<Path>;
+    streaming?: boolean;
+    dialect?: 'openai' | 'anthropic';
+    prefetch?: (model: string) => Promise<P>;
+  },
+  handler: (request: KeyRequest<Checked<B>, P, Checked<Path>>) => Promise<unknown>,
 ) {
   const anthropic = options.dialect === 'anthropic';
   return stack(
-    { auth: 'user', body: options.body, errorShape: anthropic ? 'anthropic' : 'openai', streaming: options.streaming },
+    { auth: 'user', body: options.body, path: options.path, errorShape: anthropic ? 'anthropic' : 'openai', streaming: options.streaming },
     [
       requestIdHeader(anthropic ? ['x-request-id', 'request-id'] : undefined),
       authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }),
@@ -50,6 +58,7 @@ export function keyEndpoint<B extends TSchema, P = never>(
     (request) =>
       handler({
         body: request.body,
+        path: request.path,
         key: request.event.apiKey as ApiKey,
         user: request.user,
         payer: {

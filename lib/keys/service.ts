@@ -4,6 +4,7 @@ import { monthOf, readSpend, setBudget } from '../../tables/budgets';
 import { pendingCallsOf, pendingSpend } from '../../tables/calls';
 import { getApiKeyRecord, insertApiKeyRecord, listApiKeyRecords, updateApiKeyRecord, type ApiKey, type ApiKeyPatch } from '../../tables/keys';
 import { getResource } from '../../tables/resources';
+import { deleteKeysStoredResponses } from '../../tables/responses';
 import { getTeamAndMember } from '../../tables/teams';
 import type { User } from '../../tables/users';
 import { newKeySecret } from '../auth/api-keys';
@@ -166,9 +167,14 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   return { success: true, key: (await withSpend([key], user, now))[0] };
 }
 
-/** Revokes a key at once: the next call with it is refused. Revoking a revoked key changes nothing. */
+/**
+ * Revokes a key at once: the next call with it is refused. The responses it stored (/v1/responses)
+ * are its owner's data kept for the key, so they go with it. Revoking a revoked key changes nothing
+ * (but deletes what a revocation interrupted before it was done may have left).
+ */
 export async function revokeKey(user: User, id: string, now = new Date()) {
   const { key: current } = await keyOf(user, id, true);
   const key = current.revoked_at ? current : await updateApiKeyRecord(id, { revoked_at: now.toISOString() });
+  await deleteKeysStoredResponses(id);
   return { success: true, key: (await withSpend([key], user, now))[0] };
 }

@@ -122,16 +122,44 @@ describe('reading a Responses request', () => {
     expect(parse(body({ metadata: { team: 'a' }, user: 'u1' })).request).toEqual(plain.request);
   });
 
-  test('previous_response_id gets a 400 that says nothing is stored and what to send instead', () => {
-    const err = refusal(() => parse(body({ previous_response_id: 'resp_1' })));
-    expect(err.message).toBe(
-      "Invalid field 'previous_response_id': this service stores no responses, so there is no earlier response to continue: send the whole conversation as input items",
-    );
-    expect(err.param).toBe('previous_response_id');
+  test('a stored conversation given for previous_response_id comes before the input, and the answer names it', () => {
+    const previous = {
+      system: ['Be brief.'],
+      turns: [
+        { role: 'user' as const, content: 'First' },
+        { role: 'assistant' as const, content: 'One' },
+      ],
+    };
+    const call = parse(body({ previous_response_id: 'resp_1', instructions: 'Now' }), previous);
+    expect(call.request.messages).toEqual([...previous.turns, { role: 'user', content: 'Hi' }]);
+    expect(call.request.system).toBe('Now\n\nBe brief.');
+    // The instructions are the request's own: a continuation does not keep them.
+    expect(call.conversation).toEqual({ system: ['Be brief.'], turns: call.request.messages });
+    expect(call.echo).toMatchObject({ previous_response_id: 'resp_1', store: true });
     expect(parse(body({ previous_response_id: null })).request).toEqual(plain.request);
   });
 
-  test('a conversation id is refused the same way', () => {
+  test('store defaults to true and false is kept', () => {
+    expect(plain.echo.store).toBe(true);
+    expect(parse(body({ store: false })).echo.store).toBe(false);
+  });
+
+  test('function results continue the calls of the stored conversation', () => {
+    const previous = {
+      system: [],
+      turns: [
+        { role: 'user' as const, content: 'Weather?' },
+        { role: 'assistant' as const, content: '', toolCalls: [{ id: 'call_1', name: 'weather', arguments: '{}' }] },
+      ],
+    };
+    const call = parse(
+      body({ previous_response_id: 'resp_1', input: [{ type: 'function_call_output', call_id: 'call_1', output: 'Sunny' }] }),
+      previous,
+    );
+    expect(call.request.messages.at(-1)).toEqual({ role: 'tool', toolCallId: 'call_1', content: 'Sunny' });
+  });
+
+  test('a conversation id is refused, naming previous_response_id instead', () => {
     expect(refusal(() => parse(body({ conversation: 'conv_1' }))).param).toBe('conversation');
   });
 
@@ -147,7 +175,7 @@ describe('reading a Responses request', () => {
       ),
     );
     expect(err.message).toBe(
-      "Invalid field 'input.1': item references name stored items, and this service stores no responses: send the item itself (with the Vercel AI SDK, set providerOptions.openai.store to false)",
+      "Invalid field 'input.1': item references are not supported: send the item itself, or continue a stored response with previous_response_id (with the Vercel AI SDK, set providerOptions.openai.store to false)",
     );
   });
 
@@ -224,6 +252,8 @@ describe('reading a Responses request', () => {
       metadata: { a: 'b' },
       user: 'u1',
       service_tier: 'auto',
+      store: true,
+      previous_response_id: null,
     });
   });
 });
@@ -239,7 +269,8 @@ describe('answering a Responses request', () => {
       error: null,
       incomplete_details: null,
       model: 'my-model',
-      store: false,
+      store: true,
+      previous_response_id: null,
       output: [
         {
           id: 'msg_123e4567e89b42d3a456426614174000_0',

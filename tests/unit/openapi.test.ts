@@ -21,7 +21,7 @@ import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from '../../fu
 import { RefreshPricingBody, UpsertPricingBody } from '../../functions/pricing/schemas';
 import { UsageQuery } from '../../functions/usage/schemas';
 import { CreateKeyBody, KeyPath, ListKeysQuery, UpdateKeyBody } from '../../functions/keys/schemas';
-import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsesBody } from '../../functions/gateway/schemas';
+import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from '../../functions/gateway/schemas';
 import {
   AddMemberBody,
   CreateTeamBody,
@@ -142,7 +142,7 @@ describe('docs/openapi.yaml is a valid OpenAPI 3.1 document', () => {
 
   test('lays the paths out for versioning: all under /api, none with a version segment (v1 is implicit), but OpenAI’s own /v1 paths of the gateway', () => {
     const paths = Object.keys(doc.paths).filter(
-      (p) => !['/v1/models', '/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/messages'].includes(p),
+      (p) => !['/v1/models', '/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/messages'].includes(p),
     );
     expect(paths.filter((p) => !p.startsWith('/api/'))).toEqual([]);
     expect(paths.filter((p) => /\/v\d+(\/|$)/.test(p))).toEqual([]);
@@ -514,6 +514,8 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   declineTeamInvitation: { path: InvitationPath },
   oidcLogin: { query: OidcLoginQuery },
   oidcCallback: { query: OidcCallbackQuery },
+  getResponse: { path: ResponsePath },
+  deleteResponse: { path: ResponsePath },
 };
 
 /**
