@@ -14,6 +14,7 @@ import { getOrphan, listOrphans, removeOrphan, type Orphan } from '../../tables/
 import { lastReconcilerPass } from '../../tables/reconciler';
 import { getTrackedResource, heldNames, publicResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { usdTimes } from '../../core/money';
 
 /**
  * Orphans (admin): endpoints on the dedicated platform that carry this service's tags but no tracked
@@ -23,7 +24,6 @@ import type { User } from '../../tables/users';
  * that is gone, or no longer ours, is never adopted or deleted.
  */
 
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 async function orphanView(o: Orphan) {
   const price = o.instance_type ? await getInstancePrice(o.instance_type) : undefined;
@@ -37,7 +37,7 @@ async function orphanView(o: Orphan) {
     instance_type: o.instance_type,
     instance_count: o.instance_count,
     /** What it bills an hour while it exists (null when its instance type has no price). */
-    hourly_cost_usd: price === undefined ? null : usd(price * (o.instance_count ?? 1)),
+    hourly_cost_usd: price === undefined ? null : usdTimes(price, o.instance_count ?? 1),
   };
 }
 
