@@ -24,7 +24,6 @@ import { usdTimes } from '../../core/money';
  * that is gone, or no longer ours, is never adopted or deleted.
  */
 
-
 async function orphanView(o: Orphan) {
   const price = o.instance_type ? await getInstancePrice(o.instance_type) : undefined;
   return {

@@ -72,7 +72,6 @@ export interface InstancePriceView {
   last_updated: string;
 }
 
-
 function instanceView(instanceType: string, hourly: number, source: EntrySource, at: string): InstancePriceView {
   return {
     instanceType,

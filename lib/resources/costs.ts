@@ -21,7 +21,6 @@ export interface Costs {
   month_to_date_usd?: number;
 }
 
-
 /** Hourly, daily (x24) and monthly (x730, AWS's average month) cost of `count` instances. */
 export function hourlyCosts(hourlyPerInstance: number, count: number, at: string): Costs {
   return {

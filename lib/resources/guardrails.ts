@@ -48,7 +48,6 @@ export function budgetReached(r: TrackedResource, pricePerInstanceHour: number, 
   return r.monthly_budget_usd !== null && monthToDate(r, pricePerInstanceHour, now).usd >= r.monthly_budget_usd;
 }
 
-
 /** What a person (the console) sees of a dedicated resource's guardrails. */
 export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, now: Date) {
   const mtd = monthToDate(r, pricePerInstanceHour, now);
