@@ -72,3 +72,18 @@ export function costOfTokens(items: { tokens: number; usdPer1k: number }[], perc
   const scaled = picos * BigInt(percent);
   return Number((scaled + 99_999n) / 100_000n);
 }
+
+/**
+ * A USD figure times whole factors (instances, hours: 24 a day, 730 a month), exactly, as a USD figure:
+ * the price's nano-dollars multiplied, never a binary fraction (1.408 x 730 is 1027.84, not 1027.8399…).
+ */
+export const usdTimes = (usd: number, ...factors: number[]): number => usdOf(factors.reduce((n, f) => n * f, nanosOf(usd)));
+
+/**
+ * What `instanceSeconds` of one instance at `usdPerHour` cost, in nano-dollars: the exact product to
+ * the millisecond, taken upwards to the nano-dollar once (a dedicated endpoint's month to date).
+ */
+export function costOfInstanceTime(usdPerHour: number, instanceSeconds: number): Nanos {
+  const millis = BigInt(Math.max(0, Math.round(instanceSeconds * 1000)));
+  return Number((BigInt(nanosOf(usdPerHour)) * millis + 3_599_999n) / 3_600_000n);
+}

@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2, TABLE, db, decodeCursor, encodeCursor, getItems, queryIndexPage } from './client';
 import { DataError } from './errors';
-import { memberCheck, teamActiveKeysUpdate } from './teams';
+import { memberCheck, teamActiveKeysUpdate, type ServiceTierName } from './teams';
 import { cancellationReasons, type TransactItems } from './transactions';
 
 /**
@@ -41,7 +41,7 @@ export interface ApiKey {
   rpm_limit: number | null;
   tpm_limit: number | null;
   /** The processing tiers its calls may use (`default`, `flex`, `priority`); null: every tier. */
-  allowed_service_tiers: ('default' | 'flex' | 'priority')[] | null;
+  allowed_service_tiers: ServiceTierName[] | null;
 }
 
 export type ApiKeyPatch = Partial<

@@ -65,6 +65,8 @@ export interface StoredMessage {
   tokens_total?: number;
   latency_ms?: number;
   model_id?: string;
+  /** What the reply cost, in nano-dollars, as charged (absent on messages stored before turn items). */
+  cost?: Nanos;
 }
 
 /** A turn as the chat domain records it. */
@@ -209,6 +211,7 @@ function messagesOfTurnItem(item: Record<string, unknown>): StoredMessage[] {
     tokens_total: tokensIn + tokensOut,
     latency_ms: latencyMs,
     model_id: modelId,
+    cost: readUsd(item.usd),
   };
   return [user, assistant];
 }

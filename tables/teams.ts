@@ -40,6 +40,8 @@ import { USER_PROFILE_SK, userFromItem, userPartition, type StoredUser } from '.
  */
 
 export type TeamRole = 'owner' | 'member';
+/** Bedrock's processing tiers as the service names them (lib/calls/tiers.ts): Standard, Flex, Priority. */
+export type ServiceTierName = 'default' | 'flex' | 'priority';
 /**
  * How a membership came about: added by an admin (`manual`; before invitations, by an owner too), by a
  * sign-on group (`sso`), or by the user accepting an owner's invitation (`invitation`).
@@ -52,6 +54,8 @@ export interface Team {
   monthly_budget_usd: number | null;
   rpm_limit: number | null;
   tpm_limit: number | null;
+  /** The processing tiers the team's calls may use; null: every tier. */
+  allowed_service_tiers: ServiceTierName[] | null;
   created_at: string;
   updated_at: string;
   active_keys: number;
@@ -60,7 +64,7 @@ export interface Team {
   deleting_since: string | null;
 }
 
-export type TeamPatch = Partial<Pick<Team, 'name' | 'monthly_budget_usd' | 'rpm_limit' | 'tpm_limit'>>;
+export type TeamPatch = Partial<Pick<Team, 'name' | 'monthly_budget_usd' | 'rpm_limit' | 'tpm_limit' | 'allowed_service_tiers'>>;
 
 /** A membership as the team sees it. */
 export interface Member {
@@ -84,7 +88,14 @@ export interface Membership {
   monthly_budget_usd: number | null;
   source: MembershipSource;
   joined_at: string;
-  team: { name: string; monthly_budget_usd: number | null; rpm_limit: number | null; tpm_limit: number | null; version: number };
+  team: {
+    name: string;
+    monthly_budget_usd: number | null;
+    rpm_limit: number | null;
+    tpm_limit: number | null;
+    allowed_service_tiers: ServiceTierName[] | null;
+    version: number;
+  };
 }
 
 export const teamPartition = (id: string) => `TEAM#${id}`;
@@ -97,6 +108,7 @@ const membershipKey = (userId: string, teamId: string) => ({ PK: userPartition(u
 const TEAMS_PARTITION = 'TEAMS';
 
 const num = (v: unknown) => (v === undefined || v === null ? null : Number(v));
+const tiers = (v: unknown) => (Array.isArray(v) && v.length > 0 ? (v as ServiceTierName[]) : null);
 
 function teamFromItem(item: Record<string, unknown>): Team {
   return {
@@ -105,6 +117,7 @@ function teamFromItem(item: Record<string, unknown>): Team {
     monthly_budget_usd: num(item.monthly_budget_usd),
     rpm_limit: num(item.rpm_limit),
     tpm_limit: num(item.tpm_limit),
+    allowed_service_tiers: tiers(item.allowed_service_tiers),
     created_at: item.created_at as string,
     updated_at: item.updated_at as string,
     active_keys: Number(item.active_keys ?? 0),
@@ -139,6 +152,7 @@ function membershipFromItem(item: Record<string, unknown>): Membership {
       monthly_budget_usd: num(item.team_budget_usd),
       rpm_limit: num(item.team_rpm_limit),
       tpm_limit: num(item.team_tpm_limit),
+      allowed_service_tiers: tiers(item.team_allowed_service_tiers),
       version: Number(item.team_version ?? 0),
     },
   };
@@ -150,6 +164,7 @@ const teamCopies = (team: Team) => ({
   team_budget_usd: team.monthly_budget_usd,
   team_rpm_limit: team.rpm_limit,
   team_tpm_limit: team.tpm_limit,
+  team_allowed_service_tiers: team.allowed_service_tiers,
   team_version: team.version,
 });
 

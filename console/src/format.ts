@@ -18,3 +18,7 @@ export const ms = (value: number | null | undefined) =>
 export const percent = (value: number | null | undefined) => (value === null || value === undefined ? '—' : `${value.toFixed(1)} %`);
 
 export const list = (values: readonly string[] | null | undefined) => (values && values.length ? values.join(', ') : '—');
+
+/** Bedrock's model lifecycle in words: "LEGACY, end of life 2026-05-01" (the date only where Bedrock gives one). */
+export const lifecycle = (l: { status: string; endOfLifeTime?: string }) =>
+  l.endOfLifeTime ? `${l.status}, end of life ${l.endOfLifeTime.slice(0, 10)}` : l.status;

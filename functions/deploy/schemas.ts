@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdleTimeoutMinutes, MonthlyBudgetUsd, Region, WithDefault } from '../../lib/http/schemas';
+import { IdleTimeoutMinutes, MonthlyBudgetUsd, Region, Uuid, WithDefault } from '../../lib/http/schemas';
 import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
 import { traitsOf } from '../../lib/platforms/registry';
 import { INSTANCE_TYPE } from '../../core/vocabulary';
@@ -48,6 +48,11 @@ export const DeployManagedBody = Type.Object(
     dryRun: WithDefault(DryRun, true),
     inferenceProfile: WithDefault(InferenceProfile, 'auto'),
     tags: Type.Optional(ProfileTags),
+    team_id: Type.Optional({
+      ...Uuid,
+      description:
+        "the team an application inference profile bills (its model-ops:team cost allocation tag): one the caller belongs to; by default the caller's team when they are in exactly one",
+    }),
   },
   { additionalProperties: false },
 );

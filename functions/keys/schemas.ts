@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, description: '1 to 100 characters' });
 const Budget = Usd(1_000_000, 'USD per calendar month, UTC');
@@ -7,11 +7,7 @@ const Expiry = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$',
   description: 'an ISO 8601 date-time with its zone, in the future',
 });
-const ServiceTiers = Type.Array(Type.Union([Type.Literal('default'), Type.Literal('flex'), Type.Literal('priority')]), {
-  minItems: 1,
-  maxItems: 3,
-  description: "the processing tiers the key's calls may use: default (Standard), flex, priority (all when absent)",
-});
+const ServiceTiers = ServiceTierList("the processing tiers the key's calls may use: default (Standard), flex, priority (all when absent)");
 const ResourceIds = Type.Array(Uuid, { minItems: 1, maxItems: 100, description: 'the resources the key may call (all when absent)' });
 
 export const CreateKeyBody = Type.Object(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 /**
  * A team's name: what people and sign-on groups call it (OIDC_TEAM_GROUPS_PREFIX + name), unique
@@ -12,6 +12,9 @@ export const TeamName = Type.String({
   description: '1 to 64 letters, digits, spaces, dots, dashes or underscores, starting and ending with a letter or digit; unique in any case',
 });
 const Budget = 'USD per calendar month, UTC';
+const TeamTiers = ServiceTierList(
+  "the processing tiers the team's calls may use: default (Standard), flex, priority (all when absent); every call counted in the team is held to it, whatever its key allows",
+);
 const TeamRole = Type.Union([Type.Literal('owner'), Type.Literal('member')], { description: 'owner (manages the members and keys) or member' });
 
 export const CreateTeamBody = Type.Object(
@@ -20,6 +23,7 @@ export const CreateTeamBody = Type.Object(
     monthly_budget_usd: Type.Optional(Usd(1_000_000_000, Budget)),
     rpm_limit: Type.Optional(RpmLimit),
     tpm_limit: Type.Optional(TpmLimit),
+    allowed_service_tiers: Type.Optional(TeamTiers),
   },
   { additionalProperties: false },
 );
@@ -31,6 +35,7 @@ export const UpdateTeamBody = Type.Object(
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000_000, Budget)),
     rpm_limit: Type.Optional(NullableRpmLimit),
     tpm_limit: Type.Optional(NullableTpmLimit),
+    allowed_service_tiers: Type.Optional(Type.Union([TeamTiers, Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -38,7 +38,7 @@ export interface Payer {
 }
 
 /** The teams a payer's call counts in: a team key's own team, or every team the caller has joined. */
-function teamsOf(payer: Payer): Membership[] {
+export function teamsOf(payer: Payer): Membership[] {
   const teamId = payer.key?.team_id;
   return teamId ? payer.memberships.filter((m) => m.team_id === teamId) : payer.memberships;
 }

@@ -1,3 +1,4 @@
+import { usdOf } from '../../core/money';
 import type { StoredMessage } from '../../tables/messages';
 
 /** A chat message as the API shows it (docs/openapi.yaml ChatMessage). */
@@ -11,6 +12,8 @@ export interface ApiMessage {
   tokens_total?: number;
   latency_ms?: number;
   model_id?: string;
+  /** What the reply was charged (USD, exact to the nano-dollar; 0 on dedicated endpoints, which bill by the hour). */
+  cost_usd?: number;
   /** Only on a user message whose model call failed. */
   status?: 'failed';
   /** Only in the conversation-wide listing: where the message lives. */
@@ -26,6 +29,7 @@ export function toApiMessage(m: StoredMessage, options: { origin?: boolean } = {
     out.tokens_total = m.tokens_total ?? out.tokens_in + out.tokens_out;
     out.latency_ms = m.latency_ms ?? 0;
     out.model_id = m.model_id ?? '';
+    if (m.cost !== undefined) out.cost_usd = usdOf(m.cost);
   }
   if (m.status === 'failed') out.status = 'failed';
   if (options.origin) {

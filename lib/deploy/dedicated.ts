@@ -20,6 +20,7 @@ import { DRY_RUN_NOTE, newResource } from './common';
 import { hourlyEstimate } from './estimate';
 import { checkEndpointName } from './names';
 import { registerResource, type HolderGone } from './register';
+import { usdTimes } from '../../core/money';
 
 /** POST /api/deploy/dedicated's input, as validated by its schema (functions/deploy/schemas.ts). */
 export interface DedicatedDeployRequest {
@@ -107,7 +108,7 @@ async function check(input: DedicatedDeployRequest): Promise<Checked> {
 
 /** What the guardrails will do, in figures and words, for the plan. */
 function guardrailPlan({ spec, hourly, guardrails }: Checked) {
-  const hourlyUsd = Math.round(hourly * spec.instanceCount * 1e6) / 1e6;
+  const hourlyUsd = usdTimes(hourly, spec.instanceCount);
   const { idleTimeoutMinutes, monthlyBudgetUsd } = guardrails;
   const budgetHours = monthlyBudgetUsd !== null && hourlyUsd > 0 ? Math.floor((monthlyBudgetUsd / hourlyUsd) * 10) / 10 : null;
   const effects: string[] = [];

@@ -1,5 +1,5 @@
 import { BadRequest } from '../errors';
-import { listSystemProfiles, type InferenceProfileView } from '../platforms/managed/profiles';
+import { isGlobalProfile as isGlobal, systemProfilesByModel, type InferenceProfileView } from '../platforms/managed/profiles';
 import type { PlatformModelInfo } from '../platforms/types';
 import { getTokenPrice } from '../pricing/service';
 
@@ -25,12 +25,9 @@ export interface RecordedProfile {
   priced_as: string;
 }
 
-const isGlobal = (p: InferenceProfileView) => p.id.startsWith('global.');
-
 /** The model's system profiles offered in this Region, geographic ones first. */
 async function profilesOf(modelId: string): Promise<InferenceProfileView[]> {
-  const all = await listSystemProfiles();
-  return all.filter((p) => p.modelId === modelId).sort((a, b) => Number(isGlobal(a)) - Number(isGlobal(b)));
+  return (await systemProfilesByModel()).get(modelId) ?? [];
 }
 
 function ways(info: PlatformModelInfo, profiles: InferenceProfileView[]): string {

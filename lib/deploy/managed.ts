@@ -2,7 +2,7 @@ import { BadRequest } from '../errors';
 import { managed } from '../platforms/managed/catalogue';
 import { managedCapabilities } from '../platforms/managed/features';
 import { createApplicationProfile, deleteApplicationProfile } from '../platforms/managed/profiles';
-import { ownerTags } from '../platforms/tags';
+import { ownerTags, teamTags } from '../platforms/tags';
 import type { PlatformModelInfo } from '../platforms/types';
 import { getTokenPrice } from '../pricing/service';
 import type { ResourceInferenceProfile } from '../../tables/resources';
@@ -11,6 +11,7 @@ import { DRY_RUN_NOTE, newResource } from './common';
 import { tokenEstimate } from './estimate';
 import { chooseProfile, pricedAs, recordOf, type ProfileChoice } from './inference-profile';
 import { checkEndpointName } from './names';
+import { owningTeam, type OwningTeam } from './owning-team';
 import { registerResource } from './register';
 
 /**
@@ -28,11 +29,13 @@ export interface ManagedDeployRequest {
   inferenceProfile?: string;
   /** With "application": the caller's cost allocation tags for the profile. */
   tags?: Record<string, string>;
+  /** With "application": the team the profile bills (the caller's own team when they are in exactly one). */
+  team_id?: string;
 }
 
-/** The tags of an application profile: the service's own (stage, resource) first, so a caller's tag cannot hide whose it is. */
-function profileTags(input: ManagedDeployRequest, resourceId?: string): Record<string, string> {
-  return { ...(input.tags ?? {}), ...ownerTags(input.endpointName, resourceId) };
+/** The tags of an application profile: the service's own (stage, resource, team) win, so a caller's tag cannot hide whose it is. */
+function profileTags(input: ManagedDeployRequest, team: OwningTeam | undefined, resourceId?: string): Record<string, string> {
+  return { ...(input.tags ?? {}), ...teamTags(team), ...ownerTags(input.endpointName, resourceId) };
 }
 
 /** What the plan and the answer show of the profile: the application one has no id before it exists. */
@@ -41,6 +44,7 @@ function profileView(
   info: PlatformModelInfo,
   region: string,
   input: ManagedDeployRequest,
+  team: OwningTeam | undefined,
   recorded?: ResourceInferenceProfile,
 ) {
   if (recorded) return { id: recorded.id, arn: recorded.arn, type: recorded.type, regions: recorded.regions };
@@ -52,7 +56,7 @@ function profileView(
       type: 'APPLICATION' as const,
       regions: choice.source?.regions ?? [region],
       copyFrom: choice.source?.arn ?? info.modelArn,
-      tags: profileTags(input),
+      tags: profileTags(input, team),
     };
   }
   return null;
@@ -74,10 +78,14 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
   }
   const info = await managed.getModel(input.modelId);
   if (!info) throw new BadRequest(`Unknown managed model "${input.modelId}": see GET /api/models/managed for the models on offer`);
-  if (input.tags && input.inferenceProfile !== 'application') {
-    throw new BadRequest('tags label an application inference profile: send them with inferenceProfile "application"');
+  const application = input.inferenceProfile === 'application';
+  if ((input.tags || input.team_id) && !application) {
+    throw new BadRequest('tags and team_id label an application inference profile: send them with inferenceProfile "application"');
   }
-  const choice = await chooseProfile(info, input.inferenceProfile ?? 'auto', region);
+  const [choice, team] = await Promise.all([
+    chooseProfile(info, input.inferenceProfile ?? 'auto', region),
+    application ? owningTeam(user, input.team_id) : undefined,
+  ]);
   const source = choice.kind === 'system' ? choice.profile : choice.kind === 'application' ? choice.source : undefined;
   const priceKey = await pricedAs(input.modelId, source);
   const price = await getTokenPrice('managed', priceKey);
@@ -106,7 +114,7 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
           inferenceTypesSupported: info.inferenceTypesSupported,
         },
         invokeEndpoint: managed.invokeUrl(runtimeId),
-        inferenceProfile: profileView(choice, info, region, input),
+        inferenceProfile: profileView(choice, info, region, input, team),
         pricing: {
           note: 'Pay per token: input and output tokens are billed per request; there is no hourly charge',
           billingModel: 'on-demand (per token)',
@@ -145,7 +153,7 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
       name: `model-ops-${resource.id.replaceAll('-', '')}`,
       description: `model-ops resource "${input.endpointName}" (${resource.id})`,
       copyFrom: choice.source?.arn ?? info.modelArn,
-      tags: profileTags(input, resource.id),
+      tags: profileTags(input, team, resource.id),
     });
     resource.inference_profile = recordOf(created, priceKey);
     resource.endpoint_url = managed.invokeUrl(created.arn);
@@ -161,7 +169,7 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
     message: `Access to ${info.modelName} configured as "${input.endpointName}": nothing was provisioned, the model is usable at once`,
     endpoint: resource.endpoint_url,
     modelId: input.modelId,
-    inferenceProfile: profileView(choice, info, region, input, resource.inference_profile ?? undefined),
+    inferenceProfile: profileView(choice, info, region, input, team, resource.inference_profile ?? undefined),
     region,
     id: resource.id,
     endpointName: input.endpointName,

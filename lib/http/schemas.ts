@@ -60,6 +60,10 @@ const NullableLimit = <T extends typeof RpmLimit>(schema: T, what: string) =>
 export const NullableRpmLimit = NullableLimit(RpmLimit, 'requests per minute, 1 to 1000000');
 export const NullableTpmLimit = NullableLimit(TpmLimit, 'tokens per minute, 1 to 1000000000');
 
+/** A list of Bedrock's processing tiers, as OpenAI's service_tier names them (a key's or a team's limit). */
+export const ServiceTierList = (description: string) =>
+  Type.Array(Type.Union([Type.Literal('default'), Type.Literal('flex'), Type.Literal('priority')]), { minItems: 1, maxItems: 3, description });
+
 /**
  * What endpoints without a body, query or path schema accept: nothing (an empty object). Exported for
  * the check generator (scripts/generate/checks.ts), which makes generated/checks/http.ts of it.

@@ -15,6 +15,7 @@ import { getOrphan, listOrphans, removeOrphan, type Orphan } from '../../tables/
 import { lastReconcilerPass } from '../../tables/reconciler';
 import { getTrackedResource, heldNames } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { usdTimes } from '../../core/money';
 
 /**
  * Orphans (admin): endpoints on the dedicated platform that carry this service's tags but no tracked
@@ -26,8 +27,6 @@ import type { User } from '../../tables/users';
 
 /** The platform whose endpoints carry the service's tags (the one that runs endpoints). */
 const PLATFORM = 'dedicated';
-
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
 
 async function orphanView(o: Orphan) {
   const price = o.instance_type ? await getInstancePrice(o.instance_type) : undefined;
@@ -41,7 +40,7 @@ async function orphanView(o: Orphan) {
     instance_type: o.instance_type,
     instance_count: o.instance_count,
     /** What it bills an hour while it exists (null when its instance type has no price). */
-    hourly_cost_usd: price === undefined ? null : usd(price * (o.instance_count ?? 1)),
+    hourly_cost_usd: price === undefined ? null : usdTimes(price, o.instance_count ?? 1),
   };
 }
 

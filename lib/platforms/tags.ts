@@ -11,6 +11,8 @@ const TAG_MANAGED_BY = 'managed-by';
 const TAG_STAGE = 'model-ops:stage';
 const TAG_RESOURCE_ID = 'model-ops:resource-id';
 const TAG_ENDPOINT = 'model-ops:endpoint';
+const TAG_TEAM = 'model-ops:team';
+const TAG_TEAM_ID = 'model-ops:team-id';
 
 /** The tags of everything created for one endpoint (the resource id once one is known). */
 export function ownerTags(endpointName: string, resourceId?: string): Record<string, string> {
@@ -20,6 +22,14 @@ export function ownerTags(endpointName: string, resourceId?: string): Record<str
     [TAG_ENDPOINT]: endpointName,
     ...(resourceId ? { [TAG_RESOURCE_ID]: resourceId } : {}),
   };
+}
+
+/**
+ * The owning team's cost allocation tags (application inference profiles): the name, which Cost
+ * Explorer shows, and the id, which survives a rename.
+ */
+export function teamTags(team: { id: string; name: string } | undefined): Record<string, string> {
+  return team ? { [TAG_TEAM]: team.name, [TAG_TEAM_ID]: team.id } : {};
 }
 
 export interface Ownership {

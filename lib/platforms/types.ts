@@ -258,6 +258,28 @@ export interface ManagedModelEntry {
   outputModalities: string[];
   inferenceTypesSupported: string[];
   customization: string[];
+  modelLifecycle: ModelLifecycle;
+}
+
+/**
+ * Bedrock's modelLifecycle: ACTIVE or LEGACY, and (ISO) when a LEGACY model entered that state, when its
+ * public extended access (higher prices) begins and when it ends, each only where Bedrock gives it.
+ */
+export interface ModelLifecycle {
+  status: string;
+  legacyTime?: string;
+  publicExtendedAccessTime?: string;
+  endOfLifeTime?: string;
+}
+
+/** How a managed model can be invoked in the service's Region (GET /api/models/managed). */
+export interface InvocationWays {
+  /** The base id where Bedrock serves the model on demand here; null for a profile-only model. */
+  onDemand: string | null;
+  /** Its system-defined (cross-Region) profiles, geographic ones first, each with its destination Regions. */
+  profiles: { id: string; arn: string; scope: 'geographic' | 'global'; regions: string[] }[];
+  /** Whether an application profile can be made for it (copying the on-demand model or a system profile). */
+  applicationProfile: boolean;
 }
 
 export interface DedicatedModelEntry {
@@ -297,8 +319,7 @@ export interface PlatformModelInfo {
   responseStreamingSupported: boolean;
   customizationsSupported: string[];
   inferenceTypesSupported: string[];
-  /** ListFoundationModels' lifecycle: ACTIVE or LEGACY, and the end of life where Bedrock gives one (ISO). */
-  modelLifecycle: { status: string; endOfLifeTime?: string };
+  modelLifecycle: ModelLifecycle;
 }
 
 // ---------------------------------------------------------------------------------------------

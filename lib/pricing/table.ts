@@ -13,6 +13,7 @@ import {
 } from './defaults';
 import { invalidatePriceCache } from './service';
 import { traitsOf } from '../platforms/registry';
+import { usdTimes } from '../../core/money';
 
 /**
  * The price table as the API shows and changes it (GET/POST /api/pricing; POST /api/pricing/update
@@ -71,14 +72,12 @@ export interface InstancePriceView {
   last_updated: string;
 }
 
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
-
 function instanceView(instanceType: string, hourly: number, source: EntrySource, at: string): InstancePriceView {
   return {
     instanceType,
     hourly_usd: hourly,
-    daily_usd: usd(hourly * 24),
-    monthly_estimate_usd: usd(hourly * HOURS_PER_MONTH),
+    daily_usd: usdTimes(hourly, 24),
+    monthly_estimate_usd: usdTimes(hourly, HOURS_PER_MONTH),
     source,
     last_updated: at,
   };

@@ -1,5 +1,6 @@
 import type { EndpointStatus } from '../platforms/types';
 import { specStatus, type SpecStatus } from './lifecycle';
+import { costOfInstanceTime, usdOf } from '../../core/money';
 
 /**
  * Billable time of a dedicated endpoint, kept on the resource item so that the month's cost is exact
@@ -64,10 +65,8 @@ export function billingAfter(r: Billed, next: { billable: boolean; instanceCount
   };
 }
 
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
-
-/** The month's cost so far: billable instance-hours this month x the hourly price of one instance. */
+/** The month's cost so far: billable instance-hours this month x the hourly price of one instance, exact to the nano-dollar. */
 export function monthToDate(r: Billed, pricePerInstanceHour: number, at: Date): { instanceHours: number; usd: number } {
-  const hours = instanceSecondsThisMonth(r, at) / 3600;
-  return { instanceHours: Math.round(hours * 1e4) / 1e4, usd: usd(hours * pricePerInstanceHour) };
+  const seconds = instanceSecondsThisMonth(r, at);
+  return { instanceHours: Math.round((seconds / 3600) * 1e4) / 1e4, usd: usdOf(costOfInstanceTime(pricePerInstanceHour, seconds)) };
 }

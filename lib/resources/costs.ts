@@ -6,6 +6,7 @@ import { endpointMetricsOf } from '../platforms/endpoints';
 import type { EndpointMetrics } from '../platforms/types';
 import type { TrackedResource } from '../../tables/resources';
 import { traitsOf } from '../platforms/registry';
+import { usdTimes } from '../../core/money';
 
 /** docs/openapi.yaml Resource costs object, and what dedicated endpoints have cost this month. */
 export interface Costs {
@@ -20,15 +21,12 @@ export interface Costs {
   month_to_date_usd?: number;
 }
 
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
-
 /** Hourly, daily (x24) and monthly (x730, AWS's average month) cost of `count` instances. */
 export function hourlyCosts(hourlyPerInstance: number, count: number, at: string): Costs {
-  const hourly = hourlyPerInstance * count;
   return {
-    hourly_cost: usd(hourly),
-    daily_cost: usd(hourly * 24),
-    monthly_estimate: usd(hourly * HOURS_PER_MONTH),
+    hourly_cost: usdTimes(hourlyPerInstance, count),
+    daily_cost: usdTimes(hourlyPerInstance, count, 24),
+    monthly_estimate: usdTimes(hourlyPerInstance, count, HOURS_PER_MONTH),
     last_updated: at,
     pricing_model: 'hourly',
   };

@@ -1,5 +1,6 @@
 import type { TrackedResource } from '../../tables/resources';
 import { isBillable, monthToDate } from './billing';
+import { nanosOf, usdOf } from '../../core/money';
 
 /**
  * The two guardrails of a dedicated endpoint, as rules the reconciler applies and the API shows:
@@ -47,8 +48,6 @@ export function budgetReached(r: TrackedResource, pricePerInstanceHour: number, 
   return r.monthly_budget_usd !== null && monthToDate(r, pricePerInstanceHour, now).usd >= r.monthly_budget_usd;
 }
 
-const usd = (n: number) => Math.round(n * 1e6) / 1e6;
-
 /** What a person (the console) sees of a dedicated resource's guardrails. */
 export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, now: Date) {
   const mtd = monthToDate(r, pricePerInstanceHour, now);
@@ -59,7 +58,7 @@ export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, 
     monthly_budget_usd: budget,
     month_to_date_usd: mtd.usd,
     billable_instance_hours_this_month: mtd.instanceHours,
-    budget_remaining_usd: budget === null ? null : usd(Math.max(0, budget - mtd.usd)),
+    budget_remaining_usd: budget === null ? null : usdOf(Math.max(0, nanosOf(budget) - nanosOf(mtd.usd))),
     billing: isBillable(r.status),
     last_chat_at: r.last_chat_at,
     idle_activity: IDLE_ACTIVITY,

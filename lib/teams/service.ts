@@ -39,9 +39,16 @@ export interface NewTeam {
   monthly_budget_usd?: number;
   rpm_limit?: number;
   tpm_limit?: number;
+  allowed_service_tiers?: NonNullable<Team['allowed_service_tiers']>;
 }
 
-export type TeamChanges = Partial<{ name: string; monthly_budget_usd: number | null; rpm_limit: number | null; tpm_limit: number | null }>;
+export type TeamChanges = Partial<{
+  name: string;
+  monthly_budget_usd: number | null;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  allowed_service_tiers: Team['allowed_service_tiers'];
+}>;
 
 export interface NewMember {
   /** The user by id, or by `username` (a username or an e-mail address): one of the two. */
@@ -61,6 +68,7 @@ export interface PublicTeam {
   spent_usd: number;
   rpm_limit: number | null;
   tpm_limit: number | null;
+  allowed_service_tiers: Team['allowed_service_tiers'];
   active_keys: number;
   created_at: string;
   updated_at: string;
@@ -84,6 +92,7 @@ async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date)
     spent_usd: usdOf(spend(teamOwner(t)).spent),
     rpm_limit: t.rpm_limit,
     tpm_limit: t.tpm_limit,
+    allowed_service_tiers: t.allowed_service_tiers,
     active_keys: t.active_keys,
     created_at: t.created_at,
     updated_at: t.updated_at,
@@ -139,6 +148,7 @@ export async function createTeam(input: NewTeam, now = new Date()): Promise<Publ
     monthly_budget_usd: input.monthly_budget_usd ?? null,
     rpm_limit: input.rpm_limit ?? null,
     tpm_limit: input.tpm_limit ?? null,
+    allowed_service_tiers: input.allowed_service_tiers ? [...new Set(input.allowed_service_tiers)] : null,
     created_at: at,
     updated_at: at,
     active_keys: 0,
@@ -176,7 +186,8 @@ export async function getTeamView(user: User, teamId: string, now = new Date()) 
 export async function updateTeam(user: User, teamId: string, changes: TeamChanges, now = new Date()) {
   const { team: current, member } = await teamAccess(user, teamId);
   if (current.deleting_since) throw new NotFound('Team not found');
-  const team = await writeTeam(current, changes, now.toISOString());
+  const tiers = changes.allowed_service_tiers;
+  const team = await writeTeam(current, tiers ? { ...changes, allowed_service_tiers: [...new Set(tiers)] } : changes, now.toISOString());
   await propagateTeam(team);
   if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
   return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };

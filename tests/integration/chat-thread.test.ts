@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import { nanosOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { handler as postThread } from '../../functions/chat/thread-post';
@@ -83,6 +84,7 @@ describe.each([
       tokens_total: assistant.tokens_in + assistant.tokens_out,
       latency_ms: expect.any(Number),
       model_id: assistant.metadata.model_id,
+      cost_usd: expect.any(Number),
     });
     expect(Number.isInteger(assistant.tokens_in) && assistant.tokens_in > 0).toBe(true);
     expect(Number.isInteger(assistant.tokens_out) && assistant.tokens_out > 0).toBe(true);
@@ -129,6 +131,8 @@ describe.each([
       expect(res.body[period]).toMatchObject({ requests: 3, tokens_in: tokensIn, tokens_out: tokensOut, tokens_total: tokensIn + tokensOut });
       if (platform === 'dedicated') expect(res.body[period].cost_usd).toBe(0);
       else expect(res.body[period].cost_usd).toBeGreaterThan(0);
+      // Each reply carries the charge the usage sums (the console shows it instead of recomputing it).
+      expect(replies.reduce((n, r) => n + nanosOf(r.cost_usd), 0)).toBe(nanosOf(res.body[period].cost_usd));
     }
   });
 

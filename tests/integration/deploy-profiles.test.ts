@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { handler as deployManaged } from '../../functions/deploy/managed';
 import { handler as control } from '../../functions/resources/control';
 import { handler as postThread } from '../../functions/chat/thread-post';
+import { handler as createTeam } from '../../functions/teams/create';
+import { handler as addMember } from '../../functions/teams/add-member';
 import { getTrackedResource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -20,8 +22,23 @@ const US_REGIONS = ['us-east-1', 'us-east-2', 'us-west-2'];
 const tag = () => randomUUID().slice(0, 8);
 
 let admin: string;
+/** An admin in one team (billed by default), and that team's id and name; a second team the first admin is not in. */
+let teamed: { token: string; teamId: string; teamName: string };
+let otherTeam: string;
 beforeAll(async () => {
   admin = (await makeUser('admin')).token;
+  const member = await makeUser('admin');
+  const newTeam = async (name: string) =>
+    (await call(createTeam as Handler, { method: 'POST', token: admin, body: { name } })).body.team as { id: string; name: string };
+  const [team, other] = await Promise.all([newTeam(`search-${tag()}`), newTeam(`ads-${tag()}`)]);
+  await call(addMember as Handler, {
+    method: 'POST',
+    token: admin,
+    pathParameters: { teamId: team.id },
+    body: { user_id: member.user.id, role: 'member' },
+  });
+  teamed = { token: member.token, teamId: team.id, teamName: team.name };
+  otherTeam = other.id;
 });
 
 const deploy = (body: Record<string, unknown>) => call(deployManaged as Handler, { method: 'POST', token: admin, body });
@@ -110,6 +127,45 @@ describe('POST /api/deploy/managed with inference profiles', () => {
     expect(deleted.status).toBe(200);
     expect((await emulatorState()).inferenceProfiles.some((p) => p.arn === arn)).toBe(false);
     expect(await getTrackedResource(body.id)).toBeUndefined();
+  });
+
+  test("an application profile carries the deploying user's team as its cost allocation tag, the service's tags winning over the caller's", async () => {
+    const res = await call(deployManaged as Handler, {
+      method: 'POST',
+      token: teamed.token,
+      body: { modelId: SONNET, endpointName: `p-${tag()}`, inferenceProfile: 'application', tags: { 'model-ops:team': 'forged' }, dryRun: false },
+    });
+    expect(res.status).toBe(200);
+    const created = (await emulatorState()).inferenceProfiles.find((p) => p.arn === res.body.inferenceProfile.arn);
+    expect(created?.tags).toMatchObject({
+      'model-ops:team': teamed.teamName,
+      'model-ops:team-id': teamed.teamId,
+      'model-ops:resource-id': res.body.id,
+    });
+    expect((await remove(res.body.id)).status).toBe(200);
+  });
+
+  test('a team named in the request bills that team when the caller belongs to it; another team is 400 and nothing is created', async () => {
+    const named = await call(deployManaged as Handler, {
+      method: 'POST',
+      token: teamed.token,
+      body: { modelId: SONNET, endpointName: `p-${tag()}`, inferenceProfile: 'application', team_id: teamed.teamId },
+    });
+    expect(named.body.plan.inferenceProfile.tags).toMatchObject({ 'model-ops:team': teamed.teamName });
+    const before = (await emulatorState()).inferenceProfiles.length;
+    const foreign = await call(deployManaged as Handler, {
+      method: 'POST',
+      token: teamed.token,
+      body: { modelId: SONNET, endpointName: `p-${tag()}`, inferenceProfile: 'application', team_id: otherTeam, dryRun: false },
+    });
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.error).toContain('not a member');
+    expect((await emulatorState()).inferenceProfiles.length).toBe(before);
+  });
+
+  test('team_id without an application profile is 400', async () => {
+    const res = await deploy({ modelId: SONNET, endpointName: `p-${tag()}`, team_id: otherTeam });
+    expect(res.status).toBe(400);
   });
 
   test('a model offered both ways is called on demand by auto, and through its profile when asked', async () => {

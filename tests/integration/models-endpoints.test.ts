@@ -19,6 +19,7 @@ import { makeUser } from '../helpers/users';
 jest.setTimeout(60_000);
 
 const HAIKU = 'anthropic.claude-3-haiku-20240307-v1:0';
+const SONNET = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
 const LLAMA = 'meta/llama-3.1-8b-instruct';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -43,7 +44,7 @@ const expectStandardError = (body: any, status: number) => {
 };
 
 describe('GET /api/models/managed', () => {
-  test('answers success, region and the managed list entries, exactly the spec fields', async () => {
+  test('answers success, region and the managed list entries: the spec fields, the lifecycle and the ways to invoke', async () => {
     const res = await get(listManaged, '/api/models/managed');
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['models', 'region', 'success']);
@@ -54,8 +55,10 @@ describe('GET /api/models/managed', () => {
         'customization',
         'inferenceTypesSupported',
         'inputModalities',
+        'invocation',
         'modelArn',
         'modelId',
+        'modelLifecycle',
         'outputModalities',
         'providerName',
       ]);
@@ -74,7 +77,34 @@ describe('GET /api/models/managed', () => {
       outputModalities: ['TEXT'],
       inferenceTypesSupported: ['ON_DEMAND'],
       customization: [],
+      modelLifecycle: { status: 'LEGACY' },
+      invocation: {
+        onDemand: HAIKU,
+        profiles: [
+          { id: `us.${HAIKU}`, arn: expect.stringContaining(`:inference-profile/us.${HAIKU}`), scope: 'geographic', regions: expect.any(Array) },
+        ],
+        applicationProfile: true,
+      },
     });
+  });
+
+  test("a profile-only model shows no on-demand id, its Region's geographic profile before the global one with their Regions, and that an application profile can copy them", async () => {
+    const res = await get(listManaged, '/api/models/managed');
+    const sonnet = res.body.models.find((m: any) => m.modelId === SONNET);
+    expect(sonnet.modelLifecycle).toEqual({ status: 'ACTIVE' });
+    expect(sonnet.invocation.onDemand).toBeNull();
+    expect(sonnet.invocation.applicationProfile).toBe(true);
+    const ids = sonnet.invocation.profiles.map((p: any) => p.id);
+    // Only the profiles a caller in the service's Region (us-east-1) can use: eu. and apac. start elsewhere.
+    expect(ids).toEqual([`us.${SONNET}`, `global.${SONNET}`]);
+    expect(sonnet.invocation.profiles.find((p: any) => p.id === `us.${SONNET}`)).toMatchObject({
+      scope: 'geographic',
+      regions: ['us-east-1', 'us-east-2', 'us-west-2'],
+    });
+    expect(sonnet.invocation.profiles.at(-1).scope).toBe('global');
+    // An embedding model offered on demand only has no profiles, and still takes an application profile.
+    const titan = res.body.models.find((m: any) => m.modelId === 'amazon.titan-embed-text-v2:0');
+    expect(titan.invocation).toEqual({ onDemand: 'amazon.titan-embed-text-v2:0', profiles: [], applicationProfile: true });
   });
 
   test('needs a token', async () => {

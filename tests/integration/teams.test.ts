@@ -63,6 +63,7 @@ describe('teams', () => {
         spent_usd: 0,
         rpm_limit: 60,
         tpm_limit: 100_000,
+        allowed_service_tiers: null,
         active_keys: 0,
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -150,7 +151,7 @@ describe('teams', () => {
       expect(memberships).toEqual([
         expect.objectContaining({
           team_id: team.id,
-          team: { name: `${team.name}-x`, monthly_budget_usd: 42, rpm_limit: 7, tpm_limit: 700, version: 2 },
+          team: { name: `${team.name}-x`, monthly_budget_usd: 42, rpm_limit: 7, tpm_limit: 700, allowed_service_tiers: null, version: 2 },
         }),
       ]);
     }

@@ -1,5 +1,7 @@
 import fc from 'fast-check';
-import { costOfTokens, nanosOf, usdOf, usdText } from '../../core/money';
+import { costOfInstanceTime, costOfTokens, nanosOf, usdOf, usdText, usdTimes } from '../../core/money';
+import { monthToDate } from '../../lib/resources/billing';
+import { hourlyEstimate } from '../../lib/deploy/estimate';
 import { tokenCost } from '../../lib/pricing/service';
 
 const TITAN_EMBED_V2 = { input_per_1k: 0.00002, output_per_1k: 0 };
@@ -64,4 +66,26 @@ test('token costs add up exactly: the cost of a sum of calls is the sum of their
       expect(each).toBe(whole);
     }),
   );
+});
+
+describe('dedicated endpoints: hourly money exact, as token money is', () => {
+  test('an hourly price times instances, days and months keeps every nano-dollar (a 7th decimal was rounded away)', () => {
+    expect(usdTimes(0.1234567, 24)).toBe(2.9629608);
+    expect(usdTimes(1.408, 730)).toBe(1027.84);
+    expect(hourlyEstimate('ml.g5.xlarge', 3, 0.1234567)).toMatchObject({ hourly_usd: 0.3703701, daily_usd: 8.8888824, monthly_usd: 270.370173 });
+  });
+
+  test('instance time is charged to the millisecond, upwards once: one second of a $0.0000036 hour is one nano-dollar', () => {
+    expect(costOfInstanceTime(0.0000036, 1)).toBe(1);
+    expect(costOfInstanceTime(1.408, 3600)).toBe(1_408_000_000);
+    expect(costOfInstanceTime(1.408, 0.001)).toBe(392); // 391.11… nano-dollars, taken up
+  });
+
+  test('a month to date below a micro-dollar is no longer shown as 0', () => {
+    const at = new Date('2026-11-28T07:00:00.000Z');
+    const since = new Date(at.getTime() - 1000).toISOString();
+    const mtd = monthToDate({ billing_month: '2026-11', billed_instance_seconds: 0, billable_since: since, instance_count: 1 }, 0.0001, at);
+    expect(mtd.usd).toBe(usdOf(28)); // $0.0001 an hour for one second: 27.7… nano-dollars
+    expect(mtd.usd).toBeGreaterThan(0);
+  });
 });

@@ -138,10 +138,12 @@ const STATUS_CLASS: Record<string, string> = {
   Failed: 'bad',
   OutOfService: 'bad',
   unhealthy: 'bad',
+  LEGACY: 'busy',
 };
 
 export function Badge({ value }: { value: string }) {
-  return <span className={`badge ${STATUS_CLASS[value] ?? 'neutral'}`}>{value}</span>;
+  // A word that says more than the status ("LEGACY, end of life …") takes the status's colour.
+  return <span className={`badge ${STATUS_CLASS[value] ?? STATUS_CLASS[value.split(',')[0] ?? ''] ?? 'neutral'}`}>{value}</span>;
 }
 
 /** A definition list of label/value pairs. */

@@ -11,12 +11,6 @@ type Resource = Schemas['Resource'];
 type Conversation = Schemas['Conversation'];
 type Price = { input: number; output: number } | 'hourly' | undefined;
 
-/** The cost the service charges for a reply: tokens at the resource's per-1K prices (lib/pricing). */
-function replyCost(price: Price, tokensIn = 0, tokensOut = 0): number | undefined {
-  if (!price || price === 'hourly') return undefined;
-  return Math.round(((tokensIn / 1000) * price.input + (tokensOut / 1000) * price.output) * 1e6) / 1e6;
-}
-
 export default function Chat() {
   const { conversationId } = useParams<{ conversationId?: string }>();
   const conversations = useQuery(() => unwrap(api.GET('/api/conversations', { params: { query: { limit: 50 } } })), []);
@@ -278,7 +272,8 @@ function useResourceFacts(
 }
 
 function MessageItem({ message: m, price, author }: { message: Message; price: Price; author: string }) {
-  const cost = m.role === 'assistant' ? replyCost(price, m.tokens_in, m.tokens_out) : undefined;
+  // The server's own charge (cache reads and writes, tiers and exact money included); never recomputed here.
+  const cost = m.role === 'assistant' ? m.cost_usd : undefined;
   return (
     <li className={`message ${m.role}${m.status === 'failed' ? ' failed' : ''}`}>
       <p className="who">

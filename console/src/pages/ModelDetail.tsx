@@ -3,7 +3,7 @@ import { api, unwrap } from '../api/client';
 import { useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
 import { ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
-import { int, list, usd } from '../format';
+import { int, lifecycle, list, usd } from '../format';
 
 /** The platforms whose catalogue describes one model (both answer ModelInfo), by their model-info routes. */
 const MODEL_INFO = {
@@ -50,7 +50,7 @@ export default function ModelDetail() {
                 ['Streaming', q.data.modelInfo.responseStreamingSupported ? 'Supported' : 'Not supported'],
                 ['Inference', list(q.data.modelInfo.inferenceTypesSupported)],
                 ['Customisation', list(q.data.modelInfo.customizationsSupported)],
-                ['Lifecycle', q.data.modelInfo.modelLifecycle.status],
+                ['Lifecycle', lifecycle(q.data.modelInfo.modelLifecycle)],
                 ['ARN', <span className="mono small">{q.data.modelInfo.modelArn}</span>],
               ]}
             />

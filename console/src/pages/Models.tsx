@@ -3,8 +3,8 @@ import { Link, useParams } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
-import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
-import { dateTime, list } from '../format';
+import { Badge, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { dateTime, lifecycle, list } from '../format';
 
 /**
  * The platforms, as the console shows them. Each has its own catalogue and deploy routes, whose shapes
@@ -78,7 +78,7 @@ function Managed({ query }: { query: string }) {
       <p className="count">
         {models.length} of {q.data?.models.length ?? 0} models in {q.data?.region}
       </p>
-      <TableBox label="Managed models" columns={['Model', 'Provider', 'Input', 'Output', 'Inference']}>
+      <TableBox label="Managed models" columns={['Model', 'Provider', 'Input', 'Output', 'Invoke through', 'Lifecycle']}>
         {models.map((m) => (
           <tr key={m.modelId}>
             <th scope="row">
@@ -87,11 +87,29 @@ function Managed({ query }: { query: string }) {
             <td>{m.providerName}</td>
             <td>{list(m.inputModalities)}</td>
             <td>{list(m.outputModalities)}</td>
-            <td>{list(m.inferenceTypesSupported)}</td>
+            <td>
+              <InvocationWays ways={m.invocation} />
+            </td>
+            <td>{m.modelLifecycle.status === 'ACTIVE' ? 'Active' : <Badge value={lifecycle(m.modelLifecycle)} />}</td>
           </tr>
         ))}
       </TableBox>
     </>
+  );
+}
+
+/** On demand, each system profile (its destination Regions on hover), and whether an application profile can be made. */
+function InvocationWays({ ways }: { ways: Schemas['ManagedModelEntry']['invocation'] }) {
+  return (
+    <ul className="plain">
+      {ways.onDemand ? <li>on demand</li> : null}
+      {ways.profiles.map((p) => (
+        <li key={p.id} title={`Destination Regions: ${p.regions.join(', ')}`}>
+          <span className="mono small">{p.id}</span> ({p.scope}, {p.regions.length} Regions)
+        </li>
+      ))}
+      {ways.applicationProfile ? <li>application profile</li> : <li>provisioned throughput only</li>}
+    </ul>
   );
 }
 

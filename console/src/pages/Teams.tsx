@@ -162,6 +162,7 @@ export function TeamDetail() {
               ],
               ['Requests per minute', limit(t.rpm_limit, 'rpm')],
               ['Tokens per minute', limit(t.tpm_limit, 'tpm')],
+              ['Service tiers', t.allowed_service_tiers ? t.allowed_service_tiers.join(', ') : 'every tier'],
               ['Active keys', t.active_keys],
               ['Your role', t.my_role ?? '—'],
               ['Created', dateTime(t.created_at)],

@@ -3,13 +3,32 @@
  * GetFoundationModel). Chat (Bedrock runtime Converse) is managed-chat.ts, so that this module bundles
  * the Bedrock control client alone.
  */
-import { BedrockClient, GetFoundationModelCommand, ListFoundationModelsCommand, type FoundationModelDetails } from '@aws-sdk/client-bedrock';
+import {
+  BedrockClient,
+  GetFoundationModelCommand,
+  ListFoundationModelsCommand,
+  type FoundationModelDetails,
+  type FoundationModelLifecycle,
+} from '@aws-sdk/client-bedrock';
 import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorName, guard, toUpstreamError, unreadable } from '../errors';
-import type { ManagedModelEntry, ManagedPlatform, PlatformModelInfo } from '../types';
+import type { ManagedModelEntry, ManagedPlatform, ModelLifecycle, PlatformModelInfo } from '../types';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
+
+/** Bedrock's lifecycle with its times as ISO strings, each only where Bedrock gives it (an ACTIVE model has none). */
+function lifecycleOf(lifecycle: FoundationModelLifecycle | undefined): ModelLifecycle {
+  const times = {
+    legacyTime: lifecycle?.legacyTime,
+    publicExtendedAccessTime: lifecycle?.publicExtendedAccessTime,
+    endOfLifeTime: lifecycle?.endOfLifeTime,
+  };
+  return {
+    status: lifecycle?.status ?? 'ACTIVE',
+    ...Object.fromEntries(Object.entries(times).flatMap(([k, t]) => (t instanceof Date && !Number.isNaN(t.getTime()) ? [[k, t.toISOString()]] : []))),
+  };
+}
 
 export class BedrockManagedPlatform implements ManagedPlatform {
   readonly region: string;
@@ -36,6 +55,7 @@ export class BedrockManagedPlatform implements ManagedPlatform {
         outputModalities: m.outputModalities ?? [],
         inferenceTypesSupported: m.inferenceTypesSupported ?? [],
         customization: m.customizationsSupported ?? [],
+        modelLifecycle: lifecycleOf(m.modelLifecycle),
       }));
   }
 
@@ -59,10 +79,7 @@ export class BedrockManagedPlatform implements ManagedPlatform {
       responseStreamingSupported: details.responseStreamingSupported ?? false,
       customizationsSupported: details.customizationsSupported ?? [],
       inferenceTypesSupported: details.inferenceTypesSupported ?? [],
-      modelLifecycle: {
-        status: details.modelLifecycle?.status ?? 'ACTIVE',
-        ...(details.modelLifecycle?.endOfLifeTime ? { endOfLifeTime: details.modelLifecycle.endOfLifeTime.toISOString() } : {}),
-      },
+      modelLifecycle: lifecycleOf(details.modelLifecycle),
     };
   }
 

@@ -73,6 +73,16 @@ export async function listSystemProfiles(): Promise<InferenceProfileView[]> {
   return views;
 }
 
+export const isGlobalProfile = (p: Pick<InferenceProfileView, 'id'>) => p.id.startsWith('global.');
+
+/** The system profiles of the service's Region by the model they serve, geographic ones before the global one. */
+export async function systemProfilesByModel(): Promise<Map<string, InferenceProfileView[]>> {
+  const byModel = new Map<string, InferenceProfileView[]>();
+  for (const profile of await listSystemProfiles()) byModel.set(profile.modelId, [...(byModel.get(profile.modelId) ?? []), profile]);
+  for (const list of byModel.values()) list.sort((a, b) => Number(isGlobalProfile(a)) - Number(isGlobalProfile(b)));
+  return byModel;
+}
+
 /** One profile by id or ARN; undefined when Bedrock does not know it (deleted, or never there). */
 async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
   try {
