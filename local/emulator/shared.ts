@@ -135,6 +135,22 @@ export interface Tag {
   Value: string;
 }
 
+interface PublishedMessage {
+  messageId: string;
+  topicArn: string;
+  subject?: string;
+  message: string;
+  attributes: Record<string, string>;
+}
+
+interface SentEmail {
+  messageId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+}
+
 export interface EmulatorState {
   calls: Record<string, number>;
   faults: FaultRule[];
@@ -148,6 +164,10 @@ export interface EmulatorState {
   inferenceProfiles: Map<string, ApplicationProfile>;
   /** How often each Bedrock runtime modelId (base id, profile id or ARN) was called: what tests ask. */
   runtimeTargets: Record<string, number>;
+  /** SNS Publish calls received (local/emulator/notify.ts), what tests and `npm start` read back. */
+  published: PublishedMessage[];
+  /** SES v2 SendEmail calls received. */
+  emails: SentEmail[];
   nextId: number;
 }
 
@@ -162,6 +182,8 @@ export function createState(): EmulatorState {
     invocations: [],
     inferenceProfiles: new Map(),
     runtimeTargets: {},
+    published: [],
+    emails: [],
     nextId: 1,
   };
 }
@@ -222,7 +244,9 @@ type ErrorStyle =
   | { kind: 'restJson'; messageKey: 'message' | 'Message'; errorTypeSuffix?: string }
   | { kind: 'awsJson'; contentType: string; messageKey: 'message' | 'Message' }
   | { kind: 'queryCompatJson'; contentType: string; namespace: string }
-  | { kind: 'problem' };
+  | { kind: 'problem' }
+  /** awsQuery services (SNS): an XML ErrorResponse naming the code and who is to blame. */
+  | { kind: 'awsQueryXml'; namespace: string };
 
 export interface ServiceDef {
   name: string;

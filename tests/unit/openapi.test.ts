@@ -35,6 +35,7 @@ import {
   UpdateTeamBody,
 } from '../../functions/teams/schemas';
 import { OidcCallbackQuery, OidcLoginQuery } from '../../functions/auth/schemas';
+import { ChannelPath, CreateChannelBody, ListDeliveriesQuery } from '../../functions/alerts/schemas';
 
 type Json = any;
 
@@ -454,6 +455,7 @@ const BODIES: Record<string, TSchema> = {
   updatePricing: RefreshPricingBody,
   createKey: CreateKeyBody,
   updateKey: UpdateKeyBody,
+  createAlertChannel: CreateChannelBody,
   chatCompletions: ChatCompletionBody,
   embeddings: EmbeddingsBody,
   responses: ResponsesBody,
@@ -490,6 +492,9 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   currentUsage: { query: UsageQuery },
   listKeys: { query: ListKeysQuery },
   updateKey: { path: KeyPath },
+  deleteAlertChannel: { path: ChannelPath },
+  testAlertChannel: { path: ChannelPath },
+  listAlertDeliveries: { query: ListDeliveriesQuery },
   revokeKey: { path: KeyPath },
   listTeams: { query: ListTeamsQuery },
   getTeam: { path: TeamPath },
