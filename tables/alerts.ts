@@ -134,6 +134,20 @@ export async function setAlertThresholds(owner: { kind: AlertScopeKind; id: stri
   await db.send(new PutCommand({ TableName: TABLE, Item: { ...thresholdsKey(owner), entity: 'alert-thresholds', thresholds } }));
 }
 
+/**
+ * The alert thresholds a PATCH gave a budget, stored, and what its answer shows of them: nothing when
+ * the PATCH did not name them.
+ */
+export async function thresholdsChange(
+  owner: { kind: AlertScopeKind; id: string },
+  thresholds: number[] | null | undefined,
+): Promise<{ alert_thresholds?: number[] | null }> {
+  if (thresholds === undefined) return {};
+  const stored = thresholds && normalThresholds(thresholds);
+  await setAlertThresholds(owner, stored);
+  return { alert_thresholds: stored };
+}
+
 /** The thresholds set on several budgets, in one BatchGet; undefined where none are set. */
 export async function readAlertThresholds(
   owners: { kind: AlertScopeKind; id: string }[],

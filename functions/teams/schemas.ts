@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import { AlertThresholds, NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 /**
  * A team's name: what people and sign-on groups call it (OIDC_TEAM_GROUPS_PREFIX + name), unique
@@ -31,6 +31,7 @@ export const UpdateTeamBody = Type.Object(
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000_000, Budget)),
     rpm_limit: Type.Optional(NullableRpmLimit),
     tpm_limit: Type.Optional(NullableTpmLimit),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -73,6 +74,7 @@ export const UpdateMemberBody = Type.Object(
   {
     role: Type.Optional(TeamRole),
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000_000, Budget)),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -1,4 +1,4 @@
-import { normalThresholds, setAlertThresholds } from '../../tables/alerts';
+import { thresholdsChange } from '../../tables/alerts';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
@@ -167,14 +167,8 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
   const key = Object.keys(patch).length ? await updateApiKeyRecord(id, patch) : current;
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);
-  if (thresholds !== undefined) await setAlertThresholds({ kind: 'key', id }, thresholds && normalThresholds(thresholds));
-  return {
-    success: true,
-    key: {
-      ...(await withSpend([key], user, now))[0],
-      ...(thresholds !== undefined ? { alert_thresholds: thresholds && normalThresholds(thresholds) } : {}),
-    },
-  };
+  const alerts = await thresholdsChange({ kind: 'key', id }, thresholds);
+  return { success: true, key: { ...(await withSpend([key], user, now))[0], ...alerts } };
 }
 
 /** Revokes a key at once: the next call with it is refused. Revoking a revoked key changes nothing. */
