@@ -271,6 +271,20 @@ export function loadConfig(env: Env = process.env) {
       maxTagChecksPerPass: int(env, 'RECONCILE_MAX_TAG_CHECKS', 100, 0, 5000),
     },
 
+    alerts: {
+      /**
+       * The name prefix of the SNS topics alert channels may publish to: the deployed template grants
+       * Publish on the topics of its account and region so named. Unset (tests): any topic.
+       */
+      topicPrefix: optional(env, 'ALERTS_SNS_TOPIC_PREFIX'),
+      /** The SES identity alert e-mails are sent from; unset: no e-mail channels. */
+      emailFrom: optional(env, 'ALERTS_EMAIL_FROM'),
+      /** Attempts at one delivery within a stream batch, and the first backoff (doubled after each). */
+      deliveryAttempts: int(env, 'ALERTS_DELIVERY_ATTEMPTS', 3, 1, 10),
+      retryBaseMs: int(env, 'ALERTS_RETRY_BASE_MS', 1000, 0, 60_000),
+      webhookTimeoutMs: int(env, 'ALERTS_WEBHOOK_TIMEOUT_MS', 5000, 100, 30_000),
+    },
+
     observability: {
       logLevel: str(env, 'LOG_LEVEL', 'INFO').toUpperCase(),
       // Tracing is chosen when the bundles are built (TRACING_ENABLED, serverless.yml: `#tracing`).

@@ -45,9 +45,9 @@ interface EventSourceSettings {
   filterPatterns: Record<string, unknown>[];
 }
 
-/** The aggregator's event source mapping as deployed (functions/usage/stream.yml), so local runs match it. */
-export function aggregatorEventSource(): EventSourceSettings {
-  const mapping = parse(readFileSync(join(here, '..', 'functions', 'usage', 'stream.yml'), 'utf8')) as {
+/** An event source mapping as deployed (functions/<area>/stream.yml), so local runs match it. */
+function eventSourceOf(area: string): EventSourceSettings {
+  const mapping = parse(readFileSync(join(here, '..', 'functions', area, 'stream.yml'), 'utf8')) as {
     Properties: {
       BatchSize?: number;
       MaximumBatchingWindowInSeconds?: number;
@@ -63,6 +63,12 @@ export function aggregatorEventSource(): EventSourceSettings {
     filterPatterns: (p.FilterCriteria?.Filters ?? []).map((f) => JSON.parse(f.Pattern) as Record<string, unknown>),
   };
 }
+
+/** The usage aggregator's mapping (functions/usage/stream.yml). */
+export const aggregatorEventSource = () => eventSourceOf('usage');
+
+/** The alert deliverer's mapping (functions/alerts/stream.yml). */
+export const alertsEventSource = () => eventSourceOf('alerts');
 
 /** Lambda's event filtering for the patterns used here: nested objects, and arrays of accepted values. */
 function matches(pattern: unknown, value: unknown): boolean {

@@ -379,6 +379,56 @@ export async function setBudget(owner: BudgetOwner, month: string, budgetUsd: nu
   }
 }
 
+/** A spend item as the table's stream shows it (the alert deliverer compares it with its thresholds). */
+export interface SpendImage {
+  owner: BudgetOwner;
+  month: string;
+  budget: Nanos;
+  spent: Nanos;
+  /** When a call was first refused for want of budget this month (markRefused), if one was. */
+  refusedAt: string | null;
+}
+
+const SPEND_PK = /^SPEND#(KEY|USER|TEAM|MEMBER)#(.+)$/;
+
+/** The spend item's figures, or undefined for an item of another shape. */
+export function spendOfItem(item: Record<string, unknown>): SpendImage | undefined {
+  const pk = SPEND_PK.exec(String(item.PK));
+  const month = /^M#(\d{4}-\d{2})$/.exec(String(item.SK))?.[1];
+  if (!pk || !month) return undefined;
+  const kind = (pk[1] as string).toLowerCase() as BudgetOwner['kind'];
+  return {
+    owner: { kind, id: pk[2] as string },
+    month,
+    budget: readUsd(item.budget),
+    spent: readUsd(item.spent),
+    refusedAt: typeof item.refused_at === 'string' ? item.refused_at : null,
+  };
+}
+
+/**
+ * Notes on the owner's month that a call was refused for want of budget: the first refusal only
+ * (conditional), so the alert deliverer hears of it once through the stream. Holds keep spend just
+ * under a budget, so a budget may refuse calls without its spend ever reaching 100 %.
+ */
+export async function markRefused(owner: BudgetOwner, month: string, budget: Nanos, at: Date): Promise<void> {
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: spendKey(owner, month),
+        // A call whose bound is above the whole budget refuses before the month has an item: start it
+        // as a reservation would (the headroom follows from the budget when a reservation comes).
+        UpdateExpression: 'SET refused_at = :at, entity = :e, budget = if_not_exists(budget, :budget), spent = if_not_exists(spent, :zero)',
+        ConditionExpression: 'attribute_not_exists(refused_at)',
+        ExpressionAttributeValues: { ':at': at.toISOString(), ':e': 'spend', ':budget': storedUsd(budget), ':zero': 0 },
+      }),
+    );
+  } catch (err) {
+    if ((err as { name?: string }).name !== 'ConditionalCheckFailedException') throw err;
+  }
+}
+
 /** The month's spend of several owners, in one BatchGet. */
 export async function readSpend(owners: BudgetOwner[], month: string): Promise<(owner: BudgetOwner) => Spend> {
   const items = await getItems(owners.map((o) => spendKey(o, month)));

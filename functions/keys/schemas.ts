@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import { AlertThresholds, NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, description: '1 to 100 characters' });
 const Budget = Usd(1_000_000, 'USD per calendar month, UTC');
@@ -34,6 +34,7 @@ export const UpdateKeyBody = Type.Object(
     rpm_limit: Type.Optional(NullableRpmLimit),
     tpm_limit: Type.Optional(NullableTpmLimit),
     allowed_service_tiers: Type.Optional(Type.Union([ServiceTiers, Type.Null()])),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

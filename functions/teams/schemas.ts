@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import { AlertThresholds, NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
 
 /**
  * A team's name: what people and sign-on groups call it (OIDC_TEAM_GROUPS_PREFIX + name), unique
@@ -36,6 +36,7 @@ export const UpdateTeamBody = Type.Object(
     rpm_limit: Type.Optional(NullableRpmLimit),
     tpm_limit: Type.Optional(NullableTpmLimit),
     allowed_service_tiers: Type.Optional(Type.Union([TeamTiers, Type.Null()])),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -78,6 +79,7 @@ export const UpdateMemberBody = Type.Object(
   {
     role: Type.Optional(TeamRole),
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000_000, Budget)),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

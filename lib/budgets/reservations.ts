@@ -1,5 +1,5 @@
 import { nanosOf, usdText, type Nanos } from '../../core/money';
-import { monthOf, release, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
+import { markRefused, monthOf, release, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
 import { holdCall } from '../../tables/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
 import { BudgetExceeded, TooManyRequests } from '../errors';
@@ -109,6 +109,10 @@ export async function holdAll(input: {
   }
   const { refusal } = result;
   if (refusal.kind === 'budget') {
+    // Noted before the refusal is answered (the first of the month only): the budget's 100 % alert
+    // fires on it, through the table's stream (lib/alerts).
+    const refused = limited[refusal.index] as Budget & { budgetUsd: number };
+    await markRefused(refused.owner, month, nanosOf(refused.budgetUsd), now);
     throw new BudgetExceeded(`${input.refusal(limited[refusal.index] as Budget)} (up to $${usdText(input.amount)})`);
   }
   const limit = limits[refusal.index] as NamedLimit;

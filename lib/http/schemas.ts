@@ -178,3 +178,13 @@ export function Tagged<T extends TObject[], U extends TObject>(property: string,
     ...chain,
   });
 }
+
+/** A budget's alert thresholds (fractions of the budget); null restores the default [0.8, 1] (lib/alerts/thresholds.ts). */
+export const AlertThresholds = Type.Union([
+  Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), {
+    minItems: 1,
+    maxItems: 10,
+    description: 'fractions of the budget, each above 0 and at most 1',
+  }),
+  Type.Null(),
+]);

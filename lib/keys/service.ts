@@ -1,3 +1,4 @@
+import { thresholdsChange } from '../../tables/alerts';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
@@ -38,6 +39,8 @@ export type KeyChanges = Partial<{
   rpm_limit: number | null;
   tpm_limit: number | null;
   allowed_service_tiers: ApiKey['allowed_service_tiers'];
+  /** The budget's alert thresholds (tables/alerts.ts); null: the default. */
+  alert_thresholds: number[] | null;
 }>;
 
 /** A key as every answer shows it: never the secret or its hash, with this month's spend. */
@@ -159,12 +162,14 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   }
   checkExpiry(changes.expires_at, now);
   await checkResources(changes.resource_ids);
-  const patch: ApiKeyPatch = { ...changes };
+  const { alert_thresholds: thresholds, ...fields } = changes;
+  const patch: ApiKeyPatch = { ...fields };
   if (changes.allowed_service_tiers) patch.allowed_service_tiers = [...new Set(changes.allowed_service_tiers)];
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
-  const key = await updateApiKeyRecord(id, patch);
+  const key = Object.keys(patch).length ? await updateApiKeyRecord(id, patch) : current;
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);
-  return { success: true, key: (await withSpend([key], user, now))[0] };
+  const alerts = await thresholdsChange({ kind: 'key', id }, thresholds);
+  return { success: true, key: { ...(await withSpend([key], user, now))[0], ...alerts } };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { thresholdsChange } from '../../tables/alerts';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
@@ -48,6 +49,8 @@ export type TeamChanges = Partial<{
   rpm_limit: number | null;
   tpm_limit: number | null;
   allowed_service_tiers: Team['allowed_service_tiers'];
+  /** The budget's alert thresholds (tables/alerts.ts); null: the default. */
+  alert_thresholds: number[] | null;
 }>;
 
 export interface NewMember {
@@ -58,7 +61,7 @@ export interface NewMember {
   monthly_budget_usd?: number;
 }
 
-export type MemberChanges = Partial<{ role: TeamRole; monthly_budget_usd: number | null }>;
+export type MemberChanges = Partial<{ role: TeamRole; monthly_budget_usd: number | null; alert_thresholds: number[] | null }>;
 
 /** A team as every answer shows it: this month's spend, and the caller's own role in it (null: not a member). */
 export interface PublicTeam {
@@ -186,11 +189,15 @@ export async function getTeamView(user: User, teamId: string, now = new Date()) 
 export async function updateTeam(user: User, teamId: string, changes: TeamChanges, now = new Date()) {
   const { team: current, member } = await teamAccess(user, teamId);
   if (current.deleting_since) throw new NotFound('Team not found');
-  const tiers = changes.allowed_service_tiers;
-  const team = await writeTeam(current, tiers ? { ...changes, allowed_service_tiers: [...new Set(tiers)] } : changes, now.toISOString());
+  const { alert_thresholds: thresholds, ...fields } = changes;
+  const tiers = fields.allowed_service_tiers;
+  const team = Object.keys(fields).length
+    ? await writeTeam(current, tiers ? { ...fields, allowed_service_tiers: [...new Set(tiers)] } : fields, now.toISOString())
+    : current;
   await propagateTeam(team);
   if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
-  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
+  const alerts = await thresholdsChange(teamOwner(team), thresholds);
+  return { success: true, team: { ...(await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0], ...alerts } };
 }
 
 /**
@@ -283,11 +290,13 @@ export async function addMemberAs(user: User, teamId: string, input: NewMember, 
 /** Changes a member's role or budget (admins and owners); a change by hand makes a sign-on membership manual. */
 export async function updateMember(user: User, teamId: string, userId: string, changes: MemberChanges, now = new Date()) {
   await teamAccess(user, teamId, 'manage');
-  await writeMember(teamId, userId, { ...changes, source: 'manual' }, now.toISOString());
+  const { alert_thresholds: thresholds, ...fields } = changes;
+  await writeMember(teamId, userId, { ...fields, source: 'manual' }, now.toISOString());
   if (changes.monthly_budget_usd !== undefined) await setBudget(memberBudgetOwner(teamId, userId), monthOf(now), changes.monthly_budget_usd);
   const { member } = await getTeamAndMember(teamId, userId);
   if (!member) throw new NotFound('The user is not a member of this team');
-  return { success: true, member: (await membersWithSpend([member], now))[0] };
+  const alerts = await thresholdsChange(memberBudgetOwner(teamId, userId), thresholds);
+  return { success: true, member: { ...(await membersWithSpend([member], now))[0], ...alerts } };
 }
 
 /**

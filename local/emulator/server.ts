@@ -13,6 +13,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import { bedrock } from './bedrock';
 import { cloudwatch } from './cloudwatch';
 import { hosted } from './hosted';
+import { queryErrorXml, ses, sns } from './notify';
 import { persistState } from './persistence';
 import { pricing } from './pricing';
 import { runtime } from './runtime';
@@ -68,6 +69,10 @@ function pickService(ctx: Ctx): ServiceDef | undefined {
       return pricing;
     case 'ssm':
       return ssm;
+    case 'sns':
+      return sns;
+    case 'ses':
+      return ses;
   }
   if (/^\/(model|foundation-models)(\/|$)/.test(ctx.path)) return bedrock;
   if (target.startsWith('SageMaker.')) return sagemaker;
@@ -107,6 +112,8 @@ function renderError(service: ServiceDef | undefined, err: EmulatorError): Reply
         // Modelled CloudWatch faults carry `Message`, coral's generic ones `message`; both are sent.
         { __type: err.code.includes('#') ? err.code : `${style.namespace}#${err.code}`, message: err.message, Message: err.message, ...extra },
       );
+    case 'awsQueryXml':
+      return { status: err.status, headers: { 'content-type': 'text/xml' }, body: Buffer.from(queryErrorXml(style.namespace, err)) };
     case 'problem':
       return json(
         { 'content-type': 'application/problem+json' },
@@ -226,6 +233,8 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         models: [...state.models.keys()],
         faults: state.faults,
         invocations: state.invocations.length,
+        published: state.published,
+        emails: state.emails,
         options: { lifecycleDelayMs: opts.lifecycleDelayMs, responseDelayMs: opts.responseDelayMs },
       });
     }

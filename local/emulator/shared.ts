@@ -142,6 +142,22 @@ export interface Tag {
   Value: string;
 }
 
+interface PublishedMessage {
+  messageId: string;
+  topicArn: string;
+  subject?: string;
+  message: string;
+  attributes: Record<string, string>;
+}
+
+interface SentEmail {
+  messageId: string;
+  from: string;
+  to: string[];
+  subject: string;
+  text: string;
+}
+
 export interface EmulatorState {
   calls: Record<string, number>;
   faults: FaultRule[];
@@ -157,6 +173,10 @@ export interface EmulatorState {
   runtimeTargets: Record<string, number>;
   /** The same counts by the access key id that signed the calls (tests running side by side count their own). */
   runtimeTargetsByCaller: Record<string, Record<string, number>>;
+  /** SNS Publish calls received (local/emulator/notify.ts), what tests and `npm start` read back. */
+  published: PublishedMessage[];
+  /** SES v2 SendEmail calls received. */
+  emails: SentEmail[];
   nextId: number;
 }
 
@@ -172,6 +192,8 @@ export function createState(): EmulatorState {
     inferenceProfiles: new Map(),
     runtimeTargets: {},
     runtimeTargetsByCaller: {},
+    published: [],
+    emails: [],
     nextId: 1,
   };
 }
@@ -238,7 +260,9 @@ type ErrorStyle =
   | { kind: 'restJson'; messageKey: 'message' | 'Message'; errorTypeSuffix?: string }
   | { kind: 'awsJson'; contentType: string; messageKey: 'message' | 'Message' }
   | { kind: 'queryCompatJson'; contentType: string; namespace: string }
-  | { kind: 'problem' };
+  | { kind: 'problem' }
+  /** awsQuery services (SNS): an XML ErrorResponse naming the code and who is to blame. */
+  | { kind: 'awsQueryXml'; namespace: string };
 
 export interface ServiceDef {
   name: string;

@@ -36,6 +36,7 @@ import {
 } from '../../functions/teams/schemas';
 import { OidcCallbackQuery, OidcLoginQuery } from '../../functions/auth/schemas';
 import { CreateRouteBody, ListRoutesQuery, RoutePath, UpdateRouteBody } from '../../functions/routes/schemas';
+import { ChannelPath, CreateChannelBody, ListDeliveriesQuery } from '../../functions/alerts/schemas';
 
 type Json = any;
 
@@ -455,6 +456,7 @@ const BODIES: Record<string, TSchema> = {
   updatePricing: RefreshPricingBody,
   createKey: CreateKeyBody,
   updateKey: UpdateKeyBody,
+  createAlertChannel: CreateChannelBody,
   chatCompletions: ChatCompletionBody,
   embeddings: EmbeddingsBody,
   responses: ResponsesBody,
@@ -493,6 +495,9 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   currentUsage: { query: UsageQuery },
   listKeys: { query: ListKeysQuery },
   updateKey: { path: KeyPath },
+  deleteAlertChannel: { path: ChannelPath },
+  testAlertChannel: { path: ChannelPath },
+  listAlertDeliveries: { query: ListDeliveriesQuery },
   revokeKey: { path: KeyPath },
   listTeams: { query: ListTeamsQuery },
   listRoutes: { query: ListRoutesQuery },

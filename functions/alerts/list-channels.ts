@@ -1,0 +1,5 @@
+import { listAlertChannels } from '../../lib/alerts/channels';
+import { endpoint } from '../../lib/http/endpoint';
+
+/** GET /api/alerts/channels (admin): every channel, secrets masked. */
+export const handler = endpoint({ auth: 'admin' }, async () => listAlertChannels());
