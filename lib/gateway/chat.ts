@@ -26,7 +26,8 @@ import { recordGatewayCall } from './record';
  */
 
 export interface ChatDialect<B, C extends ParsedChat> {
-  parse(body: B): C;
+  /** `headers`: the request's, lower-cased (Anthropic's betas ride in one). */
+  parse(body: B, headers: Record<string, string | undefined>): C;
   answer(reply: ChatReply, settled: Settled, meta: CallMeta, call: C): unknown;
   frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta, call: C): AsyncGenerator<string>;
   /** The request's fields of the features a model may lack, in this dialect's words. */
@@ -43,6 +44,8 @@ export interface GatewayInput<B> {
   prefetched?: Promise<NameLookup>;
   /** The invocation's remaining time: a stream ends (and settles) before the function does. */
   remainingMs?: () => number;
+  /** The request as it came (its headers: anthropic-beta). */
+  event?: { headers?: Record<string, string | undefined> };
 }
 
 const SSE_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' };
@@ -53,11 +56,15 @@ const SETTLE_MARGIN_MS = 5_000;
 /** The call's cost in USD, exact and unrounded (up to 9 decimals: "0.0000001"). */
 export const costHeader = (cost: Nanos) => ({ 'x-model-ops-cost-usd': usdText(cost) });
 
+/** The header that names the betas a call asked for and its model does not take (dropped rather than refused). */
+export const DROPPED_BETAS_HEADER = 'x-model-ops-betas-dropped';
+
 export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>) {
-  const parsed = dialect.parse(input.body);
+  const parsed = dialect.parse(input.body, input.event?.headers ?? {});
   const resource = await resolveModel(input.key, input.payer.user, parsed.model, input.prefetched);
   const call = await prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
   const meta = (at: Date): CallMeta => ({ id: call.callId, model: parsed.model, created: Math.floor(at.getTime() / 1000) });
+  const dropped: Record<string, string> = call.droppedBetas.length > 0 ? { [DROPPED_BETAS_HEADER]: call.droppedBetas.join(',') } : {};
 
   if (parsed.stream) {
     const remaining = input.remainingMs?.();
@@ -65,7 +72,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
       record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true),
       deadlineAt: remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS),
     });
-    return streamed(200, dialect.frames(events, meta(call.started), parsed), SSE_HEADERS);
+    return streamed(200, dialect.frames(events, meta(call.started), parsed), { ...SSE_HEADERS, ...dropped });
   }
 
   const answered = await answer(call);
@@ -77,5 +84,5 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     finishReason: answered.finishReason,
   });
   if (failure) throw failure;
-  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), costHeader(settlement.cost));
+  return reply(200, dialect.answer(answered, settlement, meta(answeredAt), parsed), { ...costHeader(settlement.cost), ...dropped });
 }

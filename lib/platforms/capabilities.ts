@@ -15,7 +15,15 @@
  */
 import { dedicatedCapabilities } from './dedicated/features';
 import { hostedCapabilities } from './hosted/models';
-import { managedCapabilitiesOfId, managedMaxOutputTokens, serviceTiersOf } from './managed/features';
+import {
+  managedBetas,
+  managedCapabilitiesOfId,
+  managedMaxOutputTokens,
+  managedReasoning,
+  managedTopK,
+  serviceTiersOf,
+  type ReasoningStyle,
+} from './managed/features';
 import type { ModelCapabilities, PlatformName, ServiceTier } from './types';
 
 export interface ResourceModel {
@@ -52,4 +60,25 @@ export function maxOutputTokensOf(resource: ResourceModel): number | undefined {
 /** The processing tiers the resource's model offers: Bedrock's per model; every other platform serves its one default. */
 export function serviceTiersOfResource(resource: ResourceModel): readonly ServiceTier[] {
   return resource.type === 'managed' ? serviceTiersOf(resource.model_id) : ['default'];
+}
+
+export type { ReasoningStyle } from './managed/features';
+
+/**
+ * How the resource's model reasons (managed/features.ts), undefined where it does not: a request for
+ * reasoning is then refused (model_not_capable). Only Bedrock's catalogue says it today: a hosted or
+ * dedicated model's reasoning is its server's business, not a setting this service can pass.
+ */
+export function reasoningOf(resource: ResourceModel): ReasoningStyle | undefined {
+  return resource.type === 'managed' ? managedReasoning(resource.model_id) : undefined;
+}
+
+/** The provider betas the resource's model takes on its platform (Claude on Bedrock: anthropic_beta); none elsewhere. */
+export function betasOf(resource: ResourceModel): readonly string[] {
+  return resource.type === 'managed' ? managedBetas(resource.model_id) : [];
+}
+
+/** Whether the resource's model samples with top_k. */
+export function takesTopK(resource: ResourceModel): boolean {
+  return resource.type === 'managed' && managedTopK(resource.model_id);
 }
