@@ -455,9 +455,19 @@ export const ResponsesBody = Type.Object(
     ),
     truncation: Type.Optional(Nullable(Type.Literal('disabled', { description: 'disabled; auto truncation is not supported' }))),
     service_tier: ServiceTierField,
+    reasoning: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            effort: ReasoningEffort,
+            summary: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('concise'), Type.Literal('detailed')]))),
+          },
+          { ...closed, description: 'effort (none to xhigh) and summary (accepted: the reasoning comes back whole)' },
+        ),
+      ),
+    ),
     ...notSupported([
       'background',
-      'reasoning',
       'prompt',
       'max_tool_calls',
       'top_logprobs',

@@ -50,6 +50,10 @@ import {
   serviceTierOf,
   sseEvent,
   streamFailure,
+  reasoningOfEffort,
+  reasoningText,
+  reasoningTokensOf,
+  type OpenAiEffort,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
 import type { FeatureFields } from '../calls/metered';
@@ -131,6 +135,7 @@ export type TextFormat =
 
 export interface ResponsesBody {
   model: string;
+  reasoning?: { effort?: OpenAiEffort | null; summary?: 'auto' | 'concise' | 'detailed' | null } | null;
   input: string | InputItem[];
   instructions?: string | null;
   max_output_tokens?: number | null;
@@ -150,6 +155,8 @@ export interface ResponsesBody {
 
 /** The settings a response object repeats back, as the Responses API does. */
 export interface ResponseEcho {
+  /** The reasoning asked for, as the response echoes it (null: none). */
+  reasoning: { effort: OpenAiEffort | null; summary: string | null } | null;
   instructions: string | null;
   max_output_tokens: number | null;
   temperature: number | null;
@@ -291,6 +298,7 @@ export function parse(body: ResponsesBody): ResponsesCall {
   const outputFormat = outputFormatOf(format);
   const maxTokens = body.max_output_tokens ?? undefined;
   const serviceTier = serviceTierOf(body.service_tier);
+  const reasoning = reasoningOfEffort(body.reasoning?.effort);
   return {
     model: body.model,
     stream: body.stream ?? false,
@@ -305,8 +313,10 @@ export function parse(body: ResponsesBody): ResponsesCall {
       ...(tools.length > 0 && body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
       ...(outputFormat && { outputFormat }),
       ...(serviceTier && { serviceTier }),
+      ...(reasoning && { reasoning }),
     },
     echo: {
+      reasoning: reasoning ? { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null } : null,
       service_tier: body.service_tier ?? 'auto',
       instructions: body.instructions ?? null,
       max_output_tokens: body.max_output_tokens ?? null,
@@ -349,6 +359,8 @@ const messageItem = (id: string, text: string, status: Status): OutputItem => ({
   content: [textPart(text)],
 });
 
+const reasoningItem = (id: string, text: string): OutputItem => ({ id, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] });
+
 const callItem = (id: string, call: ToolCall, status: Status): OutputItem => ({
   id,
   type: 'function_call',
@@ -366,13 +378,13 @@ function ending(finish: FinishReason): { status: 'completed' | 'incomplete'; inc
 }
 
 /** The Responses API counts the whole prompt as input, the cache reads among it in input_tokens_details. */
-const usageOf = (settled: Settled) => {
+const usageOf = (settled: Settled, reasoning = '') => {
   const { cached, prompt } = promptTokens(settled);
   return {
     input_tokens: prompt,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: settled.tokensOut,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(settled.tokensOut, reasoningTokensOf(reasoning)) },
     total_tokens: prompt + settled.tokensOut,
   };
 };
@@ -402,7 +414,7 @@ function responseObject(meta: CallMeta, echo: ResponseEcho, state: ResponseState
     output: state.output,
     parallel_tool_calls: echo.parallel_tool_calls,
     previous_response_id: null,
-    reasoning: null,
+    reasoning: echo.reasoning,
     // Nothing is stored, whatever the request asked.
     store: false,
     temperature: echo.temperature,
@@ -424,13 +436,16 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta, call:
   const calls = reply.toolCalls ?? [];
   // A message when there is text, or nothing else to show; the last item ends as the reply did, as streamed.
   const parts: ((status: Status) => OutputItem)[] = [];
+  // The model's reasoning first, as a reasoning item (redacted reasoning has no readable text).
+  const reasoning = reasoningText(reply.reasoning);
+  if (reasoning) parts.push(() => reasoningItem(`rs_${compactId(meta.id)}`, reasoning));
   if (reply.content || calls.length === 0) parts.push((s) => messageItem(messageItemId(meta, 0), reply.content, s));
   for (const c of calls) {
     const index = parts.length;
     parts.push((s) => callItem(callItemId(meta, index), c, s));
   }
   const output = parts.map((item, i) => item(i === parts.length - 1 && status === 'incomplete' ? 'incomplete' : 'completed'));
-  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled), incomplete_details, settled });
+  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled, reasoning), incomplete_details, settled });
 }
 
 /** The Responses API's event stream of a reply. */

@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { jest } from '@jest/globals';
 import OpenAI from 'openai';
 import { handler as completions } from '../../functions/gateway/completions';
+import { handler as responses } from '../../functions/gateway/responses';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as messages } from '../../functions/gateway/messages';
 import type { Resource } from '../../tables/resources';
@@ -276,5 +277,24 @@ describe('reasoning through OpenAI chat completions', () => {
       .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect(refused).toMatchObject({ code: 'model_not_capable', param: 'reasoning_effort' });
+  });
+
+  test('the Responses API reasoning.effort reasons: a reasoning item before the message, its tokens reported', async () => {
+    const client = new OpenAI({
+      apiKey: key,
+      baseURL: 'http://gateway.test/v1',
+      fetch: inProcessFetch({ 'POST /v1/responses': responses as Handler }),
+      maxRetries: 0,
+    });
+    const response = await client.responses.create({ model: sonnet.endpoint_name, reasoning: { effort: 'low' }, input: 'Why is the sky blue?' });
+    const [reasoning, message] = response.output;
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: expect.stringContaining('Why is the sky blue?') }],
+    });
+    expect(message?.type).toBe('message');
+    expect(response.reasoning).toMatchObject({ effort: 'low' });
+    const text = (reasoning as { content: { text: string }[] }).content[0]?.text as string;
+    expect(response.usage?.output_tokens_details.reasoning_tokens).toBe(Math.ceil(text.length / 4));
   });
 });
