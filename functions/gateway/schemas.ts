@@ -64,6 +64,16 @@ const ServiceTierField = Type.Optional(
   ),
 );
 
+/** OpenAI's reasoning effort, for a model that reasons (none: no reasoning). */
+const ReasoningEffort = Type.Optional(
+  Nullable(
+    Type.Union(
+      [Type.Literal('none'), Type.Literal('minimal'), Type.Literal('low'), Type.Literal('medium'), Type.Literal('high'), Type.Literal('xhigh')],
+      { description: 'none, minimal, low, medium, high or xhigh: how much the model reasons, where it reasons' },
+    ),
+  ),
+);
+
 // POST /v1/chat/completions ---------------------------------------------------------------------
 
 const ChatText = Type.Object(
@@ -236,6 +246,7 @@ export const ChatCompletionBody = Type.Object(
     frequency_penalty: Type.Optional(Zero),
     store: Type.Optional(Nullable(Type.Boolean({ description: 'accepted and changes nothing: the gateway stores no completion' }))),
     service_tier: ServiceTierField,
+    reasoning_effort: ReasoningEffort,
     ...notSupported([
       'functions',
       'function_call',
@@ -245,7 +256,6 @@ export const ChatCompletionBody = Type.Object(
       'audio',
       'modalities',
       'prediction',
-      'reasoning_effort',
       'verbosity',
       'web_search_options',
       'metadata',
@@ -454,9 +464,19 @@ export const ResponsesBody = Type.Object(
     ),
     truncation: Type.Optional(Nullable(Type.Literal('disabled', { description: 'disabled; auto truncation is not supported' }))),
     service_tier: ServiceTierField,
+    reasoning: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            effort: ReasoningEffort,
+            summary: Type.Optional(Nullable(Type.Union([Type.Literal('auto'), Type.Literal('concise'), Type.Literal('detailed')]))),
+          },
+          { ...closed, description: 'effort (none to xhigh) and summary (accepted: the reasoning comes back whole)' },
+        ),
+      ),
+    ),
     ...notSupported([
       'background',
-      'reasoning',
       'prompt',
       'max_tool_calls',
       'top_logprobs',
@@ -636,8 +656,9 @@ const ThinkingDisplay = Type.Optional(Nullable(Type.Union([Type.Literal('summari
 
 /**
  * POST /v1/messages (lib/dialects/anthropic-messages.ts). `cache_control` marks prompt-cache
- * checkpoints (on a block, a tool, or the request: after its last block). `thinking`,
- * `output_config.effort`, `metadata` and `service_tier` are accepted and change nothing; `top_k` and the
+ * checkpoints (on a block, a tool, or the request: after its last block). `thinking` turns on the
+ * model's reasoning (lib/platforms/managed/reasoning.ts); `top_k` samples where the model takes it.
+ * `output_config.effort`, `metadata` and `service_tier` are accepted and change nothing; the
  * server-side features (containers, MCP servers, context management) are not supported.
  */
 export const MessagesBody = Type.Object(
@@ -664,7 +685,7 @@ export const MessagesBody = Type.Object(
           Type.Object({ type: Type.Literal('disabled') }, closed),
           Type.Object({ type: Type.Literal('adaptive'), display: ThinkingDisplay }, closed),
         ],
-        { description: 'enabled, disabled or adaptive: accepted, and answers carry no thinking' },
+        { description: 'enabled (budget_tokens of at least 1024), disabled, or adaptive where the model has it' },
       ),
     ),
     output_config: Type.Optional(
@@ -680,7 +701,10 @@ export const MessagesBody = Type.Object(
     ),
     service_tier: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('standard_only')])),
     cache_control: CacheControl,
-    ...notSupported(['top_k', 'container', 'mcp_servers', 'context_management', 'inference_geo', 'speed']),
+    top_k: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 500, description: 'sample from the k likeliest tokens (1 to 500), where the model takes it' }),
+    ),
+    ...notSupported(['container', 'mcp_servers', 'context_management', 'inference_geo', 'speed']),
   },
   closed,
 );

@@ -8,7 +8,7 @@ import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
 import { serviceTierOf } from './tiers';
-import { capabilitiesOf, maxOutputTokensOf } from '../platforms/capabilities';
+import { betasOf, capabilitiesOf, maxOutputTokensOf, reasoningOf, takesTopK } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { endpointsOf } from '../platforms/endpoints';
@@ -16,6 +16,7 @@ import { checkJsonOutput, regexInSchema } from '../platforms/json-output';
 import { traitsOf } from '../platforms/registry';
 import {
   cacheCheckpoints,
+  reasoningBound,
   type CacheTokens,
   type ChatCapable,
   type ChatReply,
@@ -78,6 +79,8 @@ export interface PreparedCall extends MeteredCall {
    * a stream cut off before the platform reported its usage is charged as input (lib/calls/stream.ts).
    */
   inputBound: number;
+  /** The betas the caller asked for that the model does not take on its platform: dropped, and told (the dialect's header). */
+  droppedBetas: string[];
 }
 
 /** An embeddings call, prepared (its platform: lib/platforms/embeddings.ts, which only its entry point bundles). */
@@ -95,6 +98,8 @@ export interface FeatureFields {
   outputFormat: string;
   outputSchema: string;
   images: string;
+  /** Where reasoning is asked for (Anthropic's thinking, OpenAI's reasoning_effort, the Responses API's reasoning). */
+  reasoning?: string;
 }
 
 const OPENAI_CHAT_FIELDS: FeatureFields = {
@@ -102,6 +107,7 @@ const OPENAI_CHAT_FIELDS: FeatureFields = {
   outputFormat: 'response_format',
   outputSchema: 'response_format.json_schema.schema',
   images: 'messages',
+  reasoning: 'reasoning_effort',
 };
 
 const hasImages = (request: Pick<ChatRequest, 'messages'>) =>
@@ -119,6 +125,11 @@ function checkCapabilities(resource: Resource, request: Omit<ChatRequest, 'targe
   if (request.tools?.length && !can.tools) throw refuse('does not support tools (function calling)', fields.tools);
   if (request.outputFormat && !can.jsonOutput) throw refuse('does not support structured output (JSON)', fields.outputFormat);
   if (!can.imageInput && hasImages(request)) throw refuse('does not accept images: send text only', fields.images);
+  const reasons = reasoningOf(resource);
+  if (request.reasoning && !reasons) throw refuse('does not reason: send the request without reasoning', fields.reasoning ?? 'reasoning');
+  if (request.reasoning?.adaptive && reasons !== 'adaptive')
+    throw refuse('has no adaptive thinking: give a budget (thinking.type enabled)', fields.reasoning ?? 'reasoning');
+  if (request.topK !== undefined && !takesTopK(resource)) throw refuse('does not sample with top_k', 'top_k');
   checkOutputSchema(request, fields);
 }
 
@@ -224,23 +235,44 @@ export async function prepareCall(input: {
   const serviceTier = serviceTierOf(payer, resource, input.request.serviceTier);
   await ensureInService(resource);
   // The output bound reserved is the one the platform is sent, so no answer can cost more than its hold.
-  const maxTokens = input.request.maxTokens ?? outputBoundOf(resource);
+  // A call that names no bound gets the default answer's bound plus room for the reasoning it asks for.
+  const answerBound = input.request.maxTokens ?? outputBoundOf(resource);
+  const maxTokens = input.request.maxTokens ?? answerBound + reasoningBound(input.request);
+  // Betas the model does not take on its platform would be refused there: they are dropped, and said so.
+  const offered = betasOf(resource);
+  const betas = (input.request.betas ?? []).filter((beta) => offered.includes(beta));
+  const droppedBetas = (input.request.betas ?? []).filter((beta) => !offered.includes(beta));
   const request: ChatRequest = {
     ...input.request,
     maxTokens,
     target: traitsOf(resource.type).target(resource),
     model: resource.model_id,
     serviceTier,
+    betas,
   };
   if (serviceTier === undefined) delete request.serviceTier;
+  if (betas.length === 0) delete request.betas;
   const inputBound = promptTokenBound(request);
+  // Reasoning is output: its budget is held on top of the answer's bound.
+  const outputBound = answerBound + reasoningBound(request);
   const held = await reserveFor(payer, resource, callId, started, () =>
     // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
     cacheCheckpoints(request) > 0
-      ? { tokensIn: 0, tokensOut: maxTokens, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
-      : { tokensIn: inputBound, tokensOut: maxTokens, serviceTier },
+      ? { tokensIn: 0, tokensOut: outputBound, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
+      : { tokensIn: inputBound, tokensOut: outputBound, serviceTier },
   );
-  return { callId, started, payer, resource, platform: chatOf(resource.type), request, inputBound, ...held, ...(serviceTier && { serviceTier }) };
+  return {
+    callId,
+    started,
+    payer,
+    resource,
+    platform: chatOf(resource.type),
+    request,
+    inputBound,
+    droppedBetas,
+    ...held,
+    ...(serviceTier && { serviceTier }),
+  };
 }
 
 /** Steps 1-3 of an embeddings call: the model able to embed, the budgets and rate limits held for its input (an embedding has no output tokens). */

@@ -68,6 +68,20 @@ export async function openStream(call: PreparedCall, options: StreamOptions): Pr
   return metered(call, options, first, events, upstream);
 }
 
+/** What an event adds to the answer's text, for the estimate of a stream whose usage never came (reasoning is output too). */
+function producedText(event: Exclude<ChatStreamEvent, { kind: 'usage' | 'stop' }>): string {
+  switch (event.kind) {
+    case 'tool_call':
+      return event.name;
+    case 'reasoning_signature':
+      return '';
+    case 'reasoning_redacted':
+      return event.data;
+    default:
+      return event.text;
+  }
+}
+
 async function* metered(
   call: PreparedCall,
   options: StreamOptions,
@@ -132,7 +146,7 @@ async function* metered(
       if (event.kind === 'usage') usage = event;
       else if (event.kind === 'stop') finished ??= event.finishReason;
       else {
-        produced += event.kind === 'tool_call' ? event.name : event.text;
+        produced += producedText(event);
         if (event.kind === 'text') text += event.text;
         if (event.kind === 'tool_call') calledTools = true;
         yield event;

@@ -5,19 +5,21 @@
  * system prompt; user messages keep text and images (base64 sources; a URL or a file id is refused:
  * the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
  * of the calls (`is_error` kept), ahead of the message's other blocks; assistant messages keep text and
- * `tool_use` blocks. Thinking blocks of earlier turns are dropped, as Anthropic itself drops them from
- * the context. `tools` (custom tools with an input_schema), `tool_choice` (auto, any, tool, none;
- * disable_parallel_tool_use), `max_tokens`, `temperature`, `top_p`, `stop_sequences` and
- * `output_config.format` (a JSON schema) map onto the canonical request. `cache_control` on a system
- * block, a content block, a tool result or a tool is a prompt-cache checkpoint right after it (on an
- * assistant message's block: after that message), and on the request itself one after its last block
- * (Anthropic's automatic caching); at most four. Accepted and without effect: `metadata`, `service_tier`,
- * `thinking` and `output_config.effort` (the canonical call carries no reasoning budget; answers have
- * no thinking blocks). `top_k` is refused by the request check: the canonical call has no such
- * sampling control.
+ * `tool_use` blocks, and their `thinking` and `redacted_thinking` blocks go back to the model as they
+ * came (the platform checks each signature against its text). `thinking` (enabled with a budget of
+ * at least 1,024 below max_tokens, which the interleaved-thinking beta lifts; or adaptive) is the
+ * canonical reasoning request; the `anthropic-beta` header's betas ride along for the metered call to
+ * keep those the model takes. `tools` (custom tools with an input_schema), `tool_choice` (auto, any,
+ * tool, none; disable_parallel_tool_use), `max_tokens`, `temperature`, `top_p`, `top_k`,
+ * `stop_sequences` and `output_config.format` (a JSON schema) map onto the canonical request.
+ * `cache_control` on a system block, a content block, a tool result or a tool is a prompt-cache
+ * checkpoint right after it (on an assistant message's block: after that message), and on the request
+ * itself one after its last block (Anthropic's automatic caching); at most four. Accepted and without
+ * effect: `metadata`, `service_tier` and `output_config.effort`.
  *
- * Written: a `message` with text and `tool_use` blocks and Anthropic's stop reasons, or its stream:
- * message_start, ping, content_block_start / content_block_delta (text_delta, input_json_delta) /
+ * Written: a `message` with thinking, text and `tool_use` blocks and Anthropic's stop reasons, or its
+ * stream: message_start, ping, content_block_start / content_block_delta (thinking_delta and
+ * signature_delta, which ends a thinking block; text_delta, input_json_delta) /
  * content_block_stop per block, message_delta (stop reason and usage), message_stop. Usage is known
  * only once the call settles, so message_start says 0 tokens and message_delta carries both counts
  * (input_tokens too, which the official clients take from it) and the call's `cost_usd`. Usage counts
@@ -27,7 +29,20 @@
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
 import { usdOf } from '../../core/money';
-import type { ChatReply, ChatTurn, ContentPart, FinishReason, SystemPart, ToolChoice, ToolSpec } from '../platforms/types';
+import type {
+  ChatReply,
+  ChatTurn,
+  ContentPart,
+  FinishReason,
+  ReasoningBlock,
+  ReasoningRequest,
+  SystemPart,
+  ToolChoice,
+  ToolSpec,
+} from '../platforms/types';
+
+/** Anthropic's smallest thinking budget. */
+const MIN_THINKING_BUDGET = 1_024;
 import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
   StreamedCalls,
@@ -136,6 +151,16 @@ export interface MessagesBody {
   output_config?: { format?: { type: 'json_schema'; schema: Record<string, unknown> } | null };
   /** Automatic caching: a checkpoint after the request's last block. */
   cache_control?: CacheControl | null;
+  thinking?:
+    | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' | null }
+    | { type: 'disabled' }
+    | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null };
+  top_k?: number;
+}
+
+/** What Anthropic's API reads from the request's headers: its betas (anthropic-beta, comma-separated). */
+export interface MessagesHeaders {
+  'anthropic-beta'?: string;
 }
 
 export type MessagesCall = ParsedChat;
@@ -185,7 +210,34 @@ function toolSpecs(tools: AnthropicTool[] | undefined): ToolSpec[] {
 
 const CHOICES: Record<Exclude<AnthropicToolChoice['type'], 'tool'>, ToolChoice> = { auto: 'auto', any: 'required', none: 'none' };
 
-export function parse(body: MessagesBody): MessagesCall {
+/** The interleaved-thinking beta: Claude may think between tool calls, and its budget may pass max_tokens. */
+const INTERLEAVED = /^interleaved-thinking-/;
+
+/** The betas of an anthropic-beta header, in order, once each. */
+export const betasOf = (header: string | undefined): string[] => [
+  ...new Set(
+    (header ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
+  ),
+];
+
+/** Anthropic's thinking as the canonical reasoning request, checked as Anthropic checks it. */
+function reasoningOf(body: MessagesBody, betas: string[]): ReasoningRequest | undefined {
+  const thinking = body.thinking;
+  if (!thinking || thinking.type === 'disabled') return undefined;
+  const interleaved = betas.some((b) => INTERLEAVED.test(b));
+  if (thinking.type === 'adaptive') return { adaptive: true, ...(interleaved && { interleaved }) };
+  if (thinking.budget_tokens < MIN_THINKING_BUDGET) throw invalid('thinking.budget_tokens', `must be at least ${MIN_THINKING_BUDGET}`);
+  if (!interleaved && thinking.budget_tokens >= body.max_tokens)
+    throw invalid('max_tokens', 'must be greater than thinking.budget_tokens (unless the interleaved-thinking beta is on)');
+  return { budgetTokens: thinking.budget_tokens, ...(interleaved && { interleaved }) };
+}
+
+export function parse(body: MessagesBody, headers: MessagesHeaders = {}): MessagesCall {
+  const betas = betasOf(headers['anthropic-beta']);
+  const reasoning = reasoningOf(body, betas);
   const system: SystemPart[] = body.system === undefined ? [] : systemPieces(body.system);
   const messages: ChatTurn[] = [];
   const paths: string[] = [];
@@ -204,13 +256,22 @@ export function parse(body: MessagesBody): MessagesCall {
       let text = '';
       let cache: CacheControl | undefined;
       const toolCalls: { id: string; name: string; arguments: string }[] = [];
+      const reasoning: ReasoningBlock[] = [];
       for (const block of message.content) {
         if (block.type === 'text') text += block.text;
         else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
-        // Thinking blocks of earlier turns: dropped, as Anthropic drops them from the context.
+        // Thinking goes back to the model as it came (its signature is checked against it there).
+        else if (block.type === 'thinking') reasoning.push({ type: 'thinking', text: block.thinking, signature: block.signature });
+        else if (block.type === 'redacted_thinking') reasoning.push({ type: 'redacted', data: block.data });
         if ('cache_control' in block && block.cache_control) cache = block.cache_control;
       }
-      messages.push({ role: 'assistant', content: text, ...(toolCalls.length > 0 && { toolCalls }), ...withCache(cache) });
+      messages.push({
+        role: 'assistant',
+        content: text,
+        ...(toolCalls.length > 0 && { toolCalls }),
+        ...(reasoning.length > 0 && { reasoning }),
+        ...withCache(cache),
+      });
       paths.push(at);
       return;
     }
@@ -264,7 +325,10 @@ export function parse(body: MessagesBody): MessagesCall {
       maxTokens: body.max_tokens,
       ...(body.temperature !== undefined && { temperature: body.temperature }),
       ...(body.top_p !== undefined && { topP: body.top_p }),
+      ...(body.top_k !== undefined && { topK: body.top_k }),
       ...(body.stop_sequences?.length && { stop: body.stop_sequences }),
+      ...(reasoning && { reasoning }),
+      ...(betas.length > 0 && { betas }),
       ...(tools.length > 0 && { tools }),
       ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),
       ...(tools.length > 0 && noParallel && { parallelToolCalls: false }),
@@ -305,6 +369,12 @@ const usageOf = (settled: Settled) => ({
   cache_creation: { ephemeral_5m_input_tokens: settled.cache?.write5m ?? 0, ephemeral_1h_input_tokens: settled.cache?.write1h ?? 0 },
 });
 
+/** A reasoning block as Anthropic writes it: thinking with its signature, or redacted thinking. */
+const thinkingBlock = (block: ReasoningBlock) =>
+  block.type === 'redacted'
+    ? { type: 'redacted_thinking', data: block.data }
+    : { type: 'thinking', thinking: block.text, signature: block.signature };
+
 /** The `message` of a reply that is not streamed. */
 export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
   return {
@@ -313,6 +383,7 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
     role: 'assistant',
     model: meta.model,
     content: [
+      ...(reply.reasoning ?? []).map(thinkingBlock),
       ...(reply.content ? [{ type: 'text', text: reply.content }] : []),
       ...(reply.toolCalls ?? []).map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: argumentsObject(call.arguments) })),
     ],
@@ -342,7 +413,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 
   // Blocks are numbered from 0 in the order they start; one is open at a time, as Anthropic sends them.
   let blocks = 0;
-  let open: { index: number; text: boolean } | undefined;
+  let open: { index: number; kind: 'text' | 'tool' | 'thinking' } | undefined;
   const calls = new StreamedCalls();
   const blockOfCall = new Map<number, number>();
   let finish: FinishReason | undefined;
@@ -353,14 +424,39 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
     return stop;
   };
 
+  // A thinking block streams its text, then its signature, which ends it.
+  const startBlock = function* (kind: 'text' | 'tool' | 'thinking', block: Record<string, unknown>) {
+    const stop = close();
+    if (stop) yield stop;
+    open = { index: blocks++, kind };
+    yield event('content_block_start', { index: open.index, content_block: block });
+  };
+
   for await (const item of guarded(events)) {
     switch (item.kind) {
+      case 'reasoning':
+        if (!item.text) break;
+        if (open?.kind !== 'thinking') yield* startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+        yield event('content_block_delta', { index: (open as { index: number }).index, delta: { type: 'thinking_delta', thinking: item.text } });
+        break;
+      case 'reasoning_signature':
+        if (open?.kind !== 'thinking') yield* startBlock('thinking', { type: 'thinking', thinking: '', signature: '' });
+        yield event('content_block_delta', {
+          index: (open as { index: number }).index,
+          delta: { type: 'signature_delta', signature: item.signature },
+        });
+        yield close();
+        break;
+      case 'reasoning_redacted':
+        yield* startBlock('thinking', { type: 'redacted_thinking', data: item.data });
+        yield close();
+        break;
       case 'text':
         if (!item.text) break;
-        if (!open?.text) {
+        if (open?.kind !== 'text') {
           const stop = close();
           if (stop) yield stop;
-          open = { index: blocks++, text: true };
+          open = { index: blocks++, kind: 'text' };
           yield event('content_block_start', { index: open.index, content_block: { type: 'text', text: '' } });
         }
         yield event('content_block_delta', { index: open.index, delta: { type: 'text_delta', text: item.text } });
@@ -369,7 +465,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
         const stop = close();
         if (stop) yield stop;
         calls.open(item.index, item.id, item.name);
-        open = { index: blocks++, text: false };
+        open = { index: blocks++, kind: 'tool' };
         blockOfCall.set(item.index, open.index);
         yield event('content_block_start', { index: open.index, content_block: { type: 'tool_use', id: item.id, name: item.name, input: {} } });
         break;
@@ -415,4 +511,5 @@ export const fields: FeatureFields = {
   outputFormat: 'output_config.format',
   outputSchema: 'output_config.format.schema',
   images: 'messages',
+  reasoning: 'thinking',
 };

@@ -16,6 +16,8 @@ import {
   type ContentPart,
   type FinishReason,
   type ImageMediaType,
+  type ReasoningBlock,
+  type ReasoningRequest,
   type ServiceTier,
   type SystemPart,
   type SystemPrompt,
@@ -343,3 +345,29 @@ export function promptTokens(settled: Settled): { cached: number; written: numbe
   const written = cache ? cache.write5m + cache.write1h : 0;
   return { cached, written, prompt: settled.tokensIn + cached + written };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reasoning
+// ---------------------------------------------------------------------------------------------
+
+/** OpenAI's reasoning efforts (chat's reasoning_effort, the Responses API's reasoning.effort). */
+export type OpenAiEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
+
+/**
+ * An OpenAI effort as the canonical reasoning request: `none` (or nothing) asks for none; `minimal`
+ * is the least a reasoning model on Bedrock takes (low), `xhigh` the most (high).
+ */
+export function reasoningOfEffort(effort: OpenAiEffort | null | undefined): ReasoningRequest | undefined {
+  if (!effort || effort === 'none') return undefined;
+  return { effort: effort === 'minimal' ? 'low' : effort === 'xhigh' ? 'high' : effort };
+}
+
+/** The text of a reply's readable reasoning (redacted blocks have none), as OpenAI-compatible clients read it. */
+export const reasoningText = (reasoning: ReasoningBlock[] | undefined): string =>
+  (reasoning ?? []).map((b) => (b.type === 'thinking' ? b.text : '')).join('');
+
+/**
+ * The reasoning tokens among an answer's output, estimated from its reasoning (4 bytes a token):
+ * Bedrock counts reasoning in the output tokens without saying how many it was.
+ */
+export const reasoningTokensOf = (reasoning: string): number => Math.ceil(Buffer.byteLength(reasoning, 'utf8') / 4);

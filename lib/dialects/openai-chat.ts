@@ -45,6 +45,10 @@ import {
   streamFailure,
   systemPromptOf,
   withCache,
+  reasoningOfEffort,
+  reasoningText,
+  reasoningTokensOf,
+  type OpenAiEffort,
   type CacheControl,
 } from './common';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
@@ -113,6 +117,8 @@ export interface OpenAiChatBody {
   /** Accepted (the Vercel AI SDK sends it with `store: false`) and changes nothing: no completion is stored. */
   store?: boolean | null;
   service_tier?: 'auto' | ServiceTier | null;
+  /** Reasoning, for a model that reasons (DeepSeek's and others' `reasoning_content` carries it back). */
+  reasoning_effort?: OpenAiEffort | null;
 }
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */
@@ -221,6 +227,7 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
   const outputFormat = outputFormatOf(body.response_format);
   const systemPrompt = systemOf(system);
   checkCheckpoints({ system: systemPrompt, messages, tools }, 'messages');
+  const reasoning = reasoningOfEffort(body.reasoning_effort);
   const serviceTier = serviceTierOf(body.service_tier);
   return {
     model: body.model,
@@ -238,6 +245,7 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
       ...(tools.length > 0 && body.parallel_tool_calls !== undefined && { parallelToolCalls: body.parallel_tool_calls }),
       ...(outputFormat && { outputFormat }),
       ...(serviceTier && { serviceTier }),
+      ...(reasoning && { reasoning }),
     },
   };
 }
@@ -262,19 +270,22 @@ function systemOf(messages: SystemPart[][]): SystemPrompt | undefined {
   return messages.flatMap((pieces, i) => pieces.map((p, j) => (i > 0 && j === 0 ? { ...p, text: `\n\n${p.text}` } : p)));
 }
 
-const usageOf = (settled: Settled) => {
+/** The usage of a call: reasoning tokens (estimated from the reasoning) are among the completion tokens, priced as output. */
+const usageOf = (settled: Settled, reasoning: string) => {
   const { cached, prompt } = promptTokens(settled);
   return {
     prompt_tokens: prompt,
     completion_tokens: settled.tokensOut,
     total_tokens: prompt + settled.tokensOut,
     prompt_tokens_details: { cached_tokens: cached },
+    completion_tokens_details: { reasoning_tokens: Math.min(settled.tokensOut, reasoningTokensOf(reasoning)) },
   };
 };
 
 /** The `chat.completion` of a reply that is not streamed. */
 export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
   const calls = reply.toolCalls ?? [];
+  const reasoning = reasoningText(reply.reasoning);
   return {
     id: completionId(meta),
     object: 'chat.completion',
@@ -287,13 +298,14 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
           role: 'assistant',
           content: reply.content === '' && calls.length > 0 ? null : reply.content,
           refusal: null,
+          ...(reasoning && { reasoning_content: reasoning }),
           ...(calls.length > 0 && { tool_calls: calls.map(wireCall) }),
         },
         logprobs: null,
         finish_reason: replyFinish(reply),
       },
     ],
-    usage: usageOf(settled),
+    usage: usageOf(settled, reasoning),
     service_tier: answeredTier(settled),
     system_fingerprint: null,
   };
@@ -314,9 +326,17 @@ export async function* frames(
   const calls = new StreamedCalls();
   let finish: Parameters<typeof finishOf>[0];
   let settled: Settled | undefined;
+  let reasoning = '';
 
   for await (const event of guarded(events)) {
     switch (event.kind) {
+      case 'reasoning':
+        // Before the answer, as DeepSeek's API and the OpenAI-compatible servers stream it.
+        if (!event.text) break;
+        yield chunk(announced ? { reasoning_content: event.text } : { role: 'assistant', content: '', reasoning_content: event.text });
+        announced = true;
+        reasoning += event.text;
+        break;
       case 'text':
         if (!announced) yield chunk(role);
         announced = true;
@@ -352,7 +372,12 @@ export async function* frames(
   if (!announced) yield chunk(role);
   yield chunk({}, finishOf(finish, calls.size > 0));
   if (call.includeUsage && settled) {
-    yield sseData({ ...base, choices: [], usage: { ...usageOf(settled), cost_usd: usdOf(settled.cost) }, service_tier: answeredTier(settled) });
+    yield sseData({
+      ...base,
+      choices: [],
+      usage: { ...usageOf(settled, reasoning), cost_usd: usdOf(settled.cost) },
+      service_tier: answeredTier(settled),
+    });
   }
   yield 'data: [DONE]\n\n';
 }
@@ -366,4 +391,5 @@ export const fields: FeatureFields = {
   outputFormat: 'response_format',
   outputSchema: 'response_format.json_schema.schema',
   images: 'messages',
+  reasoning: 'reasoning_effort',
 };

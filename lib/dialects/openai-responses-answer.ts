@@ -1,6 +1,6 @@
 /** The Responses API's `response` object and its output items, as answered and as a stream builds them up. */
 import type { ChatReply, FinishReason, ToolCall } from '../platforms/types';
-import { answeredTier, compactId, promptTokens, replyFinish } from './common';
+import { answeredTier, compactId, promptTokens, reasoningText, reasoningTokensOf, replyFinish } from './common';
 import type { ResponseEcho, ResponsesCall, Status } from './openai-responses-request';
 import type { CallMeta, Settled } from './types';
 // ---------------------------------------------------------------------------------------------
@@ -24,6 +24,8 @@ export const messageItem = (id: string, text: string, status: Status): OutputIte
   content: [textPart(text)],
 });
 
+const reasoningItem = (id: string, text: string): OutputItem => ({ id, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] });
+
 export const callItem = (id: string, call: ToolCall, status: Status): OutputItem => ({
   id,
   type: 'function_call',
@@ -41,13 +43,13 @@ export function ending(finish: FinishReason): { status: 'completed' | 'incomplet
 }
 
 /** The Responses API counts the whole prompt as input, the cache reads among it in input_tokens_details. */
-export const usageOf = (settled: Settled) => {
+export const usageOf = (settled: Settled, reasoning = '') => {
   const { cached, prompt } = promptTokens(settled);
   return {
     input_tokens: prompt,
     input_tokens_details: { cached_tokens: cached },
     output_tokens: settled.tokensOut,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: Math.min(settled.tokensOut, reasoningTokensOf(reasoning)) },
     total_tokens: prompt + settled.tokensOut,
   };
 };
@@ -77,7 +79,7 @@ export function responseObject(meta: CallMeta, echo: ResponseEcho, state: Respon
     output: state.output,
     parallel_tool_calls: echo.parallel_tool_calls,
     previous_response_id: echo.previous_response_id,
-    reasoning: null,
+    reasoning: echo.reasoning,
     store: echo.store,
     temperature: echo.temperature,
     text: echo.text,
@@ -98,11 +100,14 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta, call:
   const calls = reply.toolCalls ?? [];
   // A message when there is text, or nothing else to show; the last item ends as the reply did, as streamed.
   const parts: ((status: Status) => OutputItem)[] = [];
+  // The model's reasoning first, as a reasoning item (redacted reasoning has no readable text).
+  const reasoning = reasoningText(reply.reasoning);
+  if (reasoning) parts.push(() => reasoningItem(`rs_${compactId(meta.id)}`, reasoning));
   if (reply.content || calls.length === 0) parts.push((s) => messageItem(messageItemId(meta, 0), reply.content, s));
   for (const c of calls) {
     const index = parts.length;
     parts.push((s) => callItem(callItemId(meta, index), c, s));
   }
   const output = parts.map((item, i) => item(i === parts.length - 1 && status === 'incomplete' ? 'incomplete' : 'completed'));
-  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled), incomplete_details, settled });
+  return responseObject(meta, call.echo, { status, output, usage: usageOf(settled, reasoning), incomplete_details, settled });
 }

@@ -1,6 +1,17 @@
 /** The Responses API's request as the canonical model call (lib/dialects/openai-responses.ts says what is read and how). */
 import type { ChatTurn, ContentPart, OutputFormat, ServiceTier, ToolChoice, ToolSpec } from '../platforms/types';
-import { argumentsSchema, checkHasUserTurn, checkImageCount, checkToolTurns, checkTools, dataUrlImage, invalid, serviceTierOf } from './common';
+import {
+  argumentsSchema,
+  checkHasUserTurn,
+  checkImageCount,
+  checkToolTurns,
+  checkTools,
+  dataUrlImage,
+  invalid,
+  reasoningOfEffort,
+  serviceTierOf,
+  type OpenAiEffort,
+} from './common';
 import type { ParsedChat } from './types';
 // ---------------------------------------------------------------------------------------------
 // The request, as functions/gateway/schemas.ts lets it through
@@ -79,6 +90,7 @@ export type TextFormat =
 
 export interface ResponsesBody {
   model: string;
+  reasoning?: { effort?: OpenAiEffort | null; summary?: 'auto' | 'concise' | 'detailed' | null } | null;
   input: string | InputItem[];
   instructions?: string | null;
   max_output_tokens?: number | null;
@@ -99,6 +111,8 @@ export interface ResponsesBody {
 
 /** The settings a response object repeats back, as the Responses API does. */
 export interface ResponseEcho {
+  /** The reasoning asked for, as the response echoes it (null: none). */
+  reasoning: { effort: OpenAiEffort | null; summary: string | null } | null;
   instructions: string | null;
   max_output_tokens: number | null;
   temperature: number | null;
@@ -256,6 +270,7 @@ export function parse(body: ResponsesBody, previous?: Conversation): ResponsesCa
   const outputFormat = outputFormatOf(format);
   const maxTokens = body.max_output_tokens ?? undefined;
   const serviceTier = serviceTierOf(body.service_tier);
+  const reasoning = reasoningOfEffort(body.reasoning?.effort);
   return {
     model: body.model,
     stream: body.stream ?? false,
@@ -270,8 +285,10 @@ export function parse(body: ResponsesBody, previous?: Conversation): ResponsesCa
       ...(tools.length > 0 && body.parallel_tool_calls != null && { parallelToolCalls: body.parallel_tool_calls }),
       ...(outputFormat && { outputFormat }),
       ...(serviceTier && { serviceTier }),
+      ...(reasoning && { reasoning }),
     },
     echo: {
+      reasoning: reasoning ? { effort: body.reasoning?.effort ?? null, summary: body.reasoning?.summary ?? null } : null,
       service_tier: body.service_tier ?? 'auto',
       instructions: body.instructions ?? null,
       max_output_tokens: body.max_output_tokens ?? null,

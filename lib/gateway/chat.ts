@@ -33,7 +33,8 @@ import { recordGatewayCall } from './record';
  */
 
 export interface ChatDialect<B, C extends ParsedChat> {
-  parse(body: B): C;
+  /** `headers`: the request's, lower-cased (Anthropic's betas ride in one). */
+  parse(body: B, headers: Record<string, string | undefined>): C;
   answer(reply: ChatReply, settled: Settled, meta: CallMeta, call: C): unknown;
   frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta, call: C): AsyncGenerator<string>;
   /** The request's fields of the features a model may lack, in this dialect's words. */
@@ -50,6 +51,8 @@ export interface GatewayInput<B> {
   prefetched?: Promise<NameLookup>;
   /** The invocation's remaining time: a stream ends (and settles) before the function does. */
   remainingMs?: () => number;
+  /** The request as it came (its headers: anthropic-beta). */
+  event?: { headers?: Record<string, string | undefined> };
 }
 
 /**
@@ -100,8 +103,17 @@ export const answeredBy = (resource: { endpoint_name: string }, attempts: number
   'x-model-ops-attempts': String(attempts),
 });
 
+/** The header that names the betas a call asked for and its model does not take (dropped rather than refused). */
+export const DROPPED_BETAS_HEADER = 'x-model-ops-betas-dropped';
+
+/** The headers every answer carries: who answered, and the betas its model did not take. */
+const answerHeaders = (call: { resource: { endpoint_name: string }; droppedBetas: readonly string[] }, attempts: number) => ({
+  ...answeredBy(call.resource, attempts),
+  ...(call.droppedBetas.length > 0 ? { [DROPPED_BETAS_HEADER]: call.droppedBetas.join(',') } : {}),
+});
+
 export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>, keep?: Keep<C>) {
-  const parsed = dialect.parse(input.body);
+  const parsed = dialect.parse(input.body, input.event?.headers ?? {});
   const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
   const route = target.route;
   const prepare = (resource: Resource) => prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
@@ -116,7 +128,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     const at = meta(call.callId, call.started);
     return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), {
       ...SSE_HEADERS,
-      ...answeredBy(call.resource, attempts),
+      ...answerHeaders(call, attempts),
     });
   }
 
@@ -133,6 +145,6 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   await keep?.(answered, settlement, at, parsed);
   return reply(200, dialect.answer(answered, settlement, at, parsed), {
     ...costHeader(settlement.cost),
-    ...answeredBy(call.resource, attempts),
+    ...answerHeaders(call, attempts),
   });
 }

@@ -15,7 +15,16 @@
  */
 import { dedicatedCapabilities } from './dedicated/features';
 import { hostedCapabilities } from './hosted/models';
-import { cachingOf, managedCapabilitiesOfId, managedMaxOutputTokens, serviceTiersOf } from './managed/features';
+import {
+  cachingOf,
+  managedBetas,
+  managedCapabilitiesOfId,
+  managedMaxOutputTokens,
+  managedReasoning,
+  managedTopK,
+  serviceTiersOf,
+  type ReasoningStyle,
+} from './managed/features';
 import type { CacheTtl, ModelCapabilities, PlatformName, ServiceTier } from './types';
 
 export interface ResourceModel {
@@ -61,4 +70,25 @@ export function serviceTiersOfResource(resource: ResourceModel): readonly Servic
  */
 export function cacheTtlsOfResource(resource: ResourceModel): readonly CacheTtl[] {
   return (resource.type === 'managed' ? cachingOf(resource.model_id)?.ttls : undefined) ?? [];
+}
+
+export type { ReasoningStyle } from './managed/features';
+
+/**
+ * How the resource's model reasons (managed/features.ts), undefined where it does not: a request for
+ * reasoning is then refused (model_not_capable). Only Bedrock's catalogue says it today: a hosted or
+ * dedicated model's reasoning is its server's business, not a setting this service can pass.
+ */
+export function reasoningOf(resource: ResourceModel): ReasoningStyle | undefined {
+  return resource.type === 'managed' ? managedReasoning(resource.model_id) : undefined;
+}
+
+/** The provider betas the resource's model takes on its platform (Claude on Bedrock: anthropic_beta); none elsewhere. */
+export function betasOf(resource: ResourceModel): readonly string[] {
+  return resource.type === 'managed' ? managedBetas(resource.model_id) : [];
+}
+
+/** Whether the resource's model samples with top_k. */
+export function takesTopK(resource: ResourceModel): boolean {
+  return resource.type === 'managed' && managedTopK(resource.model_id);
 }

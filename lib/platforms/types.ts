@@ -112,7 +112,7 @@ export type OutputFormat = { type: 'json_object' } | { type: 'json_schema'; name
  */
 export type ChatTurn =
   | { role: 'user'; content: string | ContentPart[] }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; cache?: CacheTtl }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; cache?: CacheTtl; reasoning?: ReasoningBlock[] }
   | { role: 'tool'; toolCallId: string; content: string | ContentPart[]; isError?: boolean; cache?: CacheTtl };
 
 export interface ChatRequest {
@@ -135,6 +135,12 @@ export interface ChatRequest {
   outputFormat?: OutputFormat;
   /** The processing tier asked for (absent: the platform's default, Standard). */
   serviceTier?: ServiceTier;
+  /** Reasoning asked for (absent: none, or what the model does by itself). */
+  reasoning?: ReasoningRequest;
+  /** Sampling from the k likeliest tokens only (Anthropic's top_k), where the model takes it. */
+  topK?: number;
+  /** Provider betas the model takes on its platform (Anthropic's anthropic-beta), already filtered to those. */
+  betas?: string[];
 }
 
 /**
@@ -146,6 +152,39 @@ export interface CacheTokens {
   read: number;
   write5m: number;
   write1h: number;
+}
+
+/**
+ * A model's reasoning before (or, interleaved, between) its answer's pieces: the text with the
+ * signature that proves the model wrote it, or reasoning the provider encrypted (`redacted`, opaque
+ * base64). A later turn sends it back unchanged, or the platform refuses the conversation.
+ */
+export type ReasoningBlock = { type: 'thinking'; text: string; signature: string } | { type: 'redacted'; data: string };
+
+/**
+ * How much the model may reason before it answers, for a model that reasons (ModelCapabilities are
+ * silent on it: lib/platforms/capabilities.ts `reasoningOf`): a token budget (Anthropic's
+ * budget_tokens), an effort (OpenAI's reasoning_effort; a budget where the model takes one), or
+ * `adaptive` (the model decides, where it can). `interleaved`: it may reason again between tool calls.
+ */
+export interface ReasoningRequest {
+  budgetTokens?: number;
+  effort?: 'low' | 'medium' | 'high';
+  adaptive?: boolean;
+  interleaved?: boolean;
+}
+
+/** The thinking budget an effort stands for where a model takes a budget (as LiteLLM and OpenRouter map it, doubled per step). */
+export const EFFORT_BUDGET = { low: 1_024, medium: 4_096, high: 16_384 } as const;
+
+/**
+ * The reasoning tokens a request may spend beyond its answer's bound, for the budget hold: its budget,
+ * or its effort's; 0 when it asks for none (adaptive: the answer's bound, which the model keeps to).
+ */
+export function reasoningBound(request: Pick<ChatRequest, 'reasoning'>): number {
+  const reasoning = request.reasoning;
+  if (!reasoning || reasoning.adaptive) return 0;
+  return reasoning.budgetTokens ?? EFFORT_BUDGET[reasoning.effort ?? 'medium'];
 }
 
 /** Why the model stopped, in OpenAI's words. */
@@ -166,16 +205,22 @@ export interface ChatReply {
   cache?: CacheTokens;
   /** The tier that served the call, as the platform reports it (absent: it does not say). */
   serviceTier?: ServiceTier;
+  /** The model's reasoning, in order (absent: none). Its tokens are among tokensOut. */
+  reasoning?: ReasoningBlock[];
 }
 
 /**
- * One event of a streamed reply, in the order a platform sends them: text deltas and tool calls (a
+ * One event of a streamed reply, in the order a platform sends them: reasoning (its text in pieces,
+ * closed by its signature; or a redacted block whole), text deltas and tool calls (a
  * `tool_call` opens call number `index`, `tool_arguments` add pieces of its JSON arguments), then (at
  * the end) why it stopped and the usage the platform counted. A platform that reports no usage sends
  * none: the caller estimates it.
  */
 export type ChatStreamEvent =
   | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'reasoning_signature'; signature: string }
+  | { kind: 'reasoning_redacted'; data: string }
   | { kind: 'tool_call'; index: number; id: string; name: string }
   | { kind: 'tool_arguments'; index: number; text: string }
   | { kind: 'stop'; finishReason: FinishReason }

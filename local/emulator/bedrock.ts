@@ -33,6 +33,7 @@ import {
   type ToolResultIn,
 } from './chat';
 import { eventFrame, exceptionFrame } from './eventstream';
+import { checkReasoningBlock, checkThinkingTurn, readReasoning, reasoningOf, type ReasoningBlockIn } from './reasoning';
 import { EmulatorError, jsonReply, parseJson, signedBy, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
 
 const MODEL_NOT_FOUND = 'Could not resolve the foundation model from the provided model identifier.';
@@ -104,13 +105,15 @@ interface ContentBlockIn {
   image?: { format?: unknown; source?: { bytes?: unknown } };
   toolUse?: { toolUseId?: unknown; name?: unknown; input?: unknown };
   toolResult?: { toolUseId?: unknown; content?: { text?: unknown; json?: unknown; image?: unknown }[]; status?: unknown };
+  reasoningContent?: ReasoningBlockIn;
 }
 
 interface ConverseBody {
   messages?: Array<{ role?: string; content?: ContentBlockIn[] }>;
   system?: Array<{ text?: string; cachePoint?: { type?: unknown; ttl?: unknown } }>;
   serviceTier?: { type?: unknown };
-  inferenceConfig?: { maxTokens?: number };
+  inferenceConfig?: { maxTokens?: number; temperature?: number };
+  additionalModelRequestFields?: Record<string, unknown>;
   toolConfig?: {
     tools?: { toolSpec?: { name?: unknown; inputSchema?: { json?: unknown } } }[];
     toolChoice?: { auto?: unknown; any?: unknown; tool?: { name?: unknown } };
@@ -178,6 +181,8 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
   const messages = Array.isArray(body.messages) ? body.messages : [];
   if (messages.length === 0 || messages[0]?.role !== 'user') throw validation(MUST_START_WITH_USER);
   const { tools, toolChoice } = readToolConfig(model, body.toolConfig, streamed);
+  const reasoning = readReasoning(model, body.additionalModelRequestFields, body.inferenceConfig ?? {});
+  let reasoningBlocks = 0;
 
   const names = new Map<string, string>();
   let openToolUses: string[] = [];
@@ -219,6 +224,10 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
         const id = str(block.toolUse.toolUseId);
         toolUses.push(id);
         names.set(id, str(block.toolUse.name));
+      } else if (block.reasoningContent) {
+        if (m.role !== 'assistant') throw validation(`messages.${i}.content.${j}: reasoning content is only allowed in assistant messages.`);
+        checkReasoningBlock(model, block.reasoningContent, `messages.${i}.content.${j}`);
+        reasoningBlocks++;
       } else if (block.toolResult) {
         if (!body.toolConfig) throw validation(TOOL_CONFIG_REQUIRED);
         const id = str(block.toolResult.toolUseId);
@@ -232,6 +241,7 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
       const missing = openToolUses.filter((id) => !toolResults.some((r) => r.id === id));
       if (missing.length > 0) throw validation(`Expected toolResult blocks at messages.${i}.content for the following Ids: ${missing.join(', ')}`);
     }
+    if (m.role === 'assistant' && i === messages.length - 2) checkThinkingTurn(reasoning, m.content, i);
     openToolUses = m.role === 'assistant' ? toolUses : [];
     return { role: m.role, text: texts.join('\n'), images, toolResults };
   });
@@ -247,8 +257,17 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
     );
   }
   const result = emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  // Reasoning sent back reached the model: it says how many blocks (a test's proof that they arrived intact).
+  if (reasoningBlocks > 0 && result.toolCalls.length === 0) result.text += ` ${reasoningBlocks} reasoning block(s) received.`;
+  const last = turns.at(-1);
+  const thought = reasoningOf(model, reasoning, {
+    lastUserText: turns.filter((t) => t.role === 'user' && t.text).at(-1)?.text ?? '',
+    toolResultsLast: (last?.toolResults?.length ?? 0) > 0,
+    prompt: [...system, ...turns.map((t) => t.text)].join('\n'),
+  });
+  const outputTokens = result.outputTokens + (thought?.tokens ?? 0);
   const usage = cacheCall(ctx.state, model, body as Parameters<typeof cacheCall>[2], result.inputTokens);
-  return { ...result, usage: { ...usage, outputTokens: result.outputTokens, totalTokens: result.inputTokens + result.outputTokens }, serviceTier };
+  return { ...result, reasoning: thought?.block, usage: { ...usage, outputTokens, totalTokens: result.inputTokens + outputTokens }, serviceTier };
 }
 
 /** Where a cachePoint may go and for how long, as the model takes them; anything else is refused as Bedrock refuses it. */
@@ -298,6 +317,7 @@ async function converse(ctx: Ctx, modelId: string): Promise<Reply> {
   const latencyMs = await modelLatency(ctx.opts);
   if (ctx.fail) throw modelError();
   const content = [
+    ...(result.reasoning ? [{ reasoningContent: result.reasoning }] : []),
     ...(result.text ? [{ text: result.text }] : []),
     ...result.toolCalls.map((c) => ({ toolUse: { toolUseId: toolUseId(c.id), name: c.name, input: c.input } })),
   ];
@@ -318,14 +338,18 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
   // Word-sized deltas, like the service, so consumers must concatenate rather than take one chunk.
   // A text block (index 0 when there is text), then one block per tool call: its start (id and name),
   // its input JSON in pieces, its stop.
+  // Reasoning first (index 0 when the model reasons): its text in pieces, then its signature; a
+  // redacted block comes whole.
+  const reasoningBlocks = result.reasoning ? 1 : 0;
   const pieces = result.text ? (result.text.match(/\S+\s*/g) ?? [result.text]) : [];
   const textBlocks = pieces.length > 0 ? 1 : 0;
   const frames = [
     eventFrame('messageStart', { role: 'assistant' }),
-    ...pieces.map((text) => eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text } })),
-    ...(textBlocks ? [eventFrame('contentBlockStop', { contentBlockIndex: 0 })] : []),
+    ...(result.reasoning ? reasoningFrames(result.reasoning) : []),
+    ...pieces.map((text) => eventFrame('contentBlockDelta', { contentBlockIndex: reasoningBlocks, delta: { text } })),
+    ...(textBlocks ? [eventFrame('contentBlockStop', { contentBlockIndex: reasoningBlocks })] : []),
     ...result.toolCalls.flatMap((call, i) => {
-      const contentBlockIndex = textBlocks + i;
+      const contentBlockIndex = reasoningBlocks + textBlocks + i;
       return [
         eventFrame('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId: toolUseId(call.id), name: call.name } } }),
         ...piecesOf(JSON.stringify(call.input)).map((input) => eventFrame('contentBlockDelta', { contentBlockIndex, delta: { toolUse: { input } } })),
@@ -341,6 +365,15 @@ async function converseStream(ctx: Ctx, modelId: string): Promise<Reply> {
     originalStatusCode: 500,
   });
   return streamReply(ctx, 'application/vnd.amazon.eventstream', frames, failure);
+}
+
+/** The reasoning block's stream events, at content block 0. */
+function reasoningFrames(block: NonNullable<ReturnType<typeof readConversation>['reasoning']>): Buffer[] {
+  const delta = (reasoningContent: Record<string, string>) => eventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent } });
+  const stop = eventFrame('contentBlockStop', { contentBlockIndex: 0 });
+  if ('redactedContent' in block) return [delta({ redactedContent: block.redactedContent }), stop];
+  const { text, signature } = block.reasoningText;
+  return [...(text.match(/\S+\s*/g) ?? [text]).map((piece) => delta({ text: piece })), ...(signature ? [delta({ signature })] : []), stop];
 }
 
 // ---------------------------------------------------------------- InvokeModel: the embedding models' own bodies

@@ -87,6 +87,12 @@ export interface FoundationModel {
   caching?: { minTokens: number; ttls: ('5m' | '1h')[]; fields: ('system' | 'messages' | 'tools')[] };
   /** The processing tiers it offers (Converse serviceTier.type); absent: Standard (`default`) only. */
   serviceTiers?: ('default' | 'flex' | 'priority')[];
+  /**
+   * How the model reasons on Converse (AWS's "Enhance model responses with model reasoning"): a
+   * thinking budget (Claude 3.7 and 4.x), that or adaptive thinking (Claude Opus 4.6, Sonnet 4.6), or
+   * a reasoning effort (gpt-oss). Absent: it does not reason (reasoning.ts).
+   */
+  reasoning?: 'budget' | 'adaptive' | 'effort';
 }
 
 const ACTIVE = { status: 'ACTIVE' } as const;
@@ -141,6 +147,7 @@ function claude(modelId: string, modelName: string, maxOutputTokens: number, pri
     geographicPrice: { input: up(price.input), output: up(price.output) },
     converse: CLAUDE_TOOLS,
     caching: { minTokens: minCacheTokens, ttls: ['5m', '1h'], fields: ['system', 'messages', 'tools'] },
+    reasoning: 'budget',
   };
 }
 
@@ -232,6 +239,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inputPrice: 0.00015,
     outputPrice: 0.0006,
     serviceTiers: ['default', 'flex', 'priority'],
+    reasoning: 'effort',
   },
   {
     modelId: 'meta.llama3-8b-instruct-v1:0',

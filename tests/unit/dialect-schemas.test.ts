@@ -210,8 +210,8 @@ describe('refusals name the field at fault', () => {
 
   test('a field of a feature the gateway does not offer is refused as not supported, a typo as unknown', () => {
     expect(refused(() => chat.parse({ model: m, messages: user, logprobs: true }))).toContain('not supported');
-    expect(refused(() => messages.parse({ model: m, max_tokens: 1, messages: user, top_k: 5 }))).toContain('not supported');
-    expect(refused(() => responses.parse({ model: m, input: 'x', reasoning: { effort: 'low' } }))).toContain('not supported');
+    expect(refused(() => messages.parse({ model: m, max_tokens: 1, messages: user, container: 'c' }))).toContain('not supported');
+    expect(refused(() => responses.parse({ model: m, input: 'x', background: true }))).toContain('not supported');
   });
 
   test.each([

@@ -79,7 +79,13 @@ describe('reading a Messages request', () => {
     );
     expect(call.request.messages).toEqual([
       { role: 'user', content: 'Weather in Paris?' },
-      { role: 'assistant', content: 'Let me look.', toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }] },
+      {
+        role: 'assistant',
+        content: 'Let me look.',
+        toolCalls: [{ id: 'toolu_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+        // Thinking goes back to the model with its signature, for the platform to check.
+        reasoning: [{ type: 'thinking', text: 'The user wants weather.', signature: 'sig' }],
+      },
       { role: 'tool', toolCallId: 'toolu_1', content: '18 C' },
       { role: 'user', content: 'Be quick.' },
     ]);

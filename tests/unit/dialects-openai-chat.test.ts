@@ -284,7 +284,13 @@ describe('answering a chat completion', () => {
       created: META.created,
       model: 'my-model',
       choices: [{ index: 0, message: { role: 'assistant', content: 'Hello', refusal: null }, logprobs: null, finish_reason: 'length' }],
-      usage: { prompt_tokens: 12, completion_tokens: 7, total_tokens: 19, prompt_tokens_details: { cached_tokens: 0 } },
+      usage: {
+        prompt_tokens: 12,
+        completion_tokens: 7,
+        completion_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 19,
+        prompt_tokens_details: { cached_tokens: 0 },
+      },
       service_tier: 'default',
       system_fingerprint: null,
     });

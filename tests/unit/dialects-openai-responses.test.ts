@@ -241,6 +241,7 @@ describe('reading a Responses request', () => {
       body({ instructions: 'Be brief.', tools: [weather], text: { format: { type: 'json_object' } }, metadata: { a: 'b' }, user: 'u1' }),
     );
     expect(call.echo).toEqual({
+      reasoning: null,
       instructions: 'Be brief.',
       max_output_tokens: null,
       temperature: null,

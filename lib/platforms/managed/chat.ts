@@ -55,11 +55,13 @@ import type {
   ChatTurn,
   ContentPart,
   FinishReason,
+  ReasoningBlock,
   ServiceTier,
   ToolCall,
   ToolSpec,
 } from '../types';
 import { cachingOf, converseFeatures, type CachingFacts, type ConverseFeatures } from './features';
+import { modelRequestFields, rethrowModelRefusal, readReasoningBlock, reasoningBlocks, reasoningEvent, reasoningEvents, turnsFor } from './reasoning';
 import { traced } from '#tracing';
 
 const PLATFORM = 'managed' as const;
@@ -125,7 +127,7 @@ function turnBlocks(turn: ChatTurn, keepTools: boolean, cache: CachePoints): { r
   if (turn.role === 'user') return { role: 'user', blocks: partBlocks(turn.content, cache) };
   if (turn.role === 'assistant') {
     const calls = turn.toolCalls ?? [];
-    const blocks: ContentBlock[] = turn.content.trim() ? [{ text: turn.content }] : [];
+    const blocks: ContentBlock[] = [...reasoningBlocks(turn.reasoning), ...(turn.content.trim() ? [{ text: turn.content }] : [])];
     for (const call of calls) {
       blocks.push(
         keepTools
@@ -269,9 +271,10 @@ function converseInput(request: ChatRequest, plan: ToolPlan, cache: CachePoints)
   return {
     modelId: request.target,
     system: systemBlocks(request, cache),
-    messages: toConverseMessages(request.messages, plan.keepTools, cache),
+    messages: toConverseMessages(turnsFor(request), plan.keepTools, cache),
     inferenceConfig: inferenceConfig(request),
     toolConfig: plan.toolConfig,
+    additionalModelRequestFields: modelRequestFields(request),
     ...(request.serviceTier && { serviceTier: { type: request.serviceTier } }),
   };
 }
@@ -316,15 +319,22 @@ function finishOf(stopReason: string | undefined): FinishReason {
 }
 
 /** The answer's blocks as text and tool calls; the JSON tool's input is the text. */
-function readAnswer(out: ConverseCommandOutput, plan: ToolPlan): { content: string; toolCalls: ToolCall[]; finishReason: FinishReason } {
+function readAnswer(
+  out: ConverseCommandOutput,
+  plan: ToolPlan,
+): { content: string; toolCalls: ToolCall[]; finishReason: FinishReason; reasoning: ReasoningBlock[] } {
   const blocks = out.output?.message?.content;
   if (!Array.isArray(blocks)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
   const texts: string[] = [];
+  const reasoning: ReasoningBlock[] = [];
   const toolCalls: ToolCall[] = [];
   let json: string | undefined;
   for (const block of blocks) {
     if (typeof block.text === 'string') texts.push(block.text);
-    else if (block.toolUse && plan.jsonTool && block.toolUse.name === plan.jsonTool) json = JSON.stringify(block.toolUse.input ?? {});
+    else if (block.reasoningContent) {
+      const read = readReasoningBlock(block.reasoningContent);
+      if (read) reasoning.push(read);
+    } else if (block.toolUse && plan.jsonTool && block.toolUse.name === plan.jsonTool) json = JSON.stringify(block.toolUse.input ?? {});
     else if (block.toolUse) {
       toolCalls.push({
         id: block.toolUse.toolUseId ?? `tooluse_${toolCalls.length}`,
@@ -339,6 +349,7 @@ function readAnswer(out: ConverseCommandOutput, plan: ToolPlan): { content: stri
     content: json ?? (plan.jsonTool && toolCalls.length > 0 ? '' : texts.join('')),
     toolCalls,
     finishReason: toolCalls.length > 0 ? 'tool_calls' : finish === 'tool_calls' ? 'stop' : finish,
+    reasoning,
   };
 }
 
@@ -356,11 +367,12 @@ export class BedrockConverseChat implements ChatCapable {
   async chat(request: ChatRequest): Promise<ChatReply> {
     const { plan, cache } = planOf(request);
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan, cache))));
-    const { content, toolCalls, finishReason } = readAnswer(out, plan);
+    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan, cache))).catch(rethrowModelRefusal));
+    const { content, toolCalls, finishReason, reasoning } = readAnswer(out, plan);
     return {
       content,
       ...(toolCalls.length > 0 ? { toolCalls } : {}),
+      ...(reasoning.length > 0 ? { reasoning } : {}),
       tokensIn: out.usage?.inputTokens ?? 0,
       tokensOut: out.usage?.outputTokens ?? 0,
       latencyMs: out.metrics?.latencyMs ?? Date.now() - started,
@@ -385,7 +397,7 @@ export class BedrockConverseChat implements ChatCapable {
     }
     const started = Date.now();
     const out = await guard(PLATFORM, () =>
-      this.runtime.send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }),
+      this.runtime.send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }).catch(rethrowModelRefusal),
     );
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     // Converse numbers content blocks (text and tool calls alike); tool calls are numbered apart.
@@ -411,6 +423,9 @@ export class BedrockConverseChat implements ChatCapable {
           const text = delta.delta.toolUse.input ?? '';
           if (!block || !text) continue;
           yield block.json ? { kind: 'text', text } : { kind: 'tool_arguments', index: block.index, text };
+        } else if (delta?.delta?.reasoningContent) {
+          const reasoning = reasoningEvent(delta.delta.reasoningContent);
+          if (reasoning) yield reasoning;
         } else if (delta?.delta?.text) {
           // In JSON mode only the document is the answer.
           if (!plan.jsonTool) yield { kind: 'text', text: delta.delta.text };
@@ -437,6 +452,7 @@ export class BedrockConverseChat implements ChatCapable {
   /** A model that cannot stream tool use: one Converse call, its answer as the events a stream would have had. */
   private async *replayed(request: ChatRequest): AsyncGenerator<ChatStreamEvent> {
     const reply = await this.chat(request);
+    yield* reasoningEvents(reply.reasoning);
     if (reply.content) yield { kind: 'text', text: reply.content };
     for (const [index, call] of (reply.toolCalls ?? []).entries()) {
       yield { kind: 'tool_call', index, id: call.id, name: call.name };

@@ -108,6 +108,43 @@ export function serviceTiersOf(modelId: string): readonly ServiceTier[] {
   return TIERED.test(baseModelId(modelId)) ? ['default', 'flex', 'priority'] : ['default'];
 }
 
+/**
+ * How a model reasons on Bedrock (AWS's "Enhance model responses with model reasoning" and the
+ * providers' parameter pages): `budget` takes a thinking budget (Claude 3.7 and 4.x), `adaptive` that
+ * or adaptive thinking (Claude Opus 4.6, Sonnet 4.6), `effort` a reasoning effort (gpt-oss), `always`
+ * reasons by itself and takes no setting (DeepSeek-R1). A family missing here does not reason.
+ */
+export type ReasoningStyle = 'budget' | 'adaptive' | 'effort' | 'always';
+
+const REASONING: { match: RegExp; style: ReasoningStyle }[] = [
+  { match: /^anthropic\.claude-(opus-4-6|sonnet-4-6)/, style: 'adaptive' },
+  { match: /^anthropic\.claude-(3-7-sonnet|sonnet-4|opus-4|haiku-4-5)/, style: 'budget' },
+  { match: /^openai\.gpt-oss-/, style: 'effort' },
+  { match: /^deepseek\.r1/, style: 'always' },
+];
+
+export const managedReasoning = (modelId: string): ReasoningStyle | undefined => REASONING.find((f) => f.match.test(baseModelId(modelId)))?.style;
+
+/**
+ * The Anthropic betas Claude takes on Bedrock (the `anthropic_beta` model request field), as AWS's
+ * Anthropic Claude Messages API page lists them; other betas (the first-party API's own, such as its
+ * files or OAuth betas) are not Bedrock's and are dropped by the gateway.
+ */
+const CLAUDE_BETAS = [
+  'interleaved-thinking-2025-05-14',
+  'fine-grained-tool-streaming-2025-05-14',
+  'token-efficient-tools-2025-02-19',
+  'output-128k-2025-02-19',
+  'dev-full-thinking-2025-05-14',
+  'context-1m-2025-08-07',
+  'computer-use-2025-01-24',
+] as const;
+
+export const managedBetas = (modelId: string): readonly string[] => (/^anthropic\.claude-/.test(baseModelId(modelId)) ? CLAUDE_BETAS : []);
+
+/** Whether the model takes top_k on Converse (Claude, in its model request fields). */
+export const managedTopK = (modelId: string): boolean => /^anthropic\.claude-/.test(baseModelId(modelId));
+
 /** What the catalogue says of a model: its modalities and whether it streams. */
 export interface ManagedModelFacts {
   modelId: string;
