@@ -19,7 +19,7 @@ import { pathToFileURL } from 'node:url';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { format } from 'prettier';
 import { parse } from 'yaml';
-import { Named, OneOf, Ref } from '../lib/http/contract';
+import { errorResponseName, Named, OneOf, Ref, type ErrorDialect } from '../lib/http/contract';
 import { ANNOTATIONS, isSame, plain, ROOT } from './generate/openapi';
 import { accessOf, requestSchemasOf, serverlessRoutes, type Route } from './generate/routes';
 
@@ -237,6 +237,30 @@ function refsOf(node: Json, out = new Set<string>()): Set<string> {
   return out;
 }
 
+const DIALECTS: ErrorDialect[] = ['api', 'message', 'thread', 'openai', 'anthropic'];
+
+/**
+ * An operation's responses as code: the shared error answers of its dialect folded into
+ * `...errors(dialect, statuses)`, everything else as it is.
+ */
+function responsesCode(responses: Record<string, Json>, part: (value: Json) => string, useErrors: () => void): string {
+  const shared = (status: string, response: Json) =>
+    Object.keys(response).length === 1 && typeof response.$ref === 'string' && /^\d{3}$/.test(status) ? response.$ref.split('/').pop() : undefined;
+  // The dialect that names the most of its error answers.
+  const fits = (dialect: ErrorDialect) =>
+    Object.entries(responses).filter(([status, response]) => {
+      const name = shared(status, response);
+      return name !== undefined && name === errorResponseName(dialect, Number(status));
+    });
+  const dialect = DIALECTS.map((d) => [d, fits(d).length] as const).sort((a, b) => b[1] - a[1])[0] as readonly [ErrorDialect, number];
+  if (dialect[1] === 0) return part(responses);
+  const folded = new Set(fits(dialect[0]).map(([status]) => status));
+  const rest = Object.fromEntries(Object.entries(responses).filter(([status]) => !folded.has(status)));
+  useErrors();
+  const restCode = part(rest).slice(1, -1).trim();
+  return `{ ${restCode ? `${restCode}, ` : ''}...errors(${JSON.stringify(dialect[0])}, ${[...folded].join(', ')}) }`;
+}
+
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 interface Imported {
@@ -407,10 +431,16 @@ export async function importDocument(
       } else if (requestBody) {
         out.push(`requestBody: ${partOf(writer, requestBody, where)}`);
       }
-      out.push(`responses: ${partOf(writer, op.responses, where)}`);
+      out.push(
+        `responses: ${responsesCode(
+          op.responses,
+          (value) => partOf(writer, value, where),
+          () => writer.typebox.add('errors'),
+        )}`,
+      );
       entries.push(`/** ${where} */\n${keyOf(route.functionName)}: { ${out.join(', ')} }`);
     }
-    const contract = ['OneOf', 'Parameters', 'Ref', 'RequestSchema'].filter((n) => writer.typebox.has(n));
+    const contract = ['OneOf', 'Parameters', 'Ref', 'RequestSchema', 'errors'].filter((n) => writer.typebox.has(n));
     const imports = [
       writer.header().replace(/^import \{[^}]*\} from '\.\.\/\.\.\/lib\/http\/contract';$/m, ''),
       `import { ${[...contract, 'type Operations'].join(', ')} } from '../../lib/http/contract';`,

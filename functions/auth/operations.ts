@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 
 import { AuthConfig, CloudCredentials, HostedCredentials, LoginResponse, MessageResponse, ValidateResponse } from './response-schemas';
-import { Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { LoginBody, OidcCallbackQuery, OidcLoginQuery } from './schemas';
 
 export const operations: Operations = {
@@ -35,14 +35,7 @@ password until an admin sets one.
     },
     responses: {
       '200': { description: 'Logged in.', content: { 'application/json': { schema: Ref(LoginResponse) } } },
-      '400': { $ref: '#/components/responses/MessageBadRequest' },
-      '401': { $ref: '#/components/responses/MessageUnauthorized' },
-      '403': { $ref: '#/components/responses/MessageForbidden' },
-      '413': { $ref: '#/components/responses/MessagePayloadTooLarge' },
-      '415': { $ref: '#/components/responses/MessageUnsupportedMediaType' },
-      '429': { $ref: '#/components/responses/MessageTooManyRequests' },
-      '500': { $ref: '#/components/responses/MessageInternalError' },
-      '503': { $ref: '#/components/responses/MessageServiceUnavailable' },
+      ...errors('message', 400, 401, 403, 413, 415, 429, 500, 503),
     },
   },
 
@@ -53,12 +46,7 @@ password until an admin sets one.
     description: 'Roles: user, admin, super_admin. Errors use the `message` shape ("No token provided", "Invalid or expired token").',
     responses: {
       '200': { description: 'The token is valid; the caller as stored now.', content: { 'application/json': { schema: Ref(ValidateResponse) } } },
-      '400': { $ref: '#/components/responses/MessageBadRequest' },
-      '401': { $ref: '#/components/responses/MessageUnauthorized' },
-      '413': { $ref: '#/components/responses/MessagePayloadTooLarge' },
-      '415': { $ref: '#/components/responses/MessageUnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/MessageInternalError' },
-      '503': { $ref: '#/components/responses/MessageServiceUnavailable' },
+      ...errors('message', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -70,12 +58,7 @@ password until an admin sets one.
       'Roles: user, admin, super_admin. No body. The server keeps no session: the client deletes its stored token (spec 4.1, 5.6). To revoke every token of the user on the server, use POST /api/auth/logout-all.',
     responses: {
       '200': { description: 'Acknowledged.', content: { 'application/json': { schema: Ref(MessageResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -87,12 +70,7 @@ password until an admin sets one.
       "Roles: user, admin, super_admin. No body. Every login token of the caller issued until now, on any device and this one included, is refused from the next request on (401, details: the token was revoked). Logging in again works at once: a token issued within the same second as the revocation would be indistinguishable from one issued before it (`iat` counts whole seconds), so login waits for the next second (at most one) before issuing. A password change (PATCH /api/admin/users/{userId} with `password`, or the CLI's reset-password) revokes the same way. API keys are separate credentials and stay valid: revoke them with DELETE /api/keys/{keyId}.",
     responses: {
       '200': { description: 'Every token issued until now is revoked.', content: { 'application/json': { schema: Ref(MessageResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -111,13 +89,7 @@ password until an admin sets one.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 503),
     },
   },
 
@@ -138,13 +110,7 @@ password until an admin sets one.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 503),
     },
   },
 
@@ -163,11 +129,7 @@ is set.
 `,
     responses: {
       '200': { description: 'The ways in.', content: { 'application/json': { schema: Ref(AuthConfig) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 413, 415, 500, 503),
     },
   },
 
@@ -214,12 +176,7 @@ stored. Never sent to the provider.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 404, 413, 415, 500, 503),
     },
   },
 
@@ -276,12 +233,7 @@ listed are ignored. 404 when single sign-on is not configured.
           'Set-Cookie': { description: 'The flow cookie, cleared (`mo_sso=; Max-Age=0`).', schema: Type.String() },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 404, 413, 415, 500, 503),
     },
   },
 };

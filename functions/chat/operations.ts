@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { LegacyMessage } from './response-schemas';
 import { ChatMessage, NextCursor, Uuid } from '../system/response-schemas';
-import { Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { LegacyChatBody, LegacyQuery, ThreadChatBody, ThreadQuery } from './schemas';
 
 export const operations: Operations = {
@@ -45,13 +45,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/ThreadBadRequest' },
-      '401': { $ref: '#/components/responses/ThreadUnauthorized' },
-      '404': { $ref: '#/components/responses/ThreadNotFound' },
-      '413': { $ref: '#/components/responses/ThreadPayloadTooLarge' },
-      '415': { $ref: '#/components/responses/ThreadUnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/ThreadInternalError' },
-      '503': { $ref: '#/components/responses/ThreadServiceUnavailable' },
+      ...errors('thread', 400, 401, 404, 413, 415, 500, 503),
     },
   },
 
@@ -107,16 +101,7 @@ the model call fails.
           },
         },
       },
-      '400': { $ref: '#/components/responses/ThreadBadRequest' },
-      '401': { $ref: '#/components/responses/ThreadUnauthorized' },
-      '403': { $ref: '#/components/responses/ThreadForbidden' },
-      '404': { $ref: '#/components/responses/ThreadNotFound' },
-      '409': { $ref: '#/components/responses/ThreadConflict' },
-      '413': { $ref: '#/components/responses/ThreadPayloadTooLarge' },
-      '415': { $ref: '#/components/responses/ThreadUnsupportedMediaType' },
-      '429': { $ref: '#/components/responses/ThreadBudgetExceeded' },
-      '500': { $ref: '#/components/responses/ThreadInternalError' },
-      '503': { $ref: '#/components/responses/ThreadServiceUnavailable' },
+      ...errors('thread', 400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
     },
   },
 
@@ -172,16 +157,7 @@ the model call fails.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '429': { $ref: '#/components/responses/BudgetExceeded' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 429, 500, 503),
     },
   },
 
@@ -217,13 +193,7 @@ the model call fails.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 503),
     },
   },
 };

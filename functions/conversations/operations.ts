@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { Conversation, ConversationMessage } from './response-schemas';
 import { NextCursor, Uuid } from '../system/response-schemas';
-import { Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { ConversationMessagesQuery, ConversationPath, CreateConversationBody, ListConversationsQuery } from './schemas';
 
 export const operations: Operations = {
@@ -34,12 +34,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -71,12 +66,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -114,13 +104,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 503),
     },
   },
 };

@@ -9,7 +9,7 @@ import {
   DeployManagedPlanResponse,
   DeployManagedResponse,
 } from './response-schemas';
-import { OneOf, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { OneOf, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { DeployDedicatedBody, DeployHostedBody, DeployManagedBody } from './schemas';
 
 export const operations: Operations = {
@@ -57,16 +57,7 @@ offered on demand), tagged \`managed-by\`, \`model-ops:stage\`, \`model-ops:endp
         description: 'The plan (dry run) or the configured access.',
         content: { 'application/json': { schema: OneOf([Ref(DeployManagedPlanResponse), Ref(DeployManagedResponse)]) } },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 409, 413, 415, 500, 502, 503, 504),
     },
   },
 
@@ -134,16 +125,7 @@ created is tagged with the service, the stage and the resource id.
         description: 'The plan (dry run) or the started deployment.',
         content: { 'application/json': { schema: OneOf([Ref(DeployDedicatedPlanResponse), Ref(DeployDedicatedResponse)]) } },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 409, 413, 415, 500, 502, 503, 504),
     },
   },
 
@@ -178,15 +160,7 @@ check fails (the message carries the upstream status).
         description: 'The check passed; the plan (dry run) or the registered resource.',
         content: { 'application/json': { schema: OneOf([Ref(DeployHostedPlanResponse), Ref(DeployHostedResponse)]) } },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 409, 413, 415, 500, 502, 503),
     },
   },
 };

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 
 import { AnthropicMessage, ChatCompletion, Embeddings, OpenAiModelList, ResponseSchema } from './response-schemas';
-import { Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsesBody } from './schemas';
 
 export const operations: Operations = {
@@ -32,12 +32,7 @@ image_input, embeddings): embedding models are listed too.
         },
         content: { 'application/json': { schema: Ref(OpenAiModelList) } },
       },
-      '400': { $ref: '#/components/responses/OpenAiError' },
-      '401': { $ref: '#/components/responses/OpenAiUnauthorized' },
-      '413': { $ref: '#/components/responses/OpenAiError' },
-      '415': { $ref: '#/components/responses/OpenAiError' },
-      '500': { $ref: '#/components/responses/OpenAiError' },
-      '503': { $ref: '#/components/responses/OpenAiError' },
+      ...errors('openai', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -259,16 +254,7 @@ data: [DONE]
           },
         },
       },
-      '400': { $ref: '#/components/responses/OpenAiError' },
-      '401': { $ref: '#/components/responses/OpenAiUnauthorized' },
-      '404': { $ref: '#/components/responses/OpenAiError' },
-      '413': { $ref: '#/components/responses/OpenAiError' },
-      '415': { $ref: '#/components/responses/OpenAiError' },
-      '429': { $ref: '#/components/responses/OpenAiTooManyRequests' },
-      '500': { $ref: '#/components/responses/OpenAiError' },
-      '502': { $ref: '#/components/responses/OpenAiError' },
-      '503': { $ref: '#/components/responses/OpenAiError' },
-      '504': { $ref: '#/components/responses/OpenAiError' },
+      ...errors('openai', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
 
@@ -323,16 +309,7 @@ may not use is a 404 \`model_not_found\`. A chat model is a 400 with \`param: mo
         },
         content: { 'application/json': { schema: Ref(Embeddings) } },
       },
-      '400': { $ref: '#/components/responses/OpenAiError' },
-      '401': { $ref: '#/components/responses/OpenAiUnauthorized' },
-      '404': { $ref: '#/components/responses/OpenAiError' },
-      '413': { $ref: '#/components/responses/OpenAiError' },
-      '415': { $ref: '#/components/responses/OpenAiError' },
-      '429': { $ref: '#/components/responses/OpenAiTooManyRequests' },
-      '500': { $ref: '#/components/responses/OpenAiError' },
-      '502': { $ref: '#/components/responses/OpenAiError' },
-      '503': { $ref: '#/components/responses/OpenAiError' },
-      '504': { $ref: '#/components/responses/OpenAiError' },
+      ...errors('openai', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
 
@@ -543,16 +520,7 @@ also carries \`cost_usd\`. A failure mid-stream ends with response.failed.
         },
         content: { 'application/json': { schema: Ref(ResponseSchema) }, 'text/event-stream': { schema: Type.String() } },
       },
-      '400': { $ref: '#/components/responses/OpenAiError' },
-      '401': { $ref: '#/components/responses/OpenAiUnauthorized' },
-      '404': { $ref: '#/components/responses/OpenAiError' },
-      '413': { $ref: '#/components/responses/OpenAiError' },
-      '415': { $ref: '#/components/responses/OpenAiError' },
-      '429': { $ref: '#/components/responses/OpenAiTooManyRequests' },
-      '500': { $ref: '#/components/responses/OpenAiError' },
-      '502': { $ref: '#/components/responses/OpenAiError' },
-      '503': { $ref: '#/components/responses/OpenAiError' },
-      '504': { $ref: '#/components/responses/OpenAiError' },
+      ...errors('openai', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
 
@@ -747,16 +715,7 @@ is an \`error\` event.
         },
         content: { 'application/json': { schema: Ref(AnthropicMessage) }, 'text/event-stream': { schema: Type.String() } },
       },
-      '400': { $ref: '#/components/responses/AnthropicError' },
-      '401': { $ref: '#/components/responses/AnthropicError' },
-      '404': { $ref: '#/components/responses/AnthropicError' },
-      '413': { $ref: '#/components/responses/AnthropicError' },
-      '415': { $ref: '#/components/responses/AnthropicError' },
-      '429': { $ref: '#/components/responses/AnthropicError' },
-      '500': { $ref: '#/components/responses/AnthropicError' },
-      '502': { $ref: '#/components/responses/AnthropicError' },
-      '503': { $ref: '#/components/responses/AnthropicError' },
-      '504': { $ref: '#/components/responses/AnthropicError' },
+      ...errors('anthropic', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
 };

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { ApiKey, ApiKeyResponse } from './response-schemas';
 import { NextCursor } from '../system/response-schemas';
-import { Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { CreateKeyBody, KeyPath, ListKeysQuery, UpdateKeyBody } from './schemas';
 
 export const operations: Operations = {
@@ -41,14 +41,7 @@ plain member: 403; anyone else: 404), and cannot be combined with \`scope\` (400
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),
     },
   },
 
@@ -105,13 +98,7 @@ the key's own requests and tokens per minute, enforced on its /v1 calls beside i
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 409, 413, 415, 500, 503),
     },
   },
 
@@ -133,13 +120,7 @@ nothing. Recorded in the audit log.
     ]),
     responses: {
       '200': { description: 'The revoked key.', content: { 'application/json': { schema: Ref(ApiKeyResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 503),
     },
   },
 
@@ -179,15 +160,7 @@ current month at once. A revoked key cannot be changed (409). Recorded in the au
     },
     responses: {
       '200': { description: 'The key after the change.', content: { 'application/json': { schema: Ref(ApiKeyResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 500, 503),
     },
   },
 };

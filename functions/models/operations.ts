@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { DedicatedModelEntry, HostedModelEntry, ManagedModelEntry, ModelDetailResponse, PlatformSyncReport } from './response-schemas';
 import { Timestamp } from '../system/response-schemas';
-import { Parameters, Ref, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, errors, type Operations } from '../../lib/http/contract';
 import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from './schemas';
 
 export const operations: Operations = {
@@ -30,13 +30,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 502, 503),
     },
   },
 
@@ -80,13 +74,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 502, 503),
     },
   },
 
@@ -119,13 +107,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 502, 503),
     },
   },
 
@@ -147,14 +129,7 @@ export const operations: Operations = {
         description: "The model, its system prompt and this service's usage of it.",
         content: { 'application/json': { schema: Ref(ModelDetailResponse) } },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 502, 503),
     },
   },
 
@@ -183,14 +158,7 @@ curl form).
         description: "The model, its system prompt and this service's usage of it.",
         content: { 'application/json': { schema: Ref(ModelDetailResponse) } },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 502, 503),
     },
   },
 
@@ -222,14 +190,7 @@ none could be refreshed. Recorded in the audit log.
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 502, 503),
     },
   },
 };

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { Orphan } from './response-schemas';
 import { NextCursor, Resource, Timestamp, Uuid } from '../system/response-schemas';
-import { OneOf, Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { OneOf, Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { AdoptOrphanBody, DeleteOrphanQuery, ListOrphansQuery, OrphanPath } from './schemas';
 
 export const operations: Operations = {
@@ -38,13 +38,7 @@ or delete each. In endpoint-name order; \`lastReconciledAt\` is when the reconci
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 503),
     },
   },
 
@@ -88,17 +82,7 @@ carries this service's tags or is tracked by now. Recorded in the audit log (\`o
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504),
     },
   },
 
@@ -133,17 +117,7 @@ Updating. Recorded in the audit log (\`orphan.delete\`).
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504),
     },
   },
 };

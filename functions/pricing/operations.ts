@@ -2,7 +2,7 @@
 /** The operations of functions/pricing/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 
 import { PricingTableResponse, RefreshPricingResponse, UpsertPricingResponse } from './response-schemas';
-import { Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { RefreshPricingBody, UpsertPricingBody } from './schemas';
 
 export const operations: Operations = {
@@ -13,12 +13,7 @@ export const operations: Operations = {
     description: 'Roles: user, admin, super_admin. Stored entries laid over the shipped defaults; every entry says where it came from.',
     responses: {
       '200': { description: 'The price table.', content: { 'application/json': { schema: Ref(PricingTableResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -89,13 +84,7 @@ export const operations: Operations = {
     },
     responses: {
       '200': { description: 'Saved.', content: { 'application/json': { schema: Ref(UpsertPricingResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 503),
     },
   },
 
@@ -117,15 +106,7 @@ export const operations: Operations = {
     },
     responses: {
       '200': { description: 'What changed.', content: { 'application/json': { schema: Ref(RefreshPricingResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 413, 415, 500, 502, 503, 504),
     },
   },
 };

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 
 import { ControlResponse, Guardrails, ResourceAccess, ResourceStatusResponse } from './response-schemas';
 import { NextCursor, Resource, Uuid } from '../system/response-schemas';
-import { Parameters, Ref, RequestSchema, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { ControlBody, ListResourcesQuery, ResourceAccessBody, ResourcePath, UpdateResourceBody } from './schemas';
 
 export const operations: Operations = {
@@ -45,12 +45,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
     },
   },
 
@@ -101,15 +96,7 @@ an empty body; 404 when the resource is not tracked; 409 while it is being delet
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 500, 503),
     },
   },
 
@@ -129,15 +116,7 @@ use the resource (\`access\`, with the users' and teams' names).
     parameters: new Parameters({ path: ResourcePath }, [{ $ref: '#/components/parameters/ResourceId' }]),
     responses: {
       '200': { description: 'The resource.', content: { 'application/json': { schema: Ref(ResourceStatusResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 404, 413, 415, 500, 502, 503, 504),
     },
   },
 
@@ -190,14 +169,7 @@ reads the model's resource eventually consistent). 400 for a malformed or repeat
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),
     },
   },
 
@@ -233,17 +205,7 @@ with its kept configuration and model; restart is 409.
     },
     responses: {
       '200': { description: 'The operation was initiated.', content: { 'application/json': { schema: Ref(ControlResponse) } } },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '409': { $ref: '#/components/responses/Conflict' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '502': { $ref: '#/components/responses/BadGateway' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
-      '504': { $ref: '#/components/responses/GatewayTimeout' },
+      ...errors('api', 400, 401, 403, 404, 409, 413, 415, 500, 502, 503, 504),
     },
   },
 };

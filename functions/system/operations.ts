@@ -1,7 +1,7 @@
 // Written by scripts/openapi-import.ts from the hand-written contract; edit freely, it is a source of docs/openapi.yaml.
 /** The operations of functions/system/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type } from '@sinclair/typebox';
-import { type Operations } from '../../lib/http/contract';
+import { errors, type Operations } from '../../lib/http/contract';
 
 export const operations: Operations = {
   /** GET /api/openapi.json */
@@ -22,10 +22,7 @@ export const operations: Operations = {
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
+      ...errors('api', 400, 413, 415, 500),
     },
   },
 };

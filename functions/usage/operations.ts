@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 
 import { UsageFigures, UsageHour } from './response-schemas';
-import { Parameters, Ref, type Operations } from '../../lib/http/contract';
+import { Parameters, Ref, errors, type Operations } from '../../lib/http/contract';
 import { UsageQuery } from './schemas';
 
 export const operations: Operations = {
@@ -73,14 +73,7 @@ An addition to the spec's response, read from the same items in the same request
           },
         },
       },
-      '400': { $ref: '#/components/responses/BadRequest' },
-      '401': { $ref: '#/components/responses/Unauthorized' },
-      '403': { $ref: '#/components/responses/Forbidden' },
-      '404': { $ref: '#/components/responses/NotFound' },
-      '413': { $ref: '#/components/responses/PayloadTooLarge' },
-      '415': { $ref: '#/components/responses/UnsupportedMediaType' },
-      '500': { $ref: '#/components/responses/InternalError' },
-      '503': { $ref: '#/components/responses/ServiceUnavailable' },
+      ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),
     },
   },
 };

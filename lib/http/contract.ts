@@ -73,3 +73,52 @@ export interface OperationDoc {
 }
 
 export type Operations = Record<string, OperationDoc>;
+
+/**
+ * The error bodies of each dialect (components.responses, spec section 7): the general shape on /api,
+ * login's and validate's `message` shape, the chat thread's shape, OpenAI's and Anthropic's on /v1.
+ */
+export type ErrorDialect = 'api' | 'message' | 'thread' | 'openai' | 'anthropic';
+
+const GENERAL: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'BudgetExceeded',
+  500: 'InternalError',
+  502: 'BadGateway',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+};
+
+/** The shared response a dialect answers `status` with. */
+export function errorResponseName(dialect: ErrorDialect, status: number): string | undefined {
+  const general = GENERAL[status];
+  switch (dialect) {
+    case 'api':
+      return general;
+    case 'thread':
+      return general && `Thread${general}`;
+    case 'message':
+      return status === 429 ? 'MessageTooManyRequests' : general && `Message${general}`;
+    case 'openai':
+      return status === 401 ? 'OpenAiUnauthorized' : status === 429 ? 'OpenAiTooManyRequests' : general && 'OpenAiError';
+    case 'anthropic':
+      return general && 'AnthropicError';
+  }
+}
+
+/** An operation's error answers: `...errors('api', 400, 401, 403)` in its responses. */
+export function errors(dialect: ErrorDialect, ...statuses: number[]): Record<string, { $ref: string }> {
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const name = errorResponseName(dialect, status);
+      if (!name) throw new Error(`the ${dialect} dialect has no error answer for ${status}`);
+      return [String(status), { $ref: `#/components/responses/${name}` }];
+    }),
+  );
+}
