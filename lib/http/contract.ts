@@ -23,7 +23,7 @@ export const OneOf = <T extends TSchema[]>(schemas: [...T], options: SchemaOptio
   Type.Unsafe<Static<TUnion<T>>>({ ...options, oneOf: schemas });
 
 /** Words and examples laid over a request schema's nodes, by JSON pointer ('' is the schema itself). */
-export type Annotations = Record<string, Record<string, unknown>>;
+type Annotations = Record<string, Record<string, unknown>>;
 
 /**
  * A request body shown by its handler's own TypeBox schema (functions/<area>/schemas.ts): the validation
@@ -42,7 +42,7 @@ export class RequestSchema {
  * shared parameter. `schema` holds words laid over the check's schema; if it names a `type`, it is the
  * schema shown instead (a number checked as text, so that "2.5" is refused rather than converted).
  */
-export type ParameterDoc = Record<string, unknown> & ({ name: string; in: 'query' | 'path' | 'header' } | { $ref: string });
+type ParameterDoc = Record<string, unknown> & ({ name: string; in: 'query' | 'path' | 'header' } | { $ref: string });
 
 /**
  * An operation's parameters: one per property of the handler's query and path schemas, in the order of
