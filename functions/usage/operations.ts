@@ -1,0 +1,79 @@
+// Written by scripts/openapi-import.ts from the hand-written contract; edit freely, it is a source of docs/openapi.yaml.
+/** The operations of functions/usage/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
+import { Type } from '@sinclair/typebox';
+
+import { UsageFigures, UsageHour } from './response-schemas';
+import { Parameters, Ref, errors, type Operations } from '../../lib/http/contract';
+import { UsageQuery } from './schemas';
+
+export const operations: Operations = {
+  /** GET /api/usage/current */
+  currentUsage: {
+    tags: ['usage'],
+    summary: 'Month-to-date and last-24-hours usage',
+    description: `Roles: user, admin, super_admin. Of a conversation (\`conversationId\`, its owner), of the
+caller (no parameter), of an API key's /v1 calls (\`keyId\`: the caller's own key; admins any
+key; anyone else's is 404), of a team (\`teamId\`: its members and admins; for anyone else the
+team does not exist, 404), or of the whole service (\`scope=all\`, admin and super_admin
+only: 403 for a user). The caller's figures include their /v1 calls. A team's figures count
+its team keys' calls and its members' other calls (personal keys, session chat): its
+members' chat turns at once, /v1 calls once settled from the table's stream (about a
+second), except the caller's own, which are counted at once.
+`,
+    parameters: new Parameters({ query: UsageQuery }, [
+      {
+        name: 'conversationId',
+        in: 'query',
+        schema: { description: 'A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).', format: 'uuid' },
+      },
+      {
+        name: 'keyId',
+        in: 'query',
+        description: "An API key's id (GET /api/keys); alone, without conversationId or scope.",
+        schema: { description: 'A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).', format: 'uuid' },
+      },
+      {
+        name: 'teamId',
+        in: 'query',
+        description: "A team's id (GET /api/teams); alone, without keyId, conversationId or scope.",
+        schema: { description: 'A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).', format: 'uuid' },
+      },
+      {
+        name: 'scope',
+        in: 'query',
+        description: '`user` (the caller, default) or `all` (the whole service; admins). Not together with conversationId.',
+      },
+    ]),
+    responses: {
+      '200': {
+        description: 'The figures.',
+        content: {
+          'application/json': {
+            schema: Type.Object(
+              {
+                success: Type.Unsafe<true>({ const: true }),
+                scope: Type.Unsafe<'conversation' | 'user' | 'key' | 'team' | 'all'>({
+                  type: 'string',
+                  enum: ['conversation', 'user', 'key', 'team', 'all'],
+                }),
+                mtd: Ref(UsageFigures),
+                last24h: Ref(UsageFigures),
+                hourly: Type.Array(Ref(UsageHour), {
+                  description: `The last 24 hours by clock hour (UTC): the 25 hours they touch, oldest first, every
+one present (zeros included). \`hour\` is the hour's start; the first hour counts
+from 24 hours ago (to the five minutes), so the entries add up to \`last24h\`.
+An addition to the spec's response, read from the same items in the same request.
+`,
+                  minItems: 25,
+                  maxItems: 25,
+                }),
+              },
+              { additionalProperties: false },
+            ),
+          },
+        },
+      },
+      ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),
+    },
+  },
+};
