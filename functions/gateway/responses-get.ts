@@ -1,5 +1,5 @@
 import { keyEndpoint } from '../../lib/http/key-endpoint';
-import { getResponse } from '../../lib/gateway/responses';
+import { getResponse } from '../../lib/gateway/stored-responses';
 import { ResponsePath } from '../../generated/checks/gateway';
 
 /** GET /v1/responses/{id}: a response this key stored, as it was answered; another key's is not found (404). */

@@ -1,5 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { AlertThresholds, NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import {
+  AlertThresholds,
+  NullableRpmLimit,
+  NullableTpmLimit,
+  NullableUsd,
+  Pagination,
+  RpmLimit,
+  ServiceTierList,
+  TpmLimit,
+  Usd,
+  Uuid,
+} from '../../lib/http/schemas';
 
 const Name = Type.String({ minLength: 1, maxLength: 100, description: '1 to 100 characters' });
 const Budget = Usd(1_000_000, 'USD per calendar month, UTC');

@@ -1,5 +1,16 @@
 import { Type } from '@sinclair/typebox';
-import { AlertThresholds, NullableRpmLimit, NullableTpmLimit, NullableUsd, Pagination, RpmLimit, ServiceTierList, TpmLimit, Usd, Uuid } from '../../lib/http/schemas';
+import {
+  AlertThresholds,
+  NullableRpmLimit,
+  NullableTpmLimit,
+  NullableUsd,
+  Pagination,
+  RpmLimit,
+  ServiceTierList,
+  TpmLimit,
+  Usd,
+  Uuid,
+} from '../../lib/http/schemas';
 
 /**
  * A team's name: what people and sign-on groups call it (OIDC_TEAM_GROUPS_PREFIX + name), unique

@@ -2,7 +2,6 @@ import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { config } from '../../core/config';
 import type { AlertChannel, AlertEvent } from '../../tables/alerts';
-import { http1ClientConfig, resolveAwsOptions } from '../platforms/clients';
 import { openSecret } from './secrets';
 import { postSigned } from './webhook';
 
@@ -11,8 +10,20 @@ import { postSigned } from './webhook';
  * SES e-mail to its address. Resolves when the channel took it; rejects with what went wrong. The
  * clients are built once per cold start, with the emulator's endpoint under npm start and in tests.
  */
-const sns = new SNSClient(http1ClientConfig(resolveAwsOptions()));
-const ses = new SESv2Client(http1ClientConfig(resolveAwsOptions()));
+const { region, endpoint } = config.cloud;
+/**
+ * The function's own role in AWS, which the template grants Publish on the alerts topics and SendEmail
+ * on the identity; not the platform access key (SERVICE_CLOUD_ACCESS_KEY_ID), which is for the model
+ * platforms and may belong to another account. Under npm start and in tests the emulator takes any key.
+ */
+const clientConfig = {
+  region,
+  endpoint,
+  maxAttempts: 3,
+  ...(endpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+};
+const sns = new SNSClient(clientConfig);
+const ses = new SESv2Client(clientConfig);
 
 const usd = (n: unknown) => `$${Number(n).toFixed(2)}`;
 

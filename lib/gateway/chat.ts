@@ -122,7 +122,11 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   if (parsed.stream) {
     const remaining = input.remainingMs?.();
     const deadlineAt = remaining === undefined ? undefined : Date.now() + Math.max(0, remaining - SETTLE_MARGIN_MS);
-    const { call, result: events, attempts } = await attempt(target, prepare, (call) =>
+    const {
+      call,
+      result: events,
+      attempts,
+    } = await attempt(target, prepare, (call) =>
       openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route), deadlineAt }),
     );
     const at = meta(call.callId, call.started);

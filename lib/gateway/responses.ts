@@ -1,11 +1,12 @@
 import { config } from '../../core/config';
 import { logger } from '../../core/observability';
 import type { ApiKey } from '../../tables/keys';
-import { deleteStoredResponse, getStoredResponse, putStoredResponse } from '../../tables/responses';
+import { getStoredResponse, putStoredResponse } from '../../tables/responses';
 import * as openAiResponses from '../dialects/openai-responses';
 import type { Conversation, ResponsesBody, ResponsesCall } from '../dialects/openai-responses';
-import { BadRequest, NotFound } from '../errors';
+import { BadRequest } from '../errors';
 import { chatCall, type GatewayInput, type Keep } from './chat';
+import type { Kept } from './stored-responses';
 
 /**
  * POST /v1/responses: OpenAI's Responses API (lib/dialects/openai-responses.ts), streamed or not,
@@ -18,15 +19,6 @@ import { chatCall, type GatewayInput, type Keep } from './chat';
  * them. A continuation reads the stored conversation beside nothing else (one strongly consistent
  * GetItem in the key's own partition) before the call's one round of reads.
  */
-
-/** What a stored response keeps: the response as answered, and the conversation for the next turn. */
-interface Kept {
-  response: unknown;
-  conversation: Conversation;
-}
-
-/** As OpenAI words it; the same whether the id is unknown, expired, deleted or another key's. */
-const notFound = (id: string) => new NotFound(`Response with id '${id}' not found.`);
 
 async function previousConversation(key: ApiKey, id: string): Promise<Conversation> {
   const stored = await getStoredResponse<Kept>(key.id, id);
@@ -62,17 +54,4 @@ export async function answerResponse(input: GatewayInput<ResponsesBody>) {
   const previous = previousId != null ? await previousConversation(input.key, previousId) : undefined;
   const dialect = { ...openAiResponses, parse: (body: ResponsesBody) => openAiResponses.parse(body, previous) };
   return chatCall<ResponsesBody, ResponsesCall>(dialect, input, input.body.store === false ? undefined : keeper(input));
-}
-
-/** GET /v1/responses/{id}: a response the key stored, as it was answered. */
-export async function getResponse(key: ApiKey, id: string): Promise<unknown> {
-  const stored = await getStoredResponse<Kept>(key.id, id);
-  if (!stored) throw notFound(id);
-  return stored.data.response;
-}
-
-/** DELETE /v1/responses/{id}: OpenAI's deletion answer; another key's (or an unknown) id is not found. */
-export async function deleteResponse(key: ApiKey, id: string) {
-  if (!(await deleteStoredResponse(key.id, id))) throw notFound(id);
-  return { id, object: 'response', deleted: true };
 }

@@ -237,7 +237,8 @@ describe('credential views', () => {
     const c = res.body.credentials;
     expect(c.region).toBe('us-east-1');
     expect(c.secretAccessKey).toMatch(/^\*+0001$/);
-    expect(c.accessKeyId).toMatch(/^\*+0001$/);
+    // Each integration file signs with an access key id of its own (tests/setup/table-env.ts).
+    expect(c.accessKeyId).toMatch(new RegExp(`^\\*+${(process.env.SERVICE_CLOUD_ACCESS_KEY_ID as string).slice(-4)}$`));
     expect(res.raw).not.toContain(process.env.SERVICE_CLOUD_SECRET_ACCESS_KEY);
     expect(res.raw).not.toContain(process.env.SERVICE_CLOUD_ACCESS_KEY_ID);
     expect(c.authMethod).toContain('SigV4');

@@ -91,6 +91,10 @@ describe('POST /api/deploy/managed', () => {
       'model_name',
       'created_at',
       'last_updated',
+      'lifecycle',
+      'billing',
+      'capabilities',
+      'actions',
     ]);
     expect(st.body.resource).toMatchObject({
       id: res.body.id,

@@ -28,6 +28,8 @@ describe('managed adapter against the shared emulator', () => {
       outputModalities: ['TEXT'],
       inferenceTypesSupported: ['ON_DEMAND'],
       customization: [],
+      // Claude 3 Haiku is a legacy model on Bedrock today; the catalogue passes its lifecycle on.
+      modelLifecycle: { status: 'LEGACY' },
     });
     expect(models.find((m) => m.modelId === TITAN)?.customization).toEqual(['FINE_TUNING', 'CONTINUED_PRE_TRAINING']);
   });
