@@ -28,6 +28,7 @@ const STRINGS = [
   'anthropic.claude-3-haiku-20240307-v1:0',
   'arn:aws:sagemaker:us-east-1:123456789012:model-package/demo/1',
   'arn:aws:iam::123456789012:role/demo',
+  'arn:aws:sns:us-east-1:123456789012:model-ops-dev-alerts',
   '2030-01-01T00:00:00Z',
   's3://bucket/model.tar.gz',
   'ml.g5.xlarge',
