@@ -358,7 +358,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>): AsyncGenerat
         settled = item;
         break;
       case 'failed': {
-        const failure = streamFailure(item.error);
+        const failure = streamFailure(item.error, { openAi: true, gateway: true });
         const error = bedrockError(failure.statusCode, 'code' in failure ? failure.code : undefined, failure.message);
         yield exceptionMessage(streamExceptionType(error.type), error.body);
         return;

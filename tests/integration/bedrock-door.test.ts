@@ -8,8 +8,10 @@ import { jest } from '@jest/globals';
 import {
   AccessDeniedException,
   BedrockRuntimeClient,
+  InternalServerException,
   ConverseCommand,
   ConverseStreamCommand,
+  InvokeModelCommand,
   ResourceNotFoundException,
   ValidationException,
   type ConverseStreamOutput,
@@ -20,13 +22,14 @@ import { nanosOf, usdOf, type Nanos } from '../../core/money';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as listKeys } from '../../functions/keys/list';
 import { handler as converse } from '../../functions/bedrock/converse';
+import { handler as notFound } from '../../functions/system/not-found';
 import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
 import { getTokenPrice, tokenCost } from '../../lib/pricing/service';
 import type { Resource } from '../../tables/resources';
 import { startDoor } from '../helpers/door';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
-import { listed, managedResource, MANAGED_MODEL } from './chat-fixtures';
+import { listed, managedResource, MANAGED_MODEL, withModelFault } from './chat-fixtures';
 
 jest.setTimeout(60_000);
 
@@ -81,6 +84,8 @@ beforeAll(async () => {
   door = await startDoor([
     { method: 'POST', path: '/bedrock/model/{modelId}/converse', handler: converse as Handler },
     { method: 'POST', path: '/bedrock/model/{modelId}/converse-stream', url },
+    // API Gateway's $default route: what the door does not serve yet.
+    { method: 'POST', path: '/bedrock/model/{modelId}/invoke', handler: notFound as Handler },
   ]);
   owner = await makeUser('user');
   [paying, broke] = await Promise.all([newKey({ monthly_budget_usd: 5 }), newKey({ monthly_budget_usd: 0.000001 })]);
@@ -147,5 +152,23 @@ describe("Bedrock's errors", () => {
     const invalid = await bedrock.send(new ConverseCommand({ ...hello(), inferenceConfig: { temperature: 3 } })).catch((err: unknown) => err);
     expect(invalid).toBeInstanceOf(ValidationException);
     expect((invalid as Error).message).toContain('temperature');
+  });
+
+  test('an operation the door does not serve yet (InvokeModel) is 404 ResourceNotFoundException saying what it serves', async () => {
+    const { bedrock } = client(paying.key);
+    const refused = await bedrock
+      .send(new InvokeModelCommand({ modelId: resource.name, body: JSON.stringify({ messages: [] }), contentType: 'application/json' }))
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ResourceNotFoundException);
+    expect((refused as Error).message).toContain('not served yet');
+  });
+
+  test("a platform's failure is a 5xx InternalServerException, which the SDKs retry, and spends nothing", async () => {
+    const { bedrock } = client(paying.key);
+    const before = await spentOf(paying.id);
+    const failed = await withModelFault(resource, () => bedrock.send(new ConverseCommand(hello())).catch((err: unknown) => err));
+    expect(failed).toBeInstanceOf(InternalServerException);
+    expect(failed).toMatchObject({ $metadata: { httpStatusCode: 502 } });
+    expect(await spentOf(paying.id)).toBe(before);
   });
 });

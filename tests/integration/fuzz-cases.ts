@@ -500,7 +500,11 @@ export function errorProblems(res: CallResult, op?: Operation): string[] {
   const problems: string[] = [];
   const body = res.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return ['body is not a JSON object'];
-  if (op?.apiKey) {
+  if (op?.path.startsWith('/bedrock/')) {
+    // Bedrock's shape, which the AWS SDKs parse: the error's name in x-amzn-errortype, {message}.
+    const type = Object.entries(res.headers).find(([name]) => name.toLowerCase() === 'x-amzn-errortype')?.[1];
+    if (typeof type !== 'string' || typeof body.message !== 'string') problems.push('no Bedrock error (x-amzn-errortype, {message})');
+  } else if (op?.apiKey) {
     // OpenAI's shape, which its clients parse: {error: {message, type, code, param}}.
     const e = body.error;
     if (!e || typeof e !== 'object' || typeof e.message !== 'string' || typeof e.type !== 'string') problems.push('no OpenAI error {message, type}');

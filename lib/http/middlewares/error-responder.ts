@@ -60,7 +60,8 @@ export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): m
       const err =
         toHttpError(request.error, {
           ...route,
-          openAi: shape === 'openai',
+          // Bedrock's clients retry as OpenAI's do: a platform's failure is a 5xx they retry (502, 504 a timeout), a model not in service 503.
+          openAi: shape === 'openai' || shape === 'bedrock',
           gateway: shape !== 'standard' && shape !== 'message' && shape !== 'thread',
         }) ?? request.error;
       if (err instanceof HttpError) {
