@@ -34,7 +34,8 @@ function typeAndStatus(status: number, code: string | undefined): [string, numbe
     case 504:
       return ['ModelTimeoutException', 504];
     default:
-      return status >= 500 ? ['InternalServerException', status] : ['ValidationException', 400];
+      // A request refused as sent (400, 413 too large, 415 not JSON) keeps its status.
+      return [status >= 500 ? 'InternalServerException' : 'ValidationException', status];
   }
 }
 
