@@ -55,7 +55,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown) {
     })
     .end(text);
 }
-const API_PREFIXES = ['/api/', '/v1/'];
+const API_PREFIXES = ['/api/', '/v1/', '/bedrock/'];
 
 type Rewrite = (event: { request: { uri: string } }) => { uri: string };
 

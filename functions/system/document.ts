@@ -2,6 +2,7 @@
 /** The contract's head (info, servers, tags, default security) and its shared components, but schemas. */
 import { Type } from '@sinclair/typebox';
 import { OneOf, Ref } from '../../lib/http/contract';
+import { BedrockErrorBody } from '../bedrock/response-schemas';
 import { AnthropicErrorBody, Cursor, ErrorSchema, MessageError, OpenAiErrorBody, ThreadError, Uuid } from './response-schemas';
 
 export const document = {
@@ -123,6 +124,10 @@ prefix.
     { name: 'teams', description: 'Teams, their members, budgets and rate limits.' },
     { name: 'routes', description: 'Routes: one /v1 model name over several resources, with fallbacks and shared cooldowns (docs/routes.md).' },
     { name: 'gateway', description: "The OpenAI-compatible gateway: OpenAI's own paths under /v1, API keys only." },
+    {
+      name: 'bedrock',
+      description: "The Bedrock-compatible door: bedrock-runtime's paths under /bedrock, API keys as bearer tokens (docs/bedrock-door.md).",
+    },
     { name: 'system', description: 'This document.' },
   ],
   security: [{ bearerAuth: [] }],
@@ -234,6 +239,12 @@ naming the level), or a rate limit is used up this minute (\`rate_limit_exceeded
           'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
         },
         content: { 'application/json': { schema: Ref(OpenAiErrorBody) } },
+      },
+      BedrockError: {
+        description:
+          "Bedrock's error: its name in `x-amzn-errortype` (ValidationException 400, AccessDeniedException 403 for a missing or unknown key or a spent budget, ResourceNotFoundException 404, ThrottlingException 429, InternalServerException 500, ServiceUnavailableException 503, ModelTimeoutException 504), the text in `message`.",
+        headers: { 'x-amzn-errortype': { description: "The error's name, as the AWS SDKs read it.", schema: Type.String() } },
+        content: { 'application/json': { schema: Ref(BedrockErrorBody) } },
       },
       AnthropicError: {
         description: "Anthropic's error body, with the type its status has (401 authentication_error for a missing or unknown key).",

@@ -36,7 +36,10 @@ export interface ChatDialect<B, C extends ParsedChat> {
   /** `headers`: the request's, lower-cased (Anthropic's betas ride in one). */
   parse(body: B, headers: Record<string, string | undefined>): C;
   answer(reply: ChatReply, settled: Settled, meta: CallMeta, call: C): unknown;
-  frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta, call: C): AsyncGenerator<string>;
+  /** The streamed answer's pieces: server-sent events' text, or the bytes of a binary framing (AWS's event stream). */
+  frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta, call: C): AsyncGenerator<string | Uint8Array>;
+  /** The streamed answer's media type, where it is not server-sent events. */
+  streamType?: string;
   /** The request's fields of the features a model may lack, in this dialect's words. */
   fields: FeatureFields;
 }
@@ -132,6 +135,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
     const at = meta(call.callId, call.started);
     return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), {
       ...SSE_HEADERS,
+      ...(dialect.streamType && { 'Content-Type': dialect.streamType }),
       ...answerHeaders(call, attempts),
     });
   }

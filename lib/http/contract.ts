@@ -76,9 +76,10 @@ export type Operations = Record<string, OperationDoc>;
 
 /**
  * The error bodies of each dialect (components.responses, spec section 7): the general shape on /api,
- * login's and validate's `message` shape, the chat thread's shape, OpenAI's and Anthropic's on /v1.
+ * login's and validate's `message` shape, the chat thread's shape, OpenAI's and Anthropic's on /v1,
+ * Bedrock's on /bedrock.
  */
-export type ErrorDialect = 'api' | 'message' | 'thread' | 'openai' | 'anthropic';
+export type ErrorDialect = 'api' | 'message' | 'thread' | 'openai' | 'anthropic' | 'bedrock';
 
 const GENERAL: Record<number, string> = {
   400: 'BadRequest',
@@ -109,6 +110,8 @@ export function errorResponseName(dialect: ErrorDialect, status: number): string
       return status === 401 ? 'OpenAiUnauthorized' : status === 429 ? 'OpenAiTooManyRequests' : general && 'OpenAiError';
     case 'anthropic':
       return general && 'AnthropicError';
+    case 'bedrock':
+      return general && 'BedrockError';
   }
 }
 

@@ -31,7 +31,9 @@ export interface KeyRequest<B, P = never, Path = Record<string, never>> {
  * `dialect` is `openai` (the default: OpenAI's error shape, the key as a bearer credential) or
  * `anthropic` (POST /v1/messages: Anthropic's error shape, the key in x-api-key or as a bearer
  * credential, the request id also in Anthropic's `request-id`; the anthropic-version header is
- * accepted whatever it says, as the one version this dialect speaks is 2023-06-01's).
+ * accepted whatever it says, as the one version this dialect speaks is 2023-06-01's) or `bedrock`
+ * (the /bedrock door: Bedrock's errors, the key as a bearer token as Bedrock API keys are sent, the
+ * request id also in `x-amzn-requestid`, which the AWS SDKs read).
  *
  * `prefetch` lets a call's first read that needs no key (the model's name lookup) run beside the
  * key's lookup, in the same round trip: the guard starts it from the body's `model` before it awaits
@@ -42,19 +44,17 @@ export function keyEndpoint<B extends TSchema, P = never, Path extends TObject =
     body?: Check<B>;
     path?: Check<Path>;
     streaming?: boolean;
-    dialect?: 'openai' | 'anthropic';
+    dialect?: 'openai' | 'anthropic' | 'bedrock';
     prefetch?: (model: string) => Promise<P>;
   },
   handler: (request: KeyRequest<Checked<B>, P, Checked<Path>>) => Promise<unknown>,
 ) {
-  const anthropic = options.dialect === 'anthropic';
+  const dialect = options.dialect ?? 'openai';
+  const anthropic = dialect === 'anthropic';
+  const requestIds = { openai: undefined, anthropic: ['x-request-id', 'request-id'], bedrock: ['x-request-id', 'x-amzn-requestid'] }[dialect];
   return stack(
-    { auth: 'user', body: options.body, path: options.path, errorShape: anthropic ? 'anthropic' : 'openai', streaming: options.streaming },
-    [
-      requestIdHeader(anthropic ? ['x-request-id', 'request-id'] : undefined),
-      authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }),
-      rateLimitHeaders(),
-    ],
+    { auth: 'user', body: options.body, path: options.path, errorShape: dialect, streaming: options.streaming },
+    [requestIdHeader(requestIds), authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }), rateLimitHeaders()],
     (request) =>
       handler({
         body: request.body,

@@ -95,8 +95,10 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
       const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
       if (result && typeof result === 'object' && STREAMED in result) {
         const { statusCode, body, headers } = result as Streamed;
-        // Middy pipes a Readable body to the response stream; a buffered function sends the whole text.
-        return { statusCode, headers, body: (options.streaming ? Readable.from(body) : await collect(body)) as string };
+        // Middy pipes a Readable body to the response stream; a buffered function sends the whole text
+        // (bytes base64-encoded, which API Gateway decodes).
+        if (options.streaming) return { statusCode, headers, body: Readable.from(body) as unknown as string };
+        return { statusCode, headers, ...(await collect(body)) };
       }
       const {
         statusCode,
@@ -115,8 +117,12 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
     });
 }
 
-async function collect(pieces: AsyncIterable<string>): Promise<string> {
-  let text = '';
-  for await (const piece of pieces) text += piece;
-  return text;
+async function collect(pieces: AsyncIterable<string | Uint8Array>): Promise<{ body: string; isBase64Encoded?: true }> {
+  const all: (string | Uint8Array)[] = [];
+  for await (const piece of pieces) all.push(piece);
+  if (all.every((piece) => typeof piece === 'string')) return { body: all.join('') };
+  return {
+    body: Buffer.concat(all.map((piece) => (typeof piece === 'string' ? Buffer.from(piece) : piece))).toString('base64'),
+    isBase64Encoded: true,
+  };
 }

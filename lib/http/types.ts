@@ -78,11 +78,12 @@ export function redirect(location: string, cookie?: string): Reply {
 export interface Streamed {
   readonly [STREAMED]: true;
   statusCode: number;
-  body: AsyncIterable<string>;
+  /** Text (server-sent events) or bytes (AWS's event stream). */
+  body: AsyncIterable<string | Uint8Array>;
   headers: Record<string, string>;
 }
 export const STREAMED = Symbol('streamed');
 
-export function streamed(statusCode: number, body: AsyncIterable<string>, headers: Record<string, string>): Streamed {
+export function streamed(statusCode: number, body: AsyncIterable<string | Uint8Array>, headers: Record<string, string>): Streamed {
   return { [STREAMED]: true, statusCode, body, headers };
 }

@@ -389,6 +389,9 @@ export function withValue(base: Record<string, unknown>, path: PathSeg[], value:
   return copy;
 }
 
+/** Operations whose body is another's, read by the same check and dialect: their field cases would repeat that operation's. */
+const BODY_FUZZED_ELSEWHERE = new Set(['POST /bedrock/model/{modelId}/converse-stream']);
+
 export function fuzzCases(op: Operation): FuzzCase[] {
   const cases: FuzzCase[] = [];
   const base = baseRequest(op);
@@ -401,7 +404,7 @@ export function fuzzCases(op: Operation): FuzzCase[] {
   add('body', 'a body over the size limit (1 MB)', { ...base, rawBody: JSON.stringify({ blob: MB }) }, 'status413');
   add('body', 'an extra unknown field', { ...base, body: { ...(base.body ?? {}), fuzzUnknownField: 1 } }, 'reject');
 
-  if (op.body) {
+  if (op.body && !BODY_FUZZED_ELSEWHERE.has(op.key)) {
     const body = base.body ?? {};
     const schema = op.body;
     const variant = (category: string, label: string, path: PathSeg[], value: unknown) => {
@@ -500,7 +503,11 @@ export function errorProblems(res: CallResult, op?: Operation): string[] {
   const problems: string[] = [];
   const body = res.body;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return ['body is not a JSON object'];
-  if (op?.apiKey) {
+  if (op?.path.startsWith('/bedrock/')) {
+    // Bedrock's shape, which the AWS SDKs parse: the error's name in x-amzn-errortype, {message}.
+    const type = Object.entries(res.headers).find(([name]) => name.toLowerCase() === 'x-amzn-errortype')?.[1];
+    if (typeof type !== 'string' || typeof body.message !== 'string') problems.push('no Bedrock error (x-amzn-errortype, {message})');
+  } else if (op?.apiKey) {
     // OpenAI's shape, which its clients parse: {error: {message, type, code, param}}.
     const e = body.error;
     if (!e || typeof e !== 'object' || typeof e.message !== 'string' || typeof e.type !== 'string') problems.push('no OpenAI error {message, type}');

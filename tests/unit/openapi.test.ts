@@ -22,6 +22,7 @@ import { RefreshPricingBody, UpsertPricingBody } from '../../functions/pricing/s
 import { UsageQuery } from '../../functions/usage/schemas';
 import { CreateKeyBody, KeyPath, ListKeysQuery, UpdateKeyBody } from '../../functions/keys/schemas';
 import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from '../../functions/gateway/schemas';
+import { ConverseBody, ConversePath } from '../../functions/bedrock/schemas';
 import {
   AddMemberBody,
   CreateTeamBody,
@@ -143,7 +144,10 @@ describe('docs/openapi.yaml is a valid OpenAPI 3.1 document', () => {
 
   test('lays the paths out for versioning: all under /api, none with a version segment (v1 is implicit), but OpenAI’s own /v1 paths of the gateway', () => {
     const paths = Object.keys(doc.paths).filter(
-      (p) => !['/v1/models', '/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/messages'].includes(p),
+      (p) =>
+        !['/v1/models', '/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/messages'].includes(p) &&
+        // The Bedrock-compatible door: bedrock-runtime's own paths.
+        !p.startsWith('/bedrock/model/{modelId}/'),
     );
     expect(paths.filter((p) => !p.startsWith('/api/'))).toEqual([]);
     expect(paths.filter((p) => /\/v\d+(\/|$)/.test(p))).toEqual([]);
@@ -358,7 +362,9 @@ describe('the document and serverless.yml', () => {
       // The gateway's /v1 endpoints (lib/http/key-endpoint.ts) take an API key, not a role.
       if (/\bkeyEndpoint\(/.test(source)) {
         if (JSON.stringify(op.security) !== '[{"apiKeyAuth":[]}]') problems.push(`${route.key}: key endpoint without apiKeyAuth security`);
-        if (!Object.keys(op.responses).includes('401')) problems.push(`${route.key}: no 401`);
+        // The /bedrock door answers a missing or unknown key as Bedrock does: 403 AccessDeniedException.
+        const refusal = route.key.includes(' /bedrock/') ? '403' : '401';
+        if (!Object.keys(op.responses).includes(refusal)) problems.push(`${route.key}: no ${refusal}`);
         continue;
       }
       // publicEndpoint (lib/http/public-endpoint.ts) is auth 'none' by construction.
@@ -440,6 +446,8 @@ const plain = (s: TSchema) => JSON.parse(JSON.stringify(s));
 const asIs = (s: Json) => s;
 
 const BODIES: Record<string, TSchema> = {
+  converse: ConverseBody,
+  converseStream: ConverseBody,
   createUser: CreateUserBody,
   updateUser: UpdateUserBody,
   deployManaged: DeployManagedBody,
@@ -521,6 +529,8 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   oidcCallback: { query: OidcCallbackQuery },
   getResponse: { path: ResponsePath },
   deleteResponse: { path: ResponsePath },
+  converse: { path: ConversePath },
+  converseStream: { path: ConversePath },
 };
 
 /**

@@ -458,6 +458,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         'ResponsesStreamLambdaFunction',
         'MessagesLambdaFunction',
         'MessagesStreamLambdaFunction',
+        'ConverseLambdaFunction',
+        'ConverseStreamLambdaFunction',
+        'ConverseStreamUrlLambdaFunction',
         'EmbeddingsLambdaFunction',
       ].sort(),
     );
@@ -478,6 +481,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
       'ResponsesStreamLambdaFunction',
       'MessagesLambdaFunction',
       'MessagesStreamLambdaFunction',
+      'ConverseLambdaFunction',
+      'ConverseStreamLambdaFunction',
+      'ConverseStreamUrlLambdaFunction',
     ]) {
       const role = template.Resources[template.Resources[fn].Properties.Role['Fn::GetAtt'][0]];
       const actions = asList<Json>(role.Properties.Policies).flatMap((p: Json) =>
@@ -551,6 +557,7 @@ const STREAMING = [
   ['/v1/chat/completions', 'completions', 'ChatCompletionsStream'],
   ['/v1/responses', 'responses', 'ResponsesStream'],
   ['/v1/messages', 'messages', 'MessagesStream'],
+  ['/bedrock/model/*/converse-stream', 'converse-stream', 'ConverseStreamUrl'],
 ] as const;
 
 describe.each(STREAMING)('the streaming function of %s in the prod template', (_path, _originId, fn) => {

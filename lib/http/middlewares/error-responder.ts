@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
 import { anthropicErrorBody } from '../anthropic-errors';
+import { bedrockError } from '../bedrock-errors';
 import { UpstreamError } from '../../errors';
 import { HttpError, toHttpError, type ErrorRoute } from '../errors';
 import type { ApiEvent } from '../types';
@@ -11,9 +12,10 @@ import type { ApiEvent } from '../types';
  * with the text in `message`. `thread`: chat thread errors, which add threadId '' and messages [].
  * `openai`: the gateway's /v1 routes answer in OpenAI's shape, which its clients parse. `anthropic`:
  * Anthropic's Messages API route (POST /v1/messages) answers in Anthropic's shape
- * (lib/http/anthropic-errors.ts).
+ * (lib/http/anthropic-errors.ts). `bedrock`: the /bedrock door answers as Bedrock does, the error's name in
+ * `x-amzn-errortype` and its status Bedrock's (lib/http/bedrock-errors.ts).
  */
-export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai' | 'anthropic';
+export type ErrorShape = 'standard' | 'message' | 'thread' | 'openai' | 'anthropic' | 'bedrock';
 
 /** The shape an endpoint's errors take: one for all its requests, or chosen per request (the 404 route's by path). */
 export type ErrorShapeOf = ErrorShape | ((event: ApiEvent) => ErrorShape);
@@ -56,14 +58,27 @@ export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): m
       // Every request a platform failed, by platform, whichever adapter path it came through.
       if (request.error instanceof UpstreamError) dimensionedMetric('UpstreamErrors', { platform: request.error.platform });
       const err =
-        toHttpError(request.error, { ...route, openAi: shape === 'openai', gateway: shape === 'openai' || shape === 'anthropic' }) ?? request.error;
+        toHttpError(request.error, {
+          ...route,
+          // Bedrock's clients retry as OpenAI's do: a platform's failure is a 5xx they retry (502, 504 a timeout), a model not in service 503.
+          openAi: shape === 'openai' || shape === 'bedrock',
+          gateway: shape !== 'standard' && shape !== 'message' && shape !== 'thread',
+        }) ?? request.error;
       if (err instanceof HttpError) {
         if (err.statusCode >= 500) logger.error({ message: 'request failed', error: err.name, reason: err.message, details: err.details });
+        if (shape === 'bedrock') {
+          const answer = bedrockError(err.statusCode, err.code, err.message, err.details);
+          request.response = respond(answer.status, answer.body, { ...err.headers, 'x-amzn-errortype': answer.type });
+          return;
+        }
         request.response = respond(err.statusCode, errorBody(shape, err.message, err.details, err), err.headers);
         return;
       }
       logger.error({ message: 'unhandled error', error: err as Error });
-      request.response = respond(500, errorBody(shape, 'Internal server error'));
+      request.response =
+        shape === 'bedrock'
+          ? respond(500, { message: 'Internal server error' }, { 'x-amzn-errortype': 'InternalServerException' })
+          : respond(500, errorBody(shape, 'Internal server error'));
     },
   };
 }

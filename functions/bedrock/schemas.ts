@@ -1,0 +1,149 @@
+import { Type } from '@sinclair/typebox';
+import { MAX_IMAGE_URL_CHARS } from '../../lib/dialects/common';
+
+// ---------------------------------------------------------------------------------------------
+// The /bedrock door's requests: Bedrock's ConverseRequest (bedrock-runtime's REST shape; the model is
+// the path's). Each object is closed, as the SDKs send only the model's members; the members of
+// features the door does not offer are declared as accepting nothing, so that they are refused as
+// not supported rather than as unknown. Each fits lib/dialects/bedrock-converse.ts's ConverseBody.
+// ---------------------------------------------------------------------------------------------
+
+const closed = { additionalProperties: false } as const;
+const notSupported = (fields: readonly string[]) => {
+  const never = Type.Optional(Type.Never({ description: 'not supported by this service yet' }));
+  return Object.fromEntries(fields.map((field) => [field, never])) as Record<string, typeof never>;
+};
+
+const LongText = Type.String({ maxLength: 200_000 });
+const ToolName = Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: '1 to 64 letters, digits, underscores and hyphens' });
+const ToolUseId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-zA-Z0-9_-]+$' });
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+const CachePoint = Type.Object({ cachePoint: Type.Object({ type: Type.Literal('default') }, closed) }, closed);
+const Text = Type.Object({ text: LongText }, closed);
+
+const Image = Type.Object(
+  {
+    image: Type.Object(
+      {
+        format: Type.Union([Type.Literal('png'), Type.Literal('jpeg'), Type.Literal('gif'), Type.Literal('webp')]),
+        source: Type.Object(
+          { bytes: Type.String({ minLength: 1, maxLength: MAX_IMAGE_URL_CHARS, description: 'the image, base64 (as the SDKs send a blob)' }) },
+          closed,
+        ),
+      },
+      closed,
+    ),
+  },
+  closed,
+);
+
+const ToolUse = Type.Object({ toolUse: Type.Object({ toolUseId: ToolUseId, name: ToolName, input: JsonObject }, closed) }, closed);
+
+const ToolResult = Type.Object(
+  {
+    toolResult: Type.Object(
+      {
+        toolUseId: ToolUseId,
+        content: Type.Array(Type.Union([Text, Type.Object({ json: Type.Unknown() }, closed)]), { maxItems: 100 }),
+        status: Type.Optional(Type.Union([Type.Literal('success'), Type.Literal('error')])),
+      },
+      closed,
+    ),
+  },
+  closed,
+);
+
+const Reasoning = Type.Object(
+  {
+    reasoningContent: Type.Union([
+      Type.Object({ reasoningText: Type.Object({ text: LongText, signature: Type.Optional(Type.String({ maxLength: 100_000 })) }, closed) }, closed),
+      Type.Object({ redactedContent: Type.String({ maxLength: 200_000, description: 'base64' }) }, closed),
+    ]),
+  },
+  closed,
+);
+
+const ContentBlock = Type.Union([Text, Image, ToolUse, ToolResult, Reasoning, CachePoint], {
+  description:
+    'a text, image, toolUse, toolResult, reasoningContent or cachePoint block (document, video and guardContent blocks are not supported yet)',
+});
+
+const Message = Type.Object(
+  {
+    role: Type.Union([Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.Array(ContentBlock, { minItems: 1, maxItems: 1000 }),
+  },
+  closed,
+);
+
+const ToolSpec = Type.Object(
+  {
+    toolSpec: Type.Object(
+      {
+        name: ToolName,
+        description: Type.Optional(Type.String({ minLength: 1, maxLength: 50_000 })),
+        inputSchema: Type.Object({ json: JsonObject }, closed),
+      },
+      closed,
+    ),
+  },
+  closed,
+);
+
+const Empty = Type.Object({}, closed);
+
+export const ConversePath = Type.Object(
+  { modelId: Type.String({ minLength: 1, maxLength: 2048, description: "a resource's or a route's name (GET /v1/models)" }) },
+  closed,
+);
+
+export const ConverseBody = Type.Object(
+  {
+    messages: Type.Array(Message, { minItems: 1, maxItems: 1000 }),
+    system: Type.Optional(Type.Array(Type.Union([Text, CachePoint]), { maxItems: 100 })),
+    inferenceConfig: Type.Optional(
+      Type.Object(
+        {
+          maxTokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 128_000 })),
+          temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          topP: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+          stopSequences: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 4 })),
+        },
+        closed,
+      ),
+    ),
+    toolConfig: Type.Optional(
+      Type.Object(
+        {
+          tools: Type.Array(Type.Union([ToolSpec, CachePoint]), { minItems: 1, maxItems: 128 }),
+          toolChoice: Type.Optional(
+            Type.Union([
+              Type.Object({ auto: Empty }, closed),
+              Type.Object({ any: Empty }, closed),
+              Type.Object({ tool: Type.Object({ name: ToolName }, closed) }, closed),
+            ]),
+          ),
+        },
+        closed,
+      ),
+    ),
+    additionalModelRequestFields: Type.Optional(
+      Type.Object(
+        {
+          top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+          thinking: Type.Optional(
+            Type.Union([
+              Type.Object({ type: Type.Literal('enabled'), budget_tokens: Type.Integer({ minimum: 1 }) }, closed),
+              Type.Object({ type: Type.Literal('adaptive') }, closed),
+            ]),
+          ),
+          anthropic_beta: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })),
+        },
+        { ...closed, description: "what Anthropic's models take: top_k, thinking and anthropic_beta" },
+      ),
+    ),
+    requestMetadata: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 256 }), { maxProperties: 16 })),
+    ...notSupported(['guardrailConfig', 'promptVariables', 'additionalModelResponseFieldPaths', 'performanceConfig', 'serviceTier', 'outputConfig']),
+  },
+  closed,
+);
