@@ -123,10 +123,10 @@ export async function listChannels(): Promise<AlertChannel[]> {
 }
 
 /** Thresholds as a budget keeps them: sorted, no repeats. */
-export const normalThresholds = (list: number[]) => [...new Set(list)].sort((a, b) => a - b);
+const normalThresholds = (list: number[]) => [...new Set(list)].sort((a, b) => a - b);
 
 /** Sets (or, with null, clears back to the default) the alert thresholds of a budget. */
-export async function setAlertThresholds(owner: { kind: AlertScopeKind; id: string }, thresholds: number[] | null): Promise<void> {
+async function setAlertThresholds(owner: { kind: AlertScopeKind; id: string }, thresholds: number[] | null): Promise<void> {
   if (thresholds === null) {
     await db.send(new DeleteCommand({ TableName: TABLE, Key: thresholdsKey(owner) }));
     return;

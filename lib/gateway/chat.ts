@@ -107,7 +107,7 @@ export const answeredBy = (resource: { endpoint_name: string }, attempts: number
 });
 
 /** The header that names the betas a call asked for and its model does not take (dropped rather than refused). */
-export const DROPPED_BETAS_HEADER = 'x-model-ops-betas-dropped';
+const DROPPED_BETAS_HEADER = 'x-model-ops-betas-dropped';
 
 /** The headers every answer carries: who answered, and the betas its model did not take. */
 const answerHeaders = (call: { resource: { endpoint_name: string }; droppedBetas: readonly string[] }, attempts: number) => ({

@@ -19,10 +19,10 @@ import type { FoundationModel } from './catalogue';
 import { EmulatorError } from './shared';
 
 /** Anthropic's documented string that makes a Claude answer with redacted thinking (for testing clients). */
-export const REDACTED_THINKING_TRIGGER = 'ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253';
+const REDACTED_THINKING_TRIGGER = 'ANTHROPIC_MAGIC_STRING_TRIGGER_REDACTED_THINKING_46C9A13E193C177646C7398A98432ECCCE4C1253';
 
 /** The betas Claude takes on Bedrock (the anthropic_beta request field); any other is refused. */
-export const BEDROCK_CLAUDE_BETAS = [
+const BEDROCK_CLAUDE_BETAS = [
   'interleaved-thinking-2025-05-14',
   'fine-grained-tool-streaming-2025-05-14',
   'token-efficient-tools-2025-02-19',

@@ -56,7 +56,7 @@ function viewOf(
 const control = /* @__PURE__ */ traced(new BedrockClient(http1ClientConfig(resolveAwsOptions())));
 
 /** Every system-defined profile offered in the service's Region (all pages). */
-export async function listSystemProfiles(): Promise<InferenceProfileView[]> {
+async function listSystemProfiles(): Promise<InferenceProfileView[]> {
   const views: InferenceProfileView[] = [];
   let nextToken: string | undefined;
   do {

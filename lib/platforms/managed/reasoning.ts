@@ -20,7 +20,7 @@ import { EFFORT_BUDGET, type ChatRequest, type ChatStreamEvent, type ChatTurn, t
 import { managedReasoning } from './features';
 
 /** Claude's smallest thinking budget. */
-export const MIN_THINKING_BUDGET = 1_024;
+const MIN_THINKING_BUDGET = 1_024;
 
 /** The effort whose budget covers `tokens` (gpt-oss takes an effort, not a budget). */
 const effortOf = (tokens: number): 'low' | 'medium' | 'high' =>
