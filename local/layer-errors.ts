@@ -34,6 +34,8 @@ function layerErrorText(status: number): string {
 export function inServiceShape(path: string, body: unknown): boolean {
   if (!body || typeof body !== 'object') return false;
   const b = body as Record<string, unknown>;
+  // The /bedrock door answers as Bedrock does: `{"message": ...}` (its name in x-amzn-errortype).
+  if (isBedrockDoor(path)) return typeof b.message === 'string';
   if (isGateway(path)) {
     const e = b.error as Record<string, unknown> | undefined;
     return !!e && typeof e === 'object' && typeof e.message === 'string' && typeof e.type === 'string';
@@ -45,6 +47,10 @@ function isGateway(path: string): boolean {
   return path === '/v1' || path.startsWith('/v1/');
 }
 
+function isBedrockDoor(path: string): boolean {
+  return path === '/bedrock' || path.startsWith('/bedrock/');
+}
+
 /**
  * The body a client gets for an error the layer answered. Client errors keep the layer's own reason
  * in `details` (hapi's messages name the fault, never an internal); server errors say nothing more,
@@ -53,6 +59,7 @@ function isGateway(path: string): boolean {
 export function layerErrorBody(path: string, status: number, reason?: string): Record<string, unknown> {
   const text = layerErrorText(status);
   const details = status < 500 && reason && reason.toLowerCase() !== text.toLowerCase() ? reason.slice(0, 300) : undefined;
+  if (isBedrockDoor(path)) return { message: details ? `${text}: ${details}` : text };
   if (isGateway(path)) {
     const message = details ? `${text}: ${details}` : text;
     // OpenAI's code for an unknown URL, which the service's own 404 route answers too (lib/http/unknown-route.ts).

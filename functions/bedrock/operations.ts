@@ -55,7 +55,7 @@ export const operations: Operations = {
     requestBody: request('ConverseRequest'),
     responses: {
       '200': { description: "Bedrock's ConverseResponse.", headers, content: { 'application/json': { schema: Ref(ConverseResponse) } } },
-      ...errors('bedrock', 400, 403, 404, 429, 500, 503, 504),
+      ...errors('bedrock', 400, 403, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
   /** POST /bedrock/model/{modelId}/converse-stream */
@@ -79,7 +79,7 @@ at once.
         headers: { 'x-model-ops-resource': headers['x-model-ops-resource'], 'x-amzn-requestid': headers['x-amzn-requestid'] },
         content: { 'application/vnd.amazon.eventstream': { schema: Type.String({ format: 'binary' }) } },
       },
-      ...errors('bedrock', 400, 403, 404, 429, 500, 503, 504),
+      ...errors('bedrock', 400, 403, 404, 413, 415, 429, 500, 502, 503, 504),
     },
   },
 };

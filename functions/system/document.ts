@@ -242,7 +242,7 @@ naming the level), or a rate limit is used up this minute (\`rate_limit_exceeded
       },
       BedrockError: {
         description:
-          "Bedrock's error: its name in `x-amzn-errortype` (ValidationException 400, AccessDeniedException 403 for a missing or unknown key or a spent budget, ResourceNotFoundException 404, ThrottlingException 429, InternalServerException 500, ServiceUnavailableException 503, ModelTimeoutException 504), the text in `message`.",
+          "Bedrock's error: its name in `x-amzn-errortype` (ValidationException 400, AccessDeniedException 403 for a missing or unknown key or a spent budget, ResourceNotFoundException 404, ThrottlingException 429, InternalServerException 500 or 502 when the platform failed, ServiceUnavailableException 503, ModelTimeoutException 504; a body too large or not JSON keeps its 413 or 415), the text in `message`.",
         headers: { 'x-amzn-errortype': { description: "The error's name, as the AWS SDKs read it.", schema: Type.String() } },
         content: { 'application/json': { schema: Ref(BedrockErrorBody) } },
       },

@@ -268,6 +268,8 @@ function judgeRequest(operation: Operation, c: Case) {
 }
 
 function errorShaped(operation: Operation, body: Json): boolean {
+  // The /bedrock door answers as Bedrock does: the text in `message` (its name in x-amzn-errortype).
+  if (operation.path.startsWith('/bedrock/')) return isPlainObject(body) && typeof body.message === 'string' && !('success' in body);
   if (operation.path.startsWith('/v1/'))
     return isPlainObject(body?.error) && typeof body.error.message === 'string' && typeof body.error.type === 'string';
   return body?.success === false && typeof (body.error ?? body.message) === 'string';
