@@ -28,10 +28,16 @@
  * rest. A failure
  * mid-stream is Anthropic's `error` event, which its clients raise as an APIError of that type.
  */
-import type { ChatTurn, ContentPart, ReasoningBlock, ReasoningRequest, SystemPart, ToolChoice, ToolSpec } from '../platforms/types';
-
-/** Anthropic's smallest thinking budget. */
-const MIN_THINKING_BUDGET = 1_024;
+import {
+  MIN_THINKING_BUDGET,
+  type ChatTurn,
+  type ContentPart,
+  type ReasoningBlock,
+  type ReasoningRequest,
+  type SystemPart,
+  type ToolChoice,
+  type ToolSpec,
+} from '../platforms/types';
 import { anthropicErrorBody } from '../http/anthropic-errors';
 import {
   argumentsSchema,

@@ -21,16 +21,17 @@
  */
 import { bedrockError, streamExceptionType } from '../http/bedrock-errors';
 import type { FeatureFields } from '../calls/metered';
-import type {
-  ChatReply,
-  ChatTurn,
-  ContentPart,
-  FinishReason,
-  ReasoningBlock,
-  ReasoningRequest,
-  SystemPart,
-  ToolChoice,
-  ToolSpec,
+import {
+  MIN_THINKING_BUDGET,
+  type ChatReply,
+  type ChatTurn,
+  type ContentPart,
+  type FinishReason,
+  type ReasoningBlock,
+  type ReasoningRequest,
+  type SystemPart,
+  type ToolChoice,
+  type ToolSpec,
 } from '../platforms/types';
 import {
   argumentsObject,
@@ -101,9 +102,6 @@ export const fields: FeatureFields = {
 // ---------------------------------------------------------------------------------------------
 // Reading
 // ---------------------------------------------------------------------------------------------
-
-/** Anthropic's smallest thinking budget, which Bedrock holds Anthropic's models to as well. */
-const MIN_THINKING_BUDGET = 1_024;
 
 /** The cache checkpoint a `cachePoint` block sets after the part before it (5 minutes: Converse's default). */
 const CACHED = { cache: '5m' } as const;

@@ -175,6 +175,9 @@ export interface ReasoningRequest {
 }
 
 /** The thinking budget an effort stands for where a model takes a budget (as LiteLLM and OpenRouter map it, doubled per step). */
+/** Claude's smallest thinking budget (Anthropic's rule, which Bedrock holds Anthropic's models to). */
+export const MIN_THINKING_BUDGET = 1_024;
+
 export const EFFORT_BUDGET = { low: 1_024, medium: 4_096, high: 16_384 } as const;
 
 /**

@@ -16,11 +16,8 @@
 import type { ContentBlock, ContentBlockDelta, ReasoningContentBlock } from '@aws-sdk/client-bedrock-runtime';
 import type { DocumentType } from '@smithy/types';
 import { BadRequest } from '../../errors';
-import { EFFORT_BUDGET, type ChatRequest, type ChatStreamEvent, type ChatTurn, type ReasoningBlock } from '../types';
+import { EFFORT_BUDGET, MIN_THINKING_BUDGET, type ChatRequest, type ChatStreamEvent, type ChatTurn, type ReasoningBlock } from '../types';
 import { managedReasoning } from './features';
-
-/** Claude's smallest thinking budget. */
-const MIN_THINKING_BUDGET = 1_024;
 
 /** The effort whose budget covers `tokens` (gpt-oss takes an effort, not a budget). */
 const effortOf = (tokens: number): 'low' | 'medium' | 'high' =>
