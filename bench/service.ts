@@ -304,7 +304,9 @@ export function benchStream(svc: Service): Promise<BenchStream> {
       import('../local/runtime'),
       import('../functions/usage/aggregate'),
     ]);
-    let sink: (event: DynamoDBStreamEvent) => Promise<unknown> = handler;
+    // The consumer as its event source mapping calls it: with a Lambda context.
+    const aggregate = (event: DynamoDBStreamEvent) => handler(event, svc.invoke.lambdaContext());
+    let sink: (event: DynamoDBStreamEvent) => Promise<unknown> = aggregate;
     const dynamo = localDynamoClient(svc.runtime.dynamoEndpoint);
     const reader = new StreamReader({
       dynamo,
@@ -322,7 +324,7 @@ export function benchStream(svc: Service): Promise<BenchStream> {
     };
     return {
       drain: async () => {
-        sink = handler;
+        sink = aggregate;
         await all();
       },
       capture: async () => {
@@ -331,11 +333,11 @@ export function benchStream(svc: Service): Promise<BenchStream> {
         try {
           await all();
         } finally {
-          sink = handler;
+          sink = aggregate;
         }
         return records;
       },
-      aggregate: handler,
+      aggregate,
     };
   })();
   return stream;

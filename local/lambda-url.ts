@@ -27,13 +27,13 @@
  * `installAwsLambdaGlobal()` must run before the handler's module is imported (Middy calls
  * `awslambda.streamifyResponse` at load, as in Lambda).
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { localLambdaContext } from './lambda-context';
 import type { FunctionUrlRoute } from './front-door';
 
 const STREAMING = Symbol.for('model-ops.local.streaming-handler');
@@ -216,19 +216,8 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const requestId = randomUUID();
-      const deadline = Date.now() + timeoutMs;
-      const context = {
-        awsRequestId: requestId,
-        functionName: fn.functionName,
-        functionVersion: '$LATEST',
-        invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${fn.functionName}`,
-        memoryLimitInMB: '1024',
-        logGroupName: `/aws/lambda/${fn.functionName}`,
-        logStreamName: 'local',
-        callbackWaitsForEmptyEventLoop: false,
-        getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-      };
+      const context = localLambdaContext(fn.functionName, Date.now() + timeoutMs);
+      const requestId = context.awsRequestId;
       const reader = preludeReader(res, () => stream.contentType === PRELUDE_CONTENT_TYPE);
       const stream = new ResponseStream((chunk) => reader.write(chunk));
       // The handler learns of a hang-up through its own stream (its pipeline fails); until it pipes, or

@@ -22,12 +22,13 @@ import {
   type _Record as StreamRecord,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { parse } from 'yaml';
+import { localLambdaContext } from './lambda-context';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-type StreamHandler = (event: DynamoDBStreamEvent) => Promise<unknown>;
+type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<unknown>;
 
 /**
  * How often the shards are listed (DescribeStream) when none has closed: Lambda's event source
@@ -117,6 +118,8 @@ export interface StreamReaderOptions {
   endpoint: string;
   table: string;
   handler: StreamHandler;
+  /** The consumer's function name, as its context reports it (logs). */
+  functionName?: string;
   settings?: EventSourceSettings;
   /** Where the positions are kept across restarts (npm start); without one, every start reads from the oldest record. */
   checkpointFile?: string;
@@ -274,7 +277,7 @@ export class StreamReader {
     if (wanted.length === 0) return;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.options.handler({ Records: wanted });
+        await this.options.handler({ Records: wanted }, localLambdaContext(this.options.functionName ?? 'streamConsumer', Date.now() + 60_000));
         this.options.onBatch?.(wanted);
         return;
       } catch (err) {

@@ -1,4 +1,4 @@
-import type { DynamoDBStreamEvent } from 'aws-lambda';
+import { streamConsumer } from '../../lib/background';
 import { aggregateStreamEvent } from '../../lib/usage/aggregator';
 
 /**
@@ -6,6 +6,6 @@ import { aggregateStreamEvent } from '../../lib/usage/aggregator';
  * aggregates (service-wide usage, model totals, resource chat counters, month totals) and indexes
  * the turns an older version stored without their conversation index entry. Its event source mapping is in functions/usage/functions.yml.
  */
-export const handler = async (event: DynamoDBStreamEvent) => {
+export const handler = streamConsumer('aggregation', async (event) => {
   await aggregateStreamEvent(event);
-};
+});

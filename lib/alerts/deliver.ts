@@ -1,6 +1,6 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { config } from '../../core/config';
-import { MetricUnit, flushMetrics, logger, metrics } from '../../core/observability';
+import { MetricUnit, logger, metrics } from '../../core/observability';
 import { decodeAlertChanges, listChannels, readDeliveries, recordDelivery, type AlertChannel, type AlertEvent } from '../../tables/alerts';
 import { sendToChannel } from './senders';
 import { claimReachedThresholds } from './thresholds';
@@ -103,7 +103,6 @@ export async function deliverAlerts(event: DynamoDBStreamEvent, now = new Date()
   if (claimed) metrics.addMetric('AlertsClaimed', MetricUnit.Count, claimed);
   if (result.delivered) metrics.addMetric('AlertsDelivered', MetricUnit.Count, result.delivered);
   if (result.failed) metrics.addMetric('AlertDeliveryFailures', MetricUnit.Count, result.failed);
-  flushMetrics();
   logger.info({ message: 'alert batch', records: changes.length, ...result });
   if (result.failed > 0) throw new Error(`${result.failed} alert deliveries failed: the batch is retried`);
   return result;

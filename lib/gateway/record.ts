@@ -31,5 +31,7 @@ export async function recordGatewayCall(
     scopes: [{ kind: 'user', id: call.payer.user.id }, { kind: 'key', id: key.id }, ...teamScopesOf(call.payer)],
   });
   countCall(call, settlement, 'GatewayCalls');
+  // A streamed answer is recorded after the stack's logMetrics has run (when the handler returned
+  // the stream): its metrics are published here.
   if (streamed) flushMetrics();
 }

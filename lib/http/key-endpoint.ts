@@ -59,20 +59,20 @@ export function keyEndpoint<B extends TSchema, P = never, Path extends TObject =
       handler({
         body: request.body,
         path: request.path,
-        key: request.event.apiKey as ApiKey,
+        key: request.context.state.apiKey as ApiKey,
         user: request.user,
         payer: {
           user: request.user,
-          key: request.event.apiKey,
-          memberships: request.event.memberships ?? [],
+          key: request.context.state.apiKey,
+          memberships: request.context.state.memberships ?? [],
           onRates: (report) => {
-            request.event.rateReport = report;
+            request.context.state.rates = report;
           },
         },
         event: request.event,
         requestId: request.context.awsRequestId,
         remainingMs: () => request.context.getRemainingTimeInMillis(),
-        prefetched: request.event.prefetched as Promise<P> | undefined,
+        prefetched: request.context.state.prefetched as Promise<P> | undefined,
       }),
   );
 }

@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
 import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import httpCors from '@middy/http-cors';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -7,6 +9,7 @@ import type { TObject, TSchema } from '@sinclair/typebox';
 import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { tracingMiddlewares } from '#tracing';
 import { config } from '../../core/config';
+import { logger, metrics } from '../../core/observability';
 import { EmptyObject } from '../../generated/checks/http';
 import { validator, type Check, type Checked } from './validation';
 import type { ErrorRoute } from './errors';
@@ -14,9 +17,17 @@ import { errorResponder, type ErrorShapeOf } from './middlewares/error-responder
 import { jsonBody } from './middlewares/json-body';
 import { requestLog } from './middlewares/request-log';
 import { securityHeaders } from './middlewares/security-headers';
-import { REPLY, STREAMED, type ApiEvent, type ApiRequest, type AuthLevel, type Reply, type Streamed } from './types';
-
-type Guard = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
+import {
+  REPLY,
+  STREAMED,
+  type ApiContext,
+  type ApiEvent,
+  type ApiMiddleware,
+  type ApiRequest,
+  type AuthLevel,
+  type Reply,
+  type Streamed,
+} from './types';
 
 /** The schema of endpoints without a body, query or path: an empty object. */
 export type EmptyObject = NonNullable<(typeof EmptyObject)['schema']>;
@@ -59,15 +70,18 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
  */
 export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q extends TObject = EmptyObject, P extends TObject = EmptyObject>(
   options: EndpointOptions<B, Q, P, A>,
-  guards: Guard[],
+  guards: ApiMiddleware[],
   handler: (request: ApiRequest<Checked<B>, Checked<Q>, Checked<P>, A>) => Promise<unknown>,
 ) {
   const body = validator<TSchema>(options.body ?? EmptyObject, 'body');
   const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
   const path = validator<TSchema>(options.path ?? EmptyObject, 'path');
 
-  return middy<ApiEvent, APIGatewayProxyResultV2>({ streamifyResponse: options.streaming ?? false })
+  return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiContext>({ streamifyResponse: options.streaming ?? false })
     .use(tracingMiddlewares())
+    .use(requestState())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
     .use(httpEventNormalizer())
     .use(httpHeaderNormalizer())
     .use(securityHeaders())
@@ -76,14 +90,13 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
     .use(guards)
     .use(jsonBody(config.http.maxBodyBytes, options.ignoreInput))
     .use({
-      before: (request) => {
-        const event = request.event;
+      before: ({ event, context: { state } }) => {
         if (options.ignoreInput) {
-          event.input = { body: {}, query: {}, path: {} };
+          state.input = { body: {}, query: {}, path: {} };
           return;
         }
-        event.input = {
-          body: body.parse(event.input?.body ?? {}),
+        state.input = {
+          body: body.parse(state.input?.body ?? {}),
           query: query.parse(event.queryStringParameters ?? {}),
           path: path.parse(event.pathParameters ?? {}),
         };
@@ -91,8 +104,9 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
     })
     .use(errorResponder(options.errorShape ?? 'standard', { platformFailures: options.platformFailures }))
     .handler(async (event, context) => {
-      const input = event.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
-      const result = await handler({ ...input, user: event.user as ApiRequest<B, Q, P, A>['user'], event, context });
+      const { state } = context;
+      const input = state.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
+      const result = await handler({ ...input, user: state.user as ApiRequest<B, Q, P, A>['user'], event, context });
       if (result && typeof result === 'object' && STREAMED in result) {
         const { statusCode, body, headers } = result as Streamed;
         // Middy pipes a Readable body to the response stream; a buffered function sends the whole text
@@ -106,7 +120,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         headers,
         auditTarget,
       } = result && typeof result === 'object' && REPLY in result ? (result as Reply) : { statusCode: 200, body: result, headers: undefined };
-      event.auditTarget = auditTarget;
+      state.auditTarget = auditTarget;
       // A reply without a body (a redirect) carries no Content-Type for a body it does not have.
       if (payload === undefined) return { statusCode, headers: { 'Cache-Control': 'no-store', ...headers } };
       return {
@@ -115,6 +129,20 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         body: JSON.stringify(payload),
       };
     });
+}
+
+/**
+ * Gives each invocation a context of its own carrying the request's state (ApiContext): Lambda's
+ * context is its prototype, so every field and method of it reads as before, and nothing is added to
+ * the object Lambda (or a test) passed in, which may be shared.
+ */
+function requestState(): ApiMiddleware {
+  return {
+    before: (request) => {
+      const state: ApiContext['state'] = {};
+      request.context = Object.assign(Object.create(request.context) as ApiContext, { state });
+    },
+  };
 }
 
 async function collect(pieces: AsyncIterable<string | Uint8Array>): Promise<{ body: string; isBase64Encoded?: true }> {

@@ -1,4 +1,5 @@
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ApiKey } from '../../tables/keys';
 import type { Membership } from '../../tables/teams';
 import type { RateReport } from '../budgets/rate-limits';
@@ -13,22 +14,38 @@ import type { User } from '../../tables/users';
 /** Who may call an endpoint: anyone, or a caller with at least this role (docs/security.md). */
 export type AuthLevel = 'none' | 'user' | 'admin' | 'super_admin';
 
-export interface ApiEvent extends APIGatewayProxyEventV2 {
-  /** Set by the authenticate middleware: the caller as stored now (not as the token remembers it). */
+/** The request as API Gateway (or a function URL) sends it; the middlewares never add to it. */
+export type ApiEvent = APIGatewayProxyEventV2;
+
+/**
+ * What the middlewares learn about one request, kept on its context (`context.state`, ApiContext)
+ * rather than on the event: each field is set by exactly one middleware of the stack.
+ */
+export interface RequestState {
+  /** Set by the authenticate middleware (or the /v1 guard): the caller as stored now (not as the token remembers it). */
   user?: User;
   /** Set by the /v1 guard (authenticate-key): the API key the call presented. */
   apiKey?: ApiKey;
   /** Set by the /v1 guard: the caller's team memberships, read with their profile. */
   memberships?: Membership[];
-  /** Set by a metered /v1 call: what its caller is told of their rate windows (the x-ratelimit-* headers). */
-  rateReport?: RateReport | Promise<RateReport>;
   /** Set by the /v1 guard: a read the handler needs, started beside the key's lookup (lib/http/key-endpoint.ts). */
   prefetched?: Promise<unknown>;
   /** Set by the input middleware: body, query and path, parsed and validated. */
   input?: { body: unknown; query: unknown; path: unknown };
-  /** Set from an audited handler's reply: what the action was done to, as the domain resolved it. */
+  /** Set from the handler's reply: what an audited action was done to, as the domain resolved it. */
   auditTarget?: string;
+  /** Set from the handler's reply: what a metered /v1 call found of its caller's rate windows (the x-ratelimit-* headers). */
+  rates?: RateReport | Promise<RateReport>;
 }
+
+/** Lambda's context with the request's state (lib/http/stack.ts gives every invocation its own). */
+export interface ApiContext extends Context {
+  readonly state: RequestState;
+}
+
+/** A middleware of the one stack: it reads and sets the request's state on its typed context. */
+export type ApiMiddleware = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2, Error, ApiContext>;
+export type ApiMiddlewareFn = middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2, Error, ApiContext>;
 
 export interface ApiRequest<B, Q, P, A extends AuthLevel> {
   body: B;
@@ -36,7 +53,7 @@ export interface ApiRequest<B, Q, P, A extends AuthLevel> {
   path: P;
   user: A extends 'none' ? undefined : User;
   event: ApiEvent;
-  context: Context;
+  context: ApiContext;
 }
 
 /** What a handler may return: a plain object (200) or a `reply` with another status or headers. */

@@ -1,5 +1,5 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
-import { MetricUnit, flushMetrics, logger, metrics } from '../../core/observability';
+import { MetricUnit, logger, metrics } from '../../core/observability';
 import { applyTurnContributions, type TurnContribution } from '../../tables/aggregates';
 import { putConversationIndexEntries } from '../../tables/messages';
 import { settlePendingCalls } from '../../tables/calls';
@@ -111,7 +111,5 @@ export async function aggregateStreamEvent(event: DynamoDBStreamEvent): Promise<
       lastSequenceNumber: records.at(-1)?.dynamodb?.SequenceNumber,
     });
     throw err;
-  } finally {
-    flushMetrics();
   }
 }

@@ -22,7 +22,7 @@ import { monthOf, readSpend } from '../../tables/budgets';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, alertsEventSource } from '../../local/stream-poller';
 import type { Resource } from '../../tables/resources';
-import { call, type Handler } from '../helpers/invoke';
+import { call, lambdaContext, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource } from './chat-fixtures';
@@ -60,9 +60,9 @@ const alertsReader = new StreamReader({
   dynamo,
   endpoint: process.env.DYNAMODB_ENDPOINT as string,
   table: process.env.TABLE_NAME as string,
-  handler: async (event) => {
+  handler: async (event, context) => {
     delivered.push(event.Records);
-    await deliverFn(event);
+    await deliverFn(event, context);
   },
   settings: { ...alertsEventSource(), maximumRetryAttempts: 3 },
   onGiveUp: 'throw',
@@ -236,7 +236,7 @@ describe('delivery', () => {
     // The same records once more (a redelivery after a timeout): nothing is sent again.
     const flakyCount = flaky.requests.length;
     const goodCount = good.requests.length;
-    for (const records of delivered) await deliverFn({ Records: records });
+    for (const records of delivered) await deliverFn({ Records: records }, lambdaContext());
     expect([flaky.requests.length, good.requests.length]).toEqual([flakyCount, goodCount]);
   });
 });

@@ -19,7 +19,7 @@ import { resourceKey, removeResource, type Resource } from '../../tables/resourc
 import { pendingCallsOf, putPendingCall } from '../../tables/calls';
 import { turnItem } from '../../tables/messages';
 import { getModelUsageTotals, readUsage } from '../../tables/usage';
-import { call, type Handler } from '../helpers/invoke';
+import { call, lambdaContext, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 import { MANAGED_MODEL, dedicatedResource, managedResource, newConversation, ok } from './chat-fixtures';
 
@@ -50,7 +50,7 @@ async function newRecords(): Promise<DynamoDBRecord[]> {
   return [...captured];
 }
 
-const deliver = (records: DynamoDBRecord[]) => aggregate({ Records: records });
+const deliver = (records: DynamoDBRecord[]) => aggregate({ Records: records }, lambdaContext());
 const isTurn = (r: DynamoDBRecord) => r.dynamodb?.NewImage?.entity?.S === 'turn';
 
 async function turns(owner: Awaited<ReturnType<typeof makeUser>>, resource: Resource, n: number) {

@@ -1,8 +1,6 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { putAuditEntry } from '../../../tables/audit';
 import { logger } from '../../../core/observability';
-import type { ApiEvent } from '../types';
+import type { ApiMiddleware, ApiMiddlewareFn } from '../types';
 
 export interface AuditOptions {
   /** What was done, e.g. 'user.update', 'deploy.dedicated', 'credentials.read'. */
@@ -21,17 +19,18 @@ export interface AuditOptions {
  * frozen right after; a failed audit write is logged, never turned into a failed request, because
  * the action itself has already happened.
  */
-export function audit(options: AuditOptions): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
-  const record: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = async (request) => {
+export function audit(options: AuditOptions): ApiMiddleware {
+  const record: ApiMiddlewareFn = async (request) => {
     const { event } = request;
-    if (!event.user) return;
+    const { user, input: checked, auditTarget } = request.context.state;
+    if (!user) return;
     const status = (request.response as { statusCode?: number } | undefined)?.statusCode ?? 500;
-    const input = { body: event.input?.body ?? {}, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {} };
+    const input = { body: checked?.body ?? {}, path: event.pathParameters ?? {}, query: event.queryStringParameters ?? {} };
     // A refused request's body is whatever the client sent (a number where a name belongs, say):
     // the target is recorded as text, or not at all, and never costs the entry.
     let target: string | undefined;
     try {
-      const named: unknown = event.auditTarget ?? options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
+      const named: unknown = auditTarget ?? options.target?.(input) ?? (Object.values(event.pathParameters ?? {}).join('/') || undefined);
       target = named == null ? undefined : typeof named === 'string' ? named : JSON.stringify(named);
     } catch {
       target = undefined;
@@ -40,7 +39,7 @@ export function audit(options: AuditOptions): middy.MiddlewareObj<ApiEvent, APIG
     try {
       await putAuditEntry({
         at: new Date().toISOString(),
-        actor: { id: event.user.id, username: event.user.username, role: event.user.role },
+        actor: { id: user.id, username: user.username, role: user.role },
         action: options.action,
         target: target?.slice(0, 256),
         outcome: status < 400 ? 'success' : 'failure',

@@ -1,8 +1,6 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { config } from '../../../core/config';
 import { authorizeKey, wellFormedKey } from '../../keys/authorize';
-import type { ApiEvent } from '../types';
+import type { ApiEvent, ApiMiddleware, ApiMiddlewareFn } from '../types';
 
 /** The body's `model`, read without failing: the real parse and check come after the guard. */
 function modelOf(event: ApiEvent): string | undefined {
@@ -19,16 +17,14 @@ function modelOf(event: ApiEvent): string | undefined {
  * The /v1 guard: an API key, never a login token (lib/keys/authorize.ts); sets the key, its owner and
  * the owner's team memberships. `apiKeyHeader`: the route also takes the key in x-api-key
  * (Anthropic's clients send it there).
- * With `prefetch`, the body's model lookup runs beside the key's (event.prefetched), but only once the
+ * With `prefetch`, the body's model lookup runs beside the key's (`state.prefetched`), but only once the
  * key is well formed: a request with no key, a login token or garbage is refused before any read, so
  * unauthenticated traffic costs the table nothing.
  */
-export function authenticateKey(
-  options: { apiKeyHeader?: boolean; prefetch?: (model: string) => Promise<unknown> } = {},
-): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function authenticateKey(options: { apiKeyHeader?: boolean; prefetch?: (model: string) => Promise<unknown> } = {}): ApiMiddleware {
   const { prefetch } = options;
   return {
-    before: async ({ event }) => {
+    before: async ({ event, context: { state } }) => {
       const credential = wellFormedKey({
         authorization: event.headers?.authorization,
         ...(options.apiKeyHeader && { apiKey: event.headers?.['x-api-key'], acceptsApiKeyHeader: true }),
@@ -38,12 +34,12 @@ export function authenticateKey(
         const started = prefetch(model);
         // Awaited by the handler; never an unhandled rejection when the guard refuses first.
         started.catch(() => undefined);
-        event.prefetched = started;
+        state.prefetched = started;
       }
       const { key, user, memberships } = await authorizeKey(credential);
-      event.apiKey = key;
-      event.user = user;
-      event.memberships = memberships;
+      state.apiKey = key;
+      state.user = user;
+      state.memberships = memberships;
     },
   };
 }
@@ -52,8 +48,8 @@ export function authenticateKey(
  * Every /v1 answer, errors included, names its request (`x-request-id`, which the OpenAI clients
  * expose; Anthropic's read `request-id`), so a client's report can be found in the logs.
  */
-export function requestIdHeader(names: string[] = ['x-request-id']): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
-  const stamp: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = (request) => {
+export function requestIdHeader(names: string[] = ['x-request-id']): ApiMiddleware {
+  const stamp: ApiMiddlewareFn = (request) => {
     const response = request.response as { headers?: Record<string, string> } | undefined;
     const id = request.context.awsRequestId;
     if (response && typeof response === 'object') response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, id])) };

@@ -1,10 +1,8 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { looksLikeKey } from '../../auth/api-keys';
 import { InvalidToken, isRevoked, verifyToken } from '../../auth/tokens';
 import { getUserById, publicUser, type Role, type User } from '../../../tables/users';
 import { Forbidden, Unauthorized, isDomainError } from '../../errors';
-import type { ApiEvent, AuthLevel } from '../types';
+import type { ApiEvent, ApiMiddleware, AuthLevel } from '../types';
 
 /** docs/security.md: the admin check is "role equals admin or super_admin". */
 const ALLOWED: Record<Exclude<AuthLevel, 'none'>, readonly Role[]> = {
@@ -25,13 +23,14 @@ const REVOKED = 'The token was revoked (a password change, or signing out everyw
  * Login and validate report in `message` with the spec's exact texts; every other endpoint says
  * "Authentication required" and puts the reason in `details`.
  */
-export function authenticate(level: AuthLevel, validateStyle: boolean): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function authenticate(level: AuthLevel, validateStyle: boolean): ApiMiddleware {
   return {
-    before: async ({ event }) => {
+    before: async ({ event, context: { state } }) => {
       if (level === 'none') return;
       // Known before the role check, so that a refused attempt is still attributed (audit log).
-      event.user = await callerOf(event, validateStyle);
-      if (!ALLOWED[level].includes(event.user.role)) {
+      const user = await callerOf(event, validateStyle);
+      state.user = user;
+      if (!ALLOWED[level].includes(user.role)) {
         throw new Forbidden(level === 'super_admin' ? 'Super admin privileges required' : 'Admin privileges required');
       }
     },

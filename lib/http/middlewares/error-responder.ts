@@ -1,11 +1,9 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { dimensionedMetric, logger } from '../../../core/observability';
 import { anthropicErrorBody } from '../anthropic-errors';
 import { bedrockError } from '../bedrock-errors';
 import { UpstreamError } from '../../errors';
 import { HttpError, toHttpError, type ErrorRoute } from '../errors';
-import type { ApiEvent } from '../types';
+import type { ApiEvent, ApiMiddleware } from '../types';
 
 /**
  * docs/openapi.yaml's error responses. `standard`: success, error, details?. `message`: the login and validate variant,
@@ -51,7 +49,7 @@ function errorBody(shape: ErrorShape, text: string, details?: string, err?: unkn
  * toHttpError) carry client-safe text; any other error is an internal failure: its message and stack go to the log, and the client gets a
  * generic 500.
  */
-export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function errorResponder(shapeOf: ErrorShapeOf, route: ErrorRoute = {}): ApiMiddleware {
   return {
     onError: (request) => {
       const shape = typeof shapeOf === 'function' ? shapeOf(request.event) : shapeOf;

@@ -1,11 +1,7 @@
-import type middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { BadRequest } from '../../errors';
 import { PayloadTooLarge, UnsupportedMediaType } from '../errors';
-import type { ApiEvent } from '../types';
-
-type Step = middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2>;
+import type { ApiEvent, ApiMiddleware as Step } from '../types';
 
 /**
  * The one media type the document declares for request bodies: application/json, with at most a
@@ -62,10 +58,10 @@ const parser: Step = {
 
 /** The parsed body is a JSON object (a 400 with a plain reason otherwise); no body reads as `{}`. */
 const objectBody: Step = {
-  before: ({ event }) => {
+  before: ({ event, context: { state } }) => {
     const parsed: unknown = event.body === undefined ? {} : event.body;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new BadRequest('Request body must be a JSON object');
-    event.input = { body: parsed, query: undefined, path: undefined };
+    state.input = { body: parsed, query: undefined, path: undefined };
   },
 };
 

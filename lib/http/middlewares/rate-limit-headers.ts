@@ -1,9 +1,7 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
 import { logger } from '../../../core/observability';
 import { currentRateReport, type RateReport, type RateStatus } from '../../budgets/rate-limits';
 import { rateLimitsOf } from '../../calls/levels';
-import type { ApiEvent } from '../types';
+import type { ApiMiddleware, ApiMiddlewareFn } from '../types';
 
 /** OpenAI's duration form ("1s", "6m0s", "350ms"): how long until a window resets. */
 function resetText(seconds: number): string {
@@ -28,19 +26,19 @@ const rateLimitHeaderValues = (report: RateReport) => ({ ...triple('requests', r
  * OpenAI's rate-limit headers on every /v1 answer of a caller whom a limit applies to (their key's,
  * or a team's the call counts in): x-ratelimit-limit-, -remaining- and -reset-requests and the same
  * for tokens, each the level with the least left. A metered call reports what its one write found
- * (event.rateReport: refusals included); any other answer (GET /v1/models, a body refused before
+ * (`state.rates`: refusals included); any other answer (GET /v1/models, a body refused before
  * the call) reads the windows (one BatchGet). A caller without limits gets none: there is nothing
  * to report. Part of the /v1 stack (lib/http/key-endpoint.ts), so every route added there has them.
  */
-export function rateLimitHeaders(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
-  const stamp: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = async (request) => {
-    const { event } = request;
+export function rateLimitHeaders(): ApiMiddleware {
+  const stamp: ApiMiddlewareFn = async (request) => {
+    const { apiKey, user, memberships, rates } = request.context.state;
     const response = request.response as { headers?: Record<string, string> } | undefined;
-    if (!event.apiKey || !event.user || !response || typeof response !== 'object') return;
-    const limits = rateLimitsOf({ user: event.user, key: event.apiKey, memberships: event.memberships ?? [] });
+    if (!apiKey || !user || !response || typeof response !== 'object') return;
+    const limits = rateLimitsOf({ user, key: apiKey, memberships: memberships ?? [] });
     if (limits.length === 0) return;
     try {
-      const report = await (event.rateReport ?? currentRateReport(limits));
+      const report = await (rates ?? currentRateReport(limits));
       response.headers = { ...response.headers, ...rateLimitHeaderValues(report) };
     } catch (err) {
       // Informative headers: an answer is never failed for want of them.

@@ -1,30 +1,34 @@
-import type middy from '@middy/core';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import { flushMetrics, logger } from '../../../core/observability';
-import type { ApiEvent } from '../types';
+import { MetricUnit, logger, metrics } from '../../../core/observability';
+import type { ApiEvent, ApiMiddleware, ApiMiddlewareFn } from '../types';
 
 /**
  * One structured line per request: route, caller, status, latency. Deliberately no headers, body or
- * query: they may carry tokens, passwords or secrets.
+ * query: they may carry tokens, passwords or secrets. Each request also counts in the `ApiRequests`
+ * and `ApiLatency` metrics (and `ApiErrors` for a 5xx), which the stack's logMetrics publishes with
+ * whatever else the request measured.
  */
-export function requestLog(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function requestLog(): ApiMiddleware {
   // Keyed by event, not a closure variable: one middleware instance serves every invocation.
-  const started = new WeakMap<object, number>();
-  const done: middy.MiddlewareFn<ApiEvent, APIGatewayProxyResultV2> = (request) => {
+  const started = new WeakMap<ApiEvent, number>();
+  const done: ApiMiddlewareFn = (request) => {
     const { event, context } = request;
+    const user = context.state.user;
     const response = request.response as { statusCode?: number } | undefined;
     const status = response?.statusCode ?? 500;
+    const latencyMs = Math.round(performance.now() - (started.get(event) ?? performance.now()));
     logger[status >= 500 ? 'error' : 'info']({
       message: 'request',
       requestId: context.awsRequestId ?? event.requestContext?.requestId,
       route: event.routeKey,
       method: event.requestContext?.http?.method,
-      userId: event.user?.id,
-      role: event.user?.role,
+      userId: user?.id,
+      role: user?.role,
       status,
-      latencyMs: Math.round(performance.now() - (started.get(event) ?? performance.now())),
+      latencyMs,
     });
-    flushMetrics();
+    metrics.addMetric('ApiRequests', MetricUnit.Count, 1);
+    metrics.addMetric('ApiLatency', MetricUnit.Milliseconds, latencyMs);
+    if (status >= 500) metrics.addMetric('ApiErrors', MetricUnit.Count, 1);
   };
   return {
     before: ({ event }) => {

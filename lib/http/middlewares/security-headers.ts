@@ -1,12 +1,8 @@
-import type middy from '@middy/core';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type { APIGatewayProxyResultV2 } from 'aws-lambda';
-import type { ApiEvent } from '../types';
+import type { ApiMiddleware, ApiMiddlewareFn } from '../types';
 
 /** Middy's own default (180 days, subdomains, preload), unchanged for deployed stages. */
 const HSTS = 'max-age=15552000; includeSubDomains; preload';
-
-type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2>;
 
 /**
  * Middy's security headers (helmet's), with two of them decided here:
@@ -18,11 +14,11 @@ type Request = middy.Request<ApiEvent, APIGatewayProxyResultV2>;
  *   - no Reporting-Endpoints: the service runs no report collector, and Middy writes the header empty
  *     when none is configured, which names nothing and is a malformed structured field.
  */
-export function securityHeaders(): middy.MiddlewareObj<ApiEvent, APIGatewayProxyResultV2> {
+export function securityHeaders(): ApiMiddleware {
   // reportingEndpoints is an option of the middleware that its type declarations do not list yet.
   const options = { reportingEndpoints: false, strictTransportSecurity: false };
   const helmet = httpSecurityHeaders(options);
-  const hsts = (request: Request) => {
+  const hsts = (request: Parameters<ApiMiddlewareFn>[0]) => {
     const response = request.response as { headers?: Record<string, unknown> } | undefined;
     if (!response?.headers || request.event.headers?.['x-forwarded-proto'] !== 'https') return;
     response.headers['Strict-Transport-Security'] = HSTS;
