@@ -1,12 +1,14 @@
-// ts-jest in ESM mode; tsconfig's isolatedModules makes it transpile only (types are checked by `npm run typecheck`).
-const tsJest = {
-  '^.+\\.ts$': ['ts-jest', { useESM: true }],
+// TypeScript as ESM, types stripped by esbuild (tests/setup/esbuild-transform.js); types are checked by `npm run typecheck`.
+const typescript = {
+  '^.+\\.ts$': '<rootDir>/tests/setup/esbuild-transform.js',
 };
 
 const common = {
   extensionsToTreatAsEsm: ['.ts'],
-  transform: tsJest,
+  transform: typescript,
   testEnvironment: 'node',
+  // The transformed files and jest's file map, kept with the checkout's other caches, not in /tmp.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };
 
 /** Tests in tests/unit that package, bundle or lint the whole service (the `build` project). */

@@ -7,28 +7,81 @@
  *   2. e2e and browser, one file at a time: they share one serverless-offline, one seeded admin and
  *      one console, as `npm start` runs them.
  *
+ * The second run starts as soon as the first has started its last file (tests/setup/all-started-reporter.js):
+ * from then on the first run leaves a worker idle, and the second run's start-up (DynamoDB Local,
+ * serverless-offline, the console) and first files take it. The two runs share nothing but the
+ * checkout: each has its own DynamoDB Local, emulator and tables. The second run's output is held
+ * until the first has finished, so each run reads as it would alone.
+ *
  * Arguments (files, -t, --selectProjects, ...) go to a single run of jest as given, as before:
  * `npm test -- tests/integration/teams.test.ts`. JEST_WORKERS overrides the first run's two workers.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const JEST = ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js')];
+// Held output keeps its colours when the terminal has them.
+const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
 
-const jest = (args: string[]): number => {
-  const node = ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'), ...args];
-  const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-  const { status, signal } = spawnSync(process.execPath, node, { cwd: ROOT, stdio: 'inherit', env });
-  return status ?? (signal ? 1 : 0);
-};
+const exited = (child: ChildProcess): Promise<number> =>
+  new Promise((resolve) => child.on('close', (status, signal) => resolve(status ?? (signal ? 1 : 0))));
 
 const args = process.argv.slice(2);
-if (args.length > 0) process.exit(jest(args));
+if (args.length > 0) {
+  const child = spawn(process.execPath, [...JEST, ...args], { cwd: ROOT, stdio: 'inherit', env });
+  process.exit(await exited(child));
+}
 
 const workers = process.env.JEST_WORKERS ?? '2';
 const started = Date.now();
-const first = jest(['--selectProjects', 'unit', 'build', 'integration', `--maxWorkers=${workers}`]);
-const second = jest(['--selectProjects', 'e2e', 'browser', '--maxWorkers=1']);
-console.log(`\nnpm test: ${Math.round((Date.now() - started) / 1000)} s in all (unit, build, integration; then e2e, browser)`);
-process.exit(first || second);
+const seconds = () => Math.round((Date.now() - started) / 1000);
+
+const first = spawn(
+  process.execPath,
+  [
+    ...JEST,
+    ...['--selectProjects', 'unit', 'build', 'integration', `--maxWorkers=${workers}`],
+    ...['--reporters', 'default', '--reporters', join(ROOT, 'tests', 'setup', 'all-started-reporter.js')],
+  ],
+  { cwd: ROOT, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env },
+);
+const firstDone = exited(first);
+
+/** The e2e and browser run, its output held (in order, stdout and stderr as they came) while the first runs. */
+let held: { stream: NodeJS.WriteStream; chunk: Buffer }[] | undefined = [];
+let secondStarted: number | undefined;
+const startSecond = (): Promise<number> => {
+  secondStarted = seconds();
+  const second = spawn(process.execPath, [...JEST, '--selectProjects', 'e2e', 'browser', '--maxWorkers=1'], {
+    cwd: ROOT,
+    stdio: ['inherit', 'pipe', 'pipe'],
+    env,
+  });
+  const relay = (stream: NodeJS.WriteStream) => (chunk: Buffer) => (held ? held.push({ stream, chunk }) : stream.write(chunk));
+  second.stdout?.on('data', relay(process.stdout));
+  second.stderr?.on('data', relay(process.stderr));
+  return exited(second);
+};
+
+// Whichever comes first: the first run's last file started, or the first run over (no files, or a crash).
+const second = await new Promise<{ done: Promise<number> }>((resolve) => {
+  const start = () => {
+    first.removeListener('message', start);
+    resolve({ done: startSecond() });
+  };
+  first.once('message', start);
+  void firstDone.then(() => {
+    if (secondStarted === undefined) start();
+  });
+});
+const firstStatus = await firstDone;
+const firstSeconds = seconds();
+for (const { stream, chunk } of held ?? []) stream.write(chunk);
+held = undefined;
+const secondStatus = await second.done;
+console.log(
+  `\nnpm test: ${seconds()} s in all (unit, build, integration: ${firstSeconds} s; e2e, browser from ${secondStarted} s, beside the first run's last files)`,
+);
+process.exit(firstStatus || secondStatus);
