@@ -2,8 +2,8 @@
  * Anthropic's Messages API (POST /v1/messages) as the canonical model call, and back.
  *
  * Read: `system` (a string or text blocks, blank-line separated) and any `system` messages become the
- * system prompt; user messages keep text and images (base64 sources; a URL or a file id is refused:
- * the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
+ * system prompt; user messages keep text, images and documents (base64 sources, and text documents;
+ * a URL or a file id is refused: the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
  * of the calls (`is_error` kept), ahead of the message's other blocks; assistant messages keep text and
  * `tool_use` blocks, and their `thinking` and `redacted_thinking` blocks go back to the model as they
  * came (the platform checks each signature against its text). `thinking` (enabled with a budget of
@@ -52,6 +52,7 @@ import {
   inlineImage,
   invalid,
 } from './common';
+import { anthropicDocument, checkDocuments, type DocumentBlock } from './documents';
 import type { ParsedChat } from './types';
 import type { FeatureFields } from '../calls/metered';
 
@@ -76,6 +77,9 @@ export interface ImageBlock {
   source: ImageSource;
   cache_control?: CacheControl | null;
 }
+
+/** A document block: lib/dialects/documents.ts. */
+export type { DocumentBlock };
 
 export interface ToolUseBlock {
   type: 'tool_use';
@@ -105,7 +109,7 @@ export interface RedactedThinkingBlock {
 }
 
 export type AnthropicMessage =
-  | { role: 'user'; content: string | (TextBlock | ImageBlock | ToolResultBlock)[] }
+  | { role: 'user'; content: string | (TextBlock | ImageBlock | DocumentBlock | ToolResultBlock)[] }
   | { role: 'assistant'; content: string | (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)[] }
   | { role: 'system'; content: string | TextBlock[] };
 
@@ -174,12 +178,16 @@ function image(block: ImageBlock, at: string): ContentPart {
   throw invalid(`${at}.source`, 'file ids need stored files, and this service stores none: send the image as base64');
 }
 
-/** Blocks of text and images (each with its field): a string when there is one text without a checkpoint, else the parts in order. */
-function contentOf(blocks: { block: TextBlock | ImageBlock; at: string }[]): string | ContentPart[] {
+/** Blocks of text, images and documents (each with its field): a string when there is one text without a checkpoint, else the parts in order. */
+function contentOf(blocks: { block: TextBlock | ImageBlock | DocumentBlock; at: string }[]): string | ContentPart[] {
   const only = blocks.length === 1 ? blocks[0]?.block : undefined;
   if (only?.type === 'text' && !only.cache_control) return only.text;
   return blocks.map(({ block, at }) => ({
-    ...(block.type === 'text' ? { type: 'text' as const, text: block.text } : image(block, at)),
+    ...(block.type === 'text'
+      ? { type: 'text' as const, text: block.text }
+      : block.type === 'image'
+        ? image(block, at)
+        : anthropicDocument(block, at)),
     ...withCache(block.cache_control),
   }));
 }
@@ -262,7 +270,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
       return;
     }
     // A user message: its tool results first (they answer the turn before), then what the user adds.
-    const rest: { block: TextBlock | ImageBlock; at: string }[] = [];
+    const rest: { block: TextBlock | ImageBlock | DocumentBlock; at: string }[] = [];
     message.content.forEach((block, j) => {
       const where = `${at}.content.${j}`;
       if (block.type !== 'tool_result') {
@@ -292,6 +300,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
   checkHasUserTurn(messages, 'messages');
   checkToolTurns(messages, paths, { result: 'a tool_result', call: 'tool_use' });
   checkImageCount(messages, 'messages');
+  checkDocuments(messages, 'messages');
   if (body.cache_control) cacheAfterLast(messages, body.cache_control);
 
   const tools = toolSpecs(body.tools);
@@ -350,5 +359,6 @@ export const fields: FeatureFields = {
   outputFormat: 'output_config.format',
   outputSchema: 'output_config.format.schema',
   images: 'messages',
+  documents: 'messages',
   reasoning: 'thinking',
 };
