@@ -146,6 +146,10 @@ export interface MessagesBody {
     | { type: 'disabled' }
     | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null };
   top_k?: number;
+  /** The end user (`user_id`), recorded with the call (lib/gateway/attribution.ts). */
+  metadata?: { user_id?: string | null };
+  /** Whether Priority capacity may serve the call (`auto`) or only Standard (`standard_only`). */
+  service_tier?: 'auto' | 'standard_only';
 }
 
 /** What Anthropic's API reads from the request's headers: its betas (anthropic-beta, comma-separated). */

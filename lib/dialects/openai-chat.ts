@@ -127,6 +127,8 @@ export interface OpenAiChatBody {
   service_tier?: 'auto' | ServiceTier | null;
   /** Reasoning, for a model that reasons (DeepSeek's and others' `reasoning_content` carries it back). */
   reasoning_effort?: OpenAiEffort | null;
+  /** The end user, recorded with the call (lib/gateway/attribution.ts). */
+  user?: string;
 }
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */

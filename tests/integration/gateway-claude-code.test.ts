@@ -7,6 +7,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import { jest } from '@jest/globals';
 import OpenAI from 'openai';
 import { handler as completions } from '../../functions/gateway/completions';
+import { handler as embeddings } from '../../functions/gateway/embeddings';
+import { handler as currentUsage } from '../../functions/usage/current';
+import { pendingCallsOf, settlePendingCalls } from '../../tables/calls';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as messages } from '../../functions/gateway/messages';
 import type { Resource } from '../../tables/resources';
@@ -19,6 +22,7 @@ jest.setTimeout(60_000);
 
 const SONNET = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
 const GPT_OSS = 'openai.gpt-oss-120b-1:0';
+const TITAN_EMBED = 'amazon.titan-embed-text-v2:0';
 
 /** A one-page PDF: the smallest file a PDF reader opens. */
 const PDF = Buffer.from(
@@ -28,18 +32,26 @@ const PDF = Buffer.from(
 
 let sonnet: Resource;
 let gptOss: Resource;
+let titan: Resource;
 let client: Anthropic;
 let openai: OpenAI;
 let key: string;
+let owner: Awaited<ReturnType<typeof makeUser>>;
+let fetch: typeof globalThis.fetch;
 
 beforeAll(async () => {
-  [sonnet, gptOss] = await Promise.all([
+  [sonnet, gptOss, titan] = await Promise.all([
     listed(putResource({ type: 'managed', model_id: SONNET, model_name: SONNET })),
     listed(putResource({ type: 'managed', model_id: GPT_OSS, model_name: GPT_OSS })),
+    listed(putResource({ type: 'managed', model_id: TITAN_EMBED, model_name: TITAN_EMBED })),
   ]);
-  const owner = await makeUser('user');
+  owner = await makeUser('user');
   key = (await call(createKey as Handler, { method: 'POST', token: owner.token, body: { name: 'claude-code' } })).body.key as string;
-  const fetch = inProcessFetch({ 'POST /v1/messages': messages as Handler, 'POST /v1/chat/completions': completions as Handler });
+  fetch = inProcessFetch({
+    'POST /v1/messages': messages as Handler,
+    'POST /v1/chat/completions': completions as Handler,
+    'POST /v1/embeddings': embeddings as Handler,
+  });
   client = new Anthropic({ apiKey: key, baseURL: 'http://gateway.test', fetch, maxRetries: 0 });
   openai = new OpenAI({ apiKey: key, baseURL: 'http://gateway.test/v1', fetch, maxRetries: 0 });
 });
@@ -125,5 +137,72 @@ describe('documents on /v1/messages', () => {
       .catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('messages.0.content.0.file.file_id');
+  });
+});
+
+describe('sessions and end users', () => {
+  const usageOf = async (session: string) => {
+    const res = await call(currentUsage as Handler, { method: 'GET', token: owner.token, query: { session } });
+    expect(res.status).toBe(200);
+    return res.body as { scope: string; session: string; mtd: { requests: number; tokens_in: number } };
+  };
+
+  test("Claude Code's session header and metadata.user_id are recorded with each call, and usage reads by session", async () => {
+    const session = `sess-${crypto.randomUUID()}`;
+    const claudeCode = new Anthropic({
+      apiKey: key,
+      baseURL: 'http://gateway.test',
+      fetch,
+      maxRetries: 0,
+      defaultHeaders: { 'X-Claude-Code-Session-Id': session },
+    });
+    for (const text of ['First', 'Second']) {
+      await claudeCode.messages.create({
+        model: sonnet.endpoint_name,
+        max_tokens: 64,
+        metadata: { user_id: 'dev-42' },
+        messages: [{ role: 'user', content: text }],
+      });
+    }
+    const recorded = (await pendingCallsOf(owner.user.id)).filter((c) => c.session === session);
+    expect(recorded.map((c) => c.endUser)).toEqual(['dev-42', 'dev-42']);
+
+    // Read at once (the caller's calls not settled yet count), and again once the stream settled them.
+    expect(await usageOf(session)).toMatchObject({ scope: 'session', session, mtd: { requests: 2 } });
+    await settlePendingCalls(recorded);
+    expect((await usageOf(session)).mtd).toMatchObject({ requests: 2, tokens_in: recorded[0]!.tokensIn + recorded[1]!.tokensIn });
+    expect((await usageOf(`other-${session}`)).mtd.requests).toBe(0);
+  });
+
+  test("OpenAI's user on chat completions and embeddings is recorded with the call", async () => {
+    const user = `alice-${crypto.randomUUID()}`;
+    await openai.chat.completions.create({ model: sonnet.endpoint_name, max_tokens: 16, user, messages: [{ role: 'user', content: 'Hi' }] });
+    await openai.embeddings.create({ model: titan.endpoint_name, input: 'Hi', user });
+    const calls = (await pendingCallsOf(owner.user.id)).filter((c) => c.endUser === user);
+    expect(calls.map((c) => c.resource.id).sort()).toEqual([sonnet.id, titan.id].sort());
+  });
+
+  test.each([
+    ['a session id with a control character', { 'x-claude-code-session-id': 'abc\u0007' }, {}, /x-claude-code-session-id/],
+    ['a session id of 257 characters', { 'x-claude-code-session-id': 's'.repeat(257) }, {}, /x-claude-code-session-id/],
+    ['a metadata.user_id with a newline', {}, { metadata: { user_id: 'dev\n42' } }, /metadata.user_id/],
+  ])('%s is a 400 in Anthropic shape, and nothing is recorded', async (_, headers, extra, message) => {
+    const before = (await pendingCallsOf(owner.user.id)).length;
+    const res = await call(messages as Handler, {
+      method: 'POST',
+      headers: { 'x-api-key': key, ...headers },
+      body: { model: sonnet.endpoint_name, max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], ...extra },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringMatching(message) } });
+    expect((await pendingCallsOf(owner.user.id)).length).toBe(before);
+  });
+
+  test("an OpenAI user with a control character is a 400 in OpenAI's shape naming the field", async () => {
+    const refused = await openai.chat.completions
+      .create({ model: sonnet.endpoint_name, user: 'bob\u0000', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('user');
   });
 });
