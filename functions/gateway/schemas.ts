@@ -712,7 +712,8 @@ const ThinkingDisplay = Type.Optional(Nullable(Type.Union([Type.Literal('summari
  * POST /v1/messages (lib/dialects/anthropic-messages.ts). `cache_control` marks prompt-cache
  * checkpoints (on a block, a tool, or the request: after its last block). `thinking` turns on the
  * model's reasoning (lib/platforms/managed/reasoning.ts); `top_k` samples where the model takes it.
- * `output_config.effort`, `metadata` and `service_tier` are accepted and change nothing; the
+ * `output_config.effort` is accepted and changes nothing; `metadata.user_id` is recorded, `service_tier`
+ * standard_only asks for Standard; the
  * server-side features (containers, MCP servers, context management) are not supported.
  */
 export const MessagesBody = Type.Object(

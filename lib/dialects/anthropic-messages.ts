@@ -15,7 +15,8 @@
  * `cache_control` on a system block, a content block, a tool result or a tool is a prompt-cache
  * checkpoint right after it (on an assistant message's block: after that message), and on the request
  * itself one after its last block (Anthropic's automatic caching); at most four. Accepted and without
- * effect: `metadata`, `service_tier` and `output_config.effort`.
+ * effect: `output_config.effort`. `metadata.user_id` is recorded with the call (lib/gateway/attribution.ts);
+ * `service_tier` `standard_only` asks for Standard, `auto` for the caller's default tier (lib/calls/tiers.ts).
  *
  * Written: a `message` with thinking, text and `tool_use` blocks and Anthropic's stop reasons, or its
  * stream: message_start, ping, content_block_start / content_block_delta (thinking_delta and
@@ -327,6 +328,8 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
       ...(body.top_k !== undefined && { topK: body.top_k }),
       ...(body.stop_sequences?.length && { stop: body.stop_sequences }),
       ...(reasoning && { reasoning }),
+      // `auto` leaves the tier to the caller's key and teams (Standard unless they say otherwise); `standard_only` asks for Standard.
+      ...(body.service_tier === 'standard_only' && { serviceTier: 'default' as const }),
       ...(betas.length > 0 && { betas }),
       ...(tools.length > 0 && { tools }),
       ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),

@@ -206,3 +206,35 @@ describe('sessions and end users', () => {
     expect((refused as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('user');
   });
 });
+
+describe('service_tier on /v1/messages', () => {
+  const hi = (model: string, service_tier?: 'auto' | 'standard_only') =>
+    post({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], ...(service_tier && { service_tier }) });
+
+  test('standard_only is served by Standard, and the answer says which tier served', async () => {
+    const res = await hi(gptOss.endpoint_name, 'standard_only');
+    expect(res.status).toBe(200);
+    expect(res.body.usage.service_tier).toBe('standard');
+  });
+
+  test("auto leaves the tier to the key: a flex-only key's call runs on Flex; standard_only is refused it with 403", async () => {
+    const flexKey = (
+      await call(createKey as Handler, { method: 'POST', token: owner.token, body: { name: 'batch', allowed_service_tiers: ['flex'] } })
+    ).body.key as string;
+    const flexCall = (service_tier: 'auto' | 'standard_only') =>
+      call(messages as Handler, {
+        method: 'POST',
+        headers: { 'x-api-key': flexKey },
+        body: { model: gptOss.endpoint_name, max_tokens: 16, messages: [{ role: 'user', content: 'Hi' }], service_tier },
+      });
+    const auto = await flexCall('auto');
+    expect(auto.status).toBe(200);
+    expect(auto.body.usage.service_tier).toBe('flex');
+    const refused = await flexCall('standard_only');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({
+      type: 'error',
+      error: { type: 'permission_error', message: expect.stringContaining('default service tier') },
+    });
+  });
+});
