@@ -8,6 +8,7 @@ import { jest } from '@jest/globals';
 import OpenAI from 'openai';
 import { handler as completions } from '../../functions/gateway/completions';
 import { handler as embeddings } from '../../functions/gateway/embeddings';
+import { handler as responses } from '../../functions/gateway/responses';
 import { handler as currentUsage } from '../../functions/usage/current';
 import { pendingCallsOf, settlePendingCalls } from '../../tables/calls';
 import { handler as createKey } from '../../functions/keys/create';
@@ -51,6 +52,7 @@ beforeAll(async () => {
     'POST /v1/messages': messages as Handler,
     'POST /v1/chat/completions': completions as Handler,
     'POST /v1/embeddings': embeddings as Handler,
+    'POST /v1/responses': responses as Handler,
   });
   client = new Anthropic({ apiKey: key, baseURL: 'http://gateway.test', fetch, maxRetries: 0 });
   openai = new OpenAI({ apiKey: key, baseURL: 'http://gateway.test/v1', fetch, maxRetries: 0 });
@@ -236,5 +238,34 @@ describe('service_tier on /v1/messages', () => {
       type: 'error',
       error: { type: 'permission_error', message: expect.stringContaining('default service tier') },
     });
+  });
+});
+
+describe('streamed reasoning on /v1/responses', () => {
+  test("the reasoning streams as a reasoning item's reasoning_text deltas before the message, as the SDK rebuilds it", async () => {
+    const stream = openai.responses.stream({
+      model: sonnet.endpoint_name,
+      reasoning: { effort: 'low' },
+      input: 'Why is the sky blue?',
+      store: false,
+    });
+    const types: string[] = [];
+    let deltas = '';
+    stream.on('event', (event) => types.push(event.type));
+    stream.on('response.reasoning_text.delta', (event) => (deltas += event.delta));
+    const response = await stream.finalResponse();
+
+    const [reasoning, message] = response.output;
+    expect(reasoning).toMatchObject({
+      type: 'reasoning',
+      content: [{ type: 'reasoning_text', text: expect.stringContaining('Why is the sky blue?') }],
+    });
+    const text = (reasoning as { content: { text: string }[] }).content[0]!.text;
+    expect(deltas).toBe(text);
+    expect(types.filter((t) => t === 'response.reasoning_text.delta').length).toBeGreaterThan(1);
+    expect(message).toMatchObject({ type: 'message', status: 'completed' });
+    // The reasoning item is done before the message begins.
+    expect(types.indexOf('response.reasoning_text.done')).toBeLessThan(types.indexOf('response.output_text.delta'));
+    expect(response.usage?.output_tokens_details.reasoning_tokens).toBe(Math.ceil(text.length / 4));
   });
 });
