@@ -269,3 +269,47 @@ describe('streamed reasoning on /v1/responses', () => {
     expect(response.usage?.output_tokens_details.reasoning_tokens).toBe(Math.ceil(text.length / 4));
   });
 });
+
+describe('fine-grained tool streaming', () => {
+  const WEATHER: Anthropic.Tool = {
+    name: 'get_weather',
+    description: 'The weather in a city',
+    input_schema: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string' } }, required: ['city', 'unit'] },
+  };
+
+  test('a tool call streams its input as several input_json_delta events as Converse sends them, with the beta passed to Bedrock', async () => {
+    const stream = client.beta.messages.stream({
+      model: sonnet.endpoint_name,
+      max_tokens: 256,
+      betas: ['fine-grained-tool-streaming-2025-05-14'],
+      tools: [WEATHER],
+      tool_choice: { type: 'tool', name: 'get_weather' },
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    });
+    const pieces: string[] = [];
+    stream.on('inputJson', (partial) => pieces.push(partial));
+    const { response } = await stream.withResponse();
+    const message = await stream.finalMessage();
+    // The emulator refuses a beta Claude does not take on Bedrock; none was dropped on the way.
+    expect(response.headers.get('x-model-ops-betas-dropped')).toBeNull();
+    const use = message.content.find((b) => b.type === 'tool_use') as Anthropic.Beta.BetaToolUseBlock;
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(JSON.parse(pieces.join(''))).toEqual(use.input);
+  });
+
+  test('on chat completions a tool call streams its arguments in several deltas', async () => {
+    const stream = await openai.chat.completions.create({
+      model: sonnet.endpoint_name,
+      stream: true,
+      tools: [{ type: 'function', function: { name: WEATHER.name, parameters: WEATHER.input_schema } }],
+      tool_choice: { type: 'function', function: { name: WEATHER.name } },
+      messages: [{ role: 'user', content: 'Weather in Oslo?' }],
+    });
+    const pieces: string[] = [];
+    for await (const chunk of stream) {
+      for (const call of chunk.choices[0]?.delta.tool_calls ?? []) if (call.function?.arguments) pieces.push(call.function.arguments);
+    }
+    expect(pieces.length).toBeGreaterThan(1);
+    expect(JSON.parse(pieces.join(''))).toMatchObject({ city: expect.any(String) });
+  });
+});
