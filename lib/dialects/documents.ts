@@ -81,9 +81,6 @@ export function checkDocuments(turns: ChatTurn[], param: string): void {
   nameDocuments(documents);
 }
 
-/** A document's name from the client's (title, filename), as far as Converse's rule allows; '' is numbered by checkDocuments. */
-export { documentName };
-
 /** Anthropic's document block (lib/dialects/anthropic-messages.ts) as a document part; its title is its name. */
 export function anthropicDocument(block: DocumentBlock, at: string): DocumentPart {
   const { source } = block;

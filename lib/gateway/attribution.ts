@@ -19,7 +19,7 @@ export interface EndUser {
   param: string;
 }
 
-export const SESSION_HEADER = 'x-claude-code-session-id';
+const SESSION_HEADER = 'x-claude-code-session-id';
 
 const MAX_CHARS = 256;
 /** Printable: no control, format, surrogate, private-use or unassigned code point. */

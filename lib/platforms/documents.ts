@@ -56,7 +56,7 @@ export const PDF_PAGE_TOKENS = 4_600;
 const MAX_PDF_PAGES = 100;
 
 /** The pages of a PDF, where its page objects can be seen (not in compressed object streams): undefined where none can. */
-export function pdfPages(bytes: Buffer): number | undefined {
+function pdfPages(bytes: Buffer): number | undefined {
   const found = bytes.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
   return found > 0 ? found : undefined;
 }
