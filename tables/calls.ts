@@ -14,7 +14,8 @@ import { SlotSums, usageWrites, type UsageDelta, type UsageScope } from './usage
  *
  *   PK PENDING#<userId>   SK <answeredAt>#<callId>   a call answered and not yet settled (entity `call`):
  *       everything its settlement needs (tokens, cost, latency, the model, the resource, the request
- *       id, the key, the scopes it counts in, and each budget owner's reservation or charge)
+ *       id, the key, the scopes it counts in, and each budget owner's reservation or charge), and the
+ *       client's session and end user where it named them
  *
  * The stream aggregator (lib/usage/aggregator.ts) settles it in one transaction: the pending item is
  * deleted (conditional on its existence: the transaction is idempotent, and a redelivered record
@@ -57,11 +58,19 @@ export interface MeteredCall {
   settles: SpendSettle[];
   /** The rate windows whose token bounds become the call's true tokens (tables/rates.ts). */
   rates?: RateHold[];
+  /** The client's session (X-Claude-Code-Session-Id) and the end user it named (metadata.user_id, OpenAI's user), as sent. */
+  session?: string;
+  endUser?: string;
 }
 
 const pendingPartition = (userId: string) => `PENDING#${userId}`;
 /** A call through a route names it (`ro` id, `rn` name) on its pending item and its log entry. */
 const routeAttributes = (call: Pick<MeteredCall, 'route'>) => (call.route ? { ro: call.route.id, rn: call.route.name } : {});
+/** A call's session (`ss`) and end user (`eu`), on its pending item and its log entry. */
+const attributionAttributes = (call: Pick<MeteredCall, 'session' | 'endUser'>) => ({
+  ...(call.session !== undefined && { ss: call.session }),
+  ...(call.endUser !== undefined && { eu: call.endUser }),
+});
 const CALL_LOG_TTL_SECONDS = 90 * 86_400;
 
 type StoredRate = { l: RateLevel['kind']; i: string; mi: string; tk: number };
@@ -84,7 +93,7 @@ function readSettle(s: StoredSettle): SpendSettle {
 const scopeRef = (s: UsageScope) => (s.kind === 'all' ? 'all' : `${s.kind}:${s.id}`);
 function scopeOfRef(ref: string): UsageScope | undefined {
   const [kind, id] = ref.split(':', 2);
-  if (kind === 'user' || kind === 'key' || kind === 'conversation' || kind === 'team') return id ? { kind, id } : undefined;
+  if (kind === 'user' || kind === 'key' || kind === 'conversation' || kind === 'team' || kind === 'session') return id ? { kind, id } : undefined;
   return undefined;
 }
 
@@ -109,6 +118,7 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
           r: call.resource.id,
           p: call.resource.type,
           ...routeAttributes(call),
+          ...attributionAttributes(call),
           m: call.modelId,
           ...(call.usageModelId !== call.modelId ? { um: call.usageModelId } : {}),
           ti: call.tokensIn,
@@ -146,6 +156,8 @@ export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | 
     answeredAt: String(item.at),
     resource: { id: String(item.r), type: item.p as PlatformName },
     ...(typeof item.ro === 'string' && { route: { id: item.ro, name: String(item.rn) } }),
+    ...(typeof item.ss === 'string' && { session: item.ss }),
+    ...(typeof item.eu === 'string' && { endUser: item.eu }),
     modelId: String(item.m),
     usageModelId: String(item.um ?? item.m),
     tokensIn,
@@ -214,6 +226,7 @@ function callLogItem(call: MeteredCall): Record<string, unknown> {
     entity: 'turn',
     r: call.resource.id,
     ...routeAttributes(call),
+    ...attributionAttributes(call),
     k: call.keyId,
     rid: call.requestId,
     ttl: Math.floor(Date.parse(call.startedAt) / 1000) + CALL_LOG_TTL_SECONDS,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { usdOf, type Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
@@ -12,7 +13,8 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  *   PK USAGE#<scope>                      SK H#<yyyy-mm>         month item: the totals of the hours folded into it
  *   PK USAGE#MODEL#<platform>#<modelId>   SK TOTAL               all-time totals of a model (model-info usage)
  *
- * Scopes: USER#<userId>, CONV#<convId>, KEY#<keyId> (the gateway's API keys), ALL. A chat turn adds
+ * Scopes: USER#<userId>, CONV#<convId>, KEY#<keyId> (the gateway's API keys), TEAM#<teamId>,
+ * SESSION#<userId>.<digest> (a client's session of the gateway's calls: sessionScope), ALL. A chat turn adds
  * to the hour items of its caller and its conversation in its own transaction (tables/turns.ts), so
  * those figures are exact as soon as the turn is answered. Nothing every user shares is written on
  * the request path: the ALL scope and the model totals are added to by the stream aggregator
@@ -41,7 +43,22 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  */
 
 export type UsageScope =
-  { kind: 'user'; id: string } | { kind: 'conversation'; id: string } | { kind: 'key'; id: string } | { kind: 'team'; id: string } | { kind: 'all' };
+  | { kind: 'user'; id: string }
+  | { kind: 'conversation'; id: string }
+  | { kind: 'key'; id: string }
+  | { kind: 'team'; id: string }
+  | { kind: 'session'; id: string }
+  | { kind: 'all' };
+
+/**
+ * A client's session (Claude Code's X-Claude-Code-Session-Id) as a scope of its user's: the user's id
+ * and a digest of the session id the client chose (any printable text, which a key must not carry as
+ * it is), so one user's session is never another's.
+ */
+export const sessionScope = (userId: string, session: string): UsageScope => ({
+  kind: 'session',
+  id: `${userId}.${createHash('sha256').update(session).digest('base64url').slice(0, 32)}`,
+});
 
 /** The figures as they are counted: cost in integer nano-dollars, so sums stay exact. */
 interface Tally {
@@ -116,6 +133,8 @@ function scopePartition(scope: UsageScope): string {
       return `USAGE#KEY#${scope.id}`;
     case 'team':
       return `USAGE#TEAM#${scope.id}`;
+    case 'session':
+      return `USAGE#SESSION#${scope.id}`;
     case 'all':
       return 'USAGE#ALL';
   }
@@ -124,9 +143,9 @@ function scopePartition(scope: UsageScope): string {
 /** The scope of a usage partition key, for the stream decoder; undefined for anything else. */
 function scopeOfPartition(pk: string): UsageScope | undefined {
   if (pk === 'USAGE#ALL') return { kind: 'all' };
-  const m = /^USAGE#(USER|CONV|KEY|TEAM)#(.+)$/.exec(pk);
+  const m = /^USAGE#(USER|CONV|KEY|TEAM|SESSION)#(.+)$/.exec(pk);
   if (!m) return undefined;
-  const kind = m[1] === 'USER' ? 'user' : m[1] === 'CONV' ? 'conversation' : m[1] === 'TEAM' ? 'team' : 'key';
+  const kind = m[1] === 'USER' ? 'user' : m[1] === 'CONV' ? 'conversation' : m[1] === 'TEAM' ? 'team' : m[1] === 'SESSION' ? 'session' : 'key';
   return { kind, id: m[2] as string };
 }
 

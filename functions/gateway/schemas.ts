@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { MAX_IMAGE_URL_CHARS } from '../../lib/dialects/common';
+import { MAX_DOCUMENT_BYTES } from '../../lib/platforms/documents';
 import { Discriminated, Tagged } from '../../lib/http/schemas';
 
 const StopWord = Type.String({ minLength: 1, maxLength: 200 });
@@ -91,6 +92,25 @@ const ChatImage = Type.Object(
   },
   { ...closed, description: 'an image part takes type, image_url (url, detail) and cache_control' },
 );
+const ChatFile = Type.Object(
+  {
+    type: Type.Literal('file'),
+    file: Type.Object(
+      {
+        file_data: Type.Optional(
+          Type.String({
+            maxLength: Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4 + 40,
+            description: 'a data: URL with the base64 bytes of a PDF or text of at most 4.5 MB',
+          }),
+        ),
+        filename: Type.Optional(Type.String({ maxLength: 500 })),
+        file_id: Type.Optional(Type.String({ maxLength: 256, description: 'refused: this service stores no files' })),
+      },
+      closed,
+    ),
+  },
+  { ...closed, description: 'a file part takes type and file (file_data, filename)' },
+);
 const ChatRefusal = Type.Object(
   { type: Type.Literal('refusal'), refusal: LongText },
   { ...closed, description: 'a refusal part takes type and refusal' },
@@ -125,12 +145,15 @@ const ChatMessage = Discriminated(
         content: Type.Union(
           [
             LongText,
-            Type.Array(Discriminated('type', [ChatText, ChatImage], { description: 'text or image_url; audio and file parts are not supported' }), {
-              minItems: 1,
-              maxItems: 100,
-            }),
+            Type.Array(
+              Discriminated('type', [ChatText, ChatImage, ChatFile], { description: 'text, image_url or file; audio parts are not supported' }),
+              {
+                minItems: 1,
+                maxItems: 100,
+              },
+            ),
           ],
-          { description: 'text, or an array of text and image_url parts' },
+          { description: 'text, or an array of text, image_url and file parts' },
         ),
         name: MessageName,
       },
@@ -506,6 +529,14 @@ const AnthropicText = Type.Object(
 const ImageMediaType = Type.Union([Type.Literal('image/jpeg'), Type.Literal('image/png'), Type.Literal('image/gif'), Type.Literal('image/webp')], {
   description: 'image/jpeg, image/png, image/gif or image/webp',
 });
+/** Sources of an image or a document that is elsewhere: declared so that their refusals can say why (nothing is fetched or stored). */
+const FetchedSources = [
+  Type.Object({ type: Type.Literal('url'), url: Type.String({ maxLength: 2048 }) }, { ...closed, description: 'a url source takes type and url' }),
+  Type.Object(
+    { type: Type.Literal('file'), file_id: Type.String({ maxLength: 256 }) },
+    { ...closed, description: 'a file source takes type and file_id' },
+  ),
+];
 const AnthropicImage = Type.Object(
   {
     type: Type.Literal('image'),
@@ -520,21 +551,44 @@ const AnthropicImage = Type.Object(
           },
           { ...closed, description: 'a base64 source takes type, media_type and data' },
         ),
-        // Declared so that their refusals can say why: nothing is fetched or stored.
-        Type.Object(
-          { type: Type.Literal('url'), url: Type.String({ maxLength: 2048 }) },
-          { ...closed, description: 'a url source takes type and url' },
-        ),
-        Type.Object(
-          { type: Type.Literal('file'), file_id: Type.String({ maxLength: 256 }) },
-          { ...closed, description: 'a file source takes type and file_id' },
-        ),
+        ...FetchedSources,
       ],
       { description: 'base64; url and file sources are refused' },
     ),
     cache_control: CacheControl,
   },
   { ...closed, description: 'an image block takes type, source and cache_control' },
+);
+/** A document's base64 text at most: MAX_DOCUMENT_BYTES (4.5 MB) encoded. */
+const DocumentData = Type.String({ maxLength: Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4, description: 'base64 of at most 4.5 MB' });
+const AnthropicDocument = Type.Object(
+  {
+    type: Type.Literal('document'),
+    source: Discriminated(
+      'type',
+      [
+        Type.Object(
+          {
+            type: Type.Literal('base64'),
+            media_type: Type.Union([Type.Literal('application/pdf'), Type.Literal('text/plain')], { description: 'application/pdf or text/plain' }),
+            data: DocumentData,
+          },
+          { ...closed, description: 'a base64 source takes type, media_type and data' },
+        ),
+        Type.Object(
+          { type: Type.Literal('text'), media_type: Type.Literal('text/plain'), data: Type.String({ maxLength: MAX_DOCUMENT_BYTES }) },
+          { ...closed, description: 'a text source takes type, media_type (text/plain) and data' },
+        ),
+        ...FetchedSources,
+      ],
+      { description: 'base64 (a PDF or text) or text; url and file sources are refused; content sources are not supported' },
+    ),
+    title: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    context: Type.Optional(Nullable(Type.String({ maxLength: 10_000 }))),
+    citations: Type.Optional(Nullable(Type.Object({ enabled: Type.Optional(Type.Boolean()) }, closed))),
+    cache_control: CacheControl,
+  },
+  { ...closed, description: 'a document block takes type, source, title, context, citations and cache_control' },
 );
 const ToolUse = Type.Object(
   {
@@ -583,8 +637,8 @@ const AnthropicMessage = Discriminated(
           [
             LongText,
             Type.Array(
-              Discriminated('type', [AnthropicText, AnthropicImage, ToolResult], {
-                description: 'text, image or tool_result; documents, search results and server tool blocks are not supported',
+              Discriminated('type', [AnthropicText, AnthropicImage, AnthropicDocument, ToolResult], {
+                description: 'text, image, document or tool_result; search results and server tool blocks are not supported',
               }),
               { minItems: 1, maxItems: 500 },
             ),
@@ -658,7 +712,8 @@ const ThinkingDisplay = Type.Optional(Nullable(Type.Union([Type.Literal('summari
  * POST /v1/messages (lib/dialects/anthropic-messages.ts). `cache_control` marks prompt-cache
  * checkpoints (on a block, a tool, or the request: after its last block). `thinking` turns on the
  * model's reasoning (lib/platforms/managed/reasoning.ts); `top_k` samples where the model takes it.
- * `output_config.effort`, `metadata` and `service_tier` are accepted and change nothing; the
+ * `output_config.effort` is accepted and changes nothing; `metadata.user_id` is recorded, `service_tier`
+ * standard_only asks for Standard; the
  * server-side features (containers, MCP servers, context management) are not supported.
  */
 export const MessagesBody = Type.Object(

@@ -13,7 +13,8 @@ export const operations: Operations = {
     summary: 'Month-to-date and last-24-hours usage',
     description: `Roles: user, admin, super_admin. Of a conversation (\`conversationId\`, its owner), of the
 caller (no parameter), of an API key's /v1 calls (\`keyId\`: the caller's own key; admins any
-key; anyone else's is 404), of a team (\`teamId\`: its members and admins; for anyone else the
+key; anyone else's is 404), of one of the caller's client sessions (\`session\`: the
+\`X-Claude-Code-Session-Id\` their /v1 calls sent), of a team (\`teamId\`: its members and admins; for anyone else the
 team does not exist, 404), or of the whole service (\`scope=all\`, admin and super_admin
 only: 403 for a user). The caller's figures include their /v1 calls. A team's figures count
 its team keys' calls and its members' other calls (personal keys, session chat): its
@@ -43,6 +44,12 @@ second), except the caller's own, which are counted at once.
         in: 'query',
         description: '`user` (the caller, default) or `all` (the whole service; admins). Not together with conversationId.',
       },
+      {
+        name: 'session',
+        in: 'query',
+        description:
+          "One of the caller's client sessions: the `X-Claude-Code-Session-Id` its /v1 calls sent (Claude Code sends one per session). Alone, without the other parameters.",
+      },
     ]),
     responses: {
       '200': {
@@ -52,10 +59,11 @@ second), except the caller's own, which are counted at once.
             schema: Type.Object(
               {
                 success: Type.Unsafe<true>({ const: true }),
-                scope: Type.Unsafe<'conversation' | 'user' | 'key' | 'team' | 'all'>({
+                scope: Type.Unsafe<'conversation' | 'user' | 'key' | 'team' | 'session' | 'all'>({
                   type: 'string',
-                  enum: ['conversation', 'user', 'key', 'team', 'all'],
+                  enum: ['conversation', 'user', 'key', 'team', 'session', 'all'],
                 }),
+                session: Type.Optional(Type.String({ description: 'The session asked for (scope `session`).' })),
                 mtd: Ref(UsageFigures),
                 last24h: Ref(UsageFigures),
                 hourly: Type.Array(Ref(UsageHour), {

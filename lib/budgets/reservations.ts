@@ -4,7 +4,8 @@ import { holdCall } from '../../tables/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
 import { BudgetExceeded, TooManyRequests } from '../errors';
 import { rateRefusalMessage, rateReport, type NamedLimit, type RateReport } from './rate-limits';
-import { systemText, textOf, type ChatRequest } from '../platforms/types';
+import { documentTokenBound } from '../platforms/documents';
+import { documentsOf, systemText, textOf, type ChatRequest } from '../platforms/types';
 
 /**
  * Budgets on model calls, for every path that spends (the gateway's completions, the session chat):
@@ -29,7 +30,7 @@ const IMAGE_TOKENS = 1_600;
 /**
  * An upper bound of the prompt's tokens: its UTF-8 bytes (a byte-level tokenizer never makes more
  * tokens than bytes), the tools' and the output schema's JSON and the tool calls' arguments likewise,
- * an allowance per image, plus the chat template's allowance. Generous on purpose: what it reserves
+ * an allowance per image, each document's bound (lib/platforms/documents.ts), plus the chat template's allowance. Generous on purpose: what it reserves
  * beyond the true cost is given back when the call settles.
  */
 export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages' | 'tools' | 'outputFormat'>): number {
@@ -38,6 +39,7 @@ export function promptTokenBound(request: Pick<ChatRequest, 'system' | 'messages
   let tokens = texts.reduce((n, t) => n + bytes(t), 0) + TEMPLATE_TOKENS_PER_MESSAGE * texts.length + TEMPLATE_TOKENS;
   for (const m of request.messages) {
     if (typeof m.content !== 'string') tokens += m.content.filter((p) => p.type === 'image').length * IMAGE_TOKENS;
+    for (const document of documentsOf(m.content)) tokens += documentTokenBound(document) + TEMPLATE_TOKENS_PER_MESSAGE;
     if (m.role === 'assistant') for (const c of m.toolCalls ?? []) tokens += bytes(c.name) + bytes(c.arguments) + TEMPLATE_TOKENS_PER_MESSAGE;
   }
   if (request.tools?.length) tokens += bytes(JSON.stringify(request.tools)) + TEMPLATE_TOKENS;

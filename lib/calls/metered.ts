@@ -8,7 +8,7 @@ import type { Resource } from '../../tables/resources';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
 import { serviceTierOf } from './tiers';
-import { betasOf, capabilitiesOf, maxOutputTokensOf, reasoningOf, takesTopK } from '../platforms/capabilities';
+import { betasOf, capabilitiesOf, maxOutputTokensOf, reasoningOf, takesDocuments, takesTopK } from '../platforms/capabilities';
 import { ensureMayCall } from './access';
 import { chatOf } from '../platforms/chat';
 import { endpointsOf } from '../platforms/endpoints';
@@ -100,6 +100,8 @@ export interface FeatureFields {
   images: string;
   /** Where reasoning is asked for (Anthropic's thinking, OpenAI's reasoning_effort, the Responses API's reasoning). */
   reasoning?: string;
+  /** Where documents are sent (default: where images are). */
+  documents?: string;
 }
 
 const OPENAI_CHAT_FIELDS: FeatureFields = {
@@ -110,8 +112,8 @@ const OPENAI_CHAT_FIELDS: FeatureFields = {
   reasoning: 'reasoning_effort',
 };
 
-const hasImages = (request: Pick<ChatRequest, 'messages'>) =>
-  request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === 'image'));
+const hasPart = (request: Pick<ChatRequest, 'messages'>, type: 'image' | 'document') =>
+  request.messages.some((m) => typeof m.content !== 'string' && m.content.some((p) => p.type === type));
 
 /**
  * A request for what the model cannot do is refused before anything is reserved or asked, naming the
@@ -124,7 +126,9 @@ function checkCapabilities(resource: Resource, request: Omit<ChatRequest, 'targe
   if (!can.chat) throw refuse(can.embeddings ? 'is an embedding model: it cannot chat (POST /v1/embeddings)' : 'cannot chat', 'model');
   if (request.tools?.length && !can.tools) throw refuse('does not support tools (function calling)', fields.tools);
   if (request.outputFormat && !can.jsonOutput) throw refuse('does not support structured output (JSON)', fields.outputFormat);
-  if (!can.imageInput && hasImages(request)) throw refuse('does not accept images: send text only', fields.images);
+  if (!can.imageInput && hasPart(request, 'image')) throw refuse('does not accept images: send text only', fields.images);
+  if (!takesDocuments(resource) && hasPart(request, 'document'))
+    throw refuse('does not read documents (PDF, text): send their text as text', fields.documents ?? fields.images);
   const reasons = reasoningOf(resource);
   if (request.reasoning && !reasons) throw refuse('does not reason: send the request without reasoning', fields.reasoning ?? 'reasoning');
   if (request.reasoning?.adaptive && reasons !== 'adaptive')

@@ -6,7 +6,18 @@ import { usdOf } from '../../core/money';
 import type { ChatReply, FinishReason, ReasoningBlock } from '../platforms/types';
 
 import { anthropicErrorBody } from '../http/anthropic-errors';
-import { StreamedCalls, argumentsObject, promptTokens, compactId, finishOf, guarded, replyFinish, sseEvent, streamFailure } from './common';
+import {
+  StreamedCalls,
+  answeredTier,
+  argumentsObject,
+  promptTokens,
+  compactId,
+  finishOf,
+  guarded,
+  replyFinish,
+  sseEvent,
+  streamFailure,
+} from './common';
 import type { CallMeta, MeteredEvent, Settled } from './types';
 
 // ---------------------------------------------------------------------------------------------
@@ -18,12 +29,16 @@ export const messageId = (meta: CallMeta) => `msg_${compactId(meta.id)}`;
 
 const STOP_REASONS: Record<FinishReason, string> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
 
+/** The tier that served, in Anthropic's words (standard, priority) and the service's for Bedrock's Flex. */
+const TIERS = { default: 'standard', priority: 'priority', flex: 'flex' } as const;
+
 const usageOf = (settled: Settled) => ({
   input_tokens: settled.tokensIn,
   output_tokens: settled.tokensOut,
   cache_creation_input_tokens: promptTokens(settled).written,
   cache_read_input_tokens: promptTokens(settled).cached,
   cache_creation: { ephemeral_5m_input_tokens: settled.cache?.write5m ?? 0, ephemeral_1h_input_tokens: settled.cache?.write1h ?? 0 },
+  service_tier: TIERS[answeredTier(settled)],
 });
 
 /** A reasoning block as Anthropic writes it: thinking with its signature, or redacted thinking. */

@@ -2,8 +2,8 @@
  * Anthropic's Messages API (POST /v1/messages) as the canonical model call, and back.
  *
  * Read: `system` (a string or text blocks, blank-line separated) and any `system` messages become the
- * system prompt; user messages keep text and images (base64 sources; a URL or a file id is refused:
- * the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
+ * system prompt; user messages keep text, images and documents (base64 sources, and text documents;
+ * a URL or a file id is refused: the gateway fetches nothing and stores no files) and their `tool_result` blocks become the results
  * of the calls (`is_error` kept), ahead of the message's other blocks; assistant messages keep text and
  * `tool_use` blocks, and their `thinking` and `redacted_thinking` blocks go back to the model as they
  * came (the platform checks each signature against its text). `thinking` (enabled with a budget of
@@ -15,7 +15,8 @@
  * `cache_control` on a system block, a content block, a tool result or a tool is a prompt-cache
  * checkpoint right after it (on an assistant message's block: after that message), and on the request
  * itself one after its last block (Anthropic's automatic caching); at most four. Accepted and without
- * effect: `metadata`, `service_tier` and `output_config.effort`.
+ * effect: `output_config.effort`. `metadata.user_id` is recorded with the call (lib/gateway/attribution.ts);
+ * `service_tier` `standard_only` asks for Standard, `auto` for the caller's default tier (lib/calls/tiers.ts).
  *
  * Written: a `message` with thinking, text and `tool_use` blocks and Anthropic's stop reasons, or its
  * stream: message_start, ping, content_block_start / content_block_delta (thinking_delta and
@@ -52,6 +53,7 @@ import {
   inlineImage,
   invalid,
 } from './common';
+import { anthropicDocument, checkDocuments, type DocumentBlock } from './documents';
 import type { ParsedChat } from './types';
 import type { FeatureFields } from '../calls/metered';
 
@@ -76,6 +78,9 @@ export interface ImageBlock {
   source: ImageSource;
   cache_control?: CacheControl | null;
 }
+
+/** A document block: lib/dialects/documents.ts. */
+export type { DocumentBlock };
 
 export interface ToolUseBlock {
   type: 'tool_use';
@@ -105,7 +110,7 @@ export interface RedactedThinkingBlock {
 }
 
 export type AnthropicMessage =
-  | { role: 'user'; content: string | (TextBlock | ImageBlock | ToolResultBlock)[] }
+  | { role: 'user'; content: string | (TextBlock | ImageBlock | DocumentBlock | ToolResultBlock)[] }
   | { role: 'assistant'; content: string | (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)[] }
   | { role: 'system'; content: string | TextBlock[] };
 
@@ -142,6 +147,10 @@ export interface MessagesBody {
     | { type: 'disabled' }
     | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null };
   top_k?: number;
+  /** The end user (`user_id`), recorded with the call (lib/gateway/attribution.ts). */
+  metadata?: { user_id?: string | null };
+  /** Whether Priority capacity may serve the call (`auto`) or only Standard (`standard_only`). */
+  service_tier?: 'auto' | 'standard_only';
 }
 
 /** What Anthropic's API reads from the request's headers: its betas (anthropic-beta, comma-separated). */
@@ -174,12 +183,16 @@ function image(block: ImageBlock, at: string): ContentPart {
   throw invalid(`${at}.source`, 'file ids need stored files, and this service stores none: send the image as base64');
 }
 
-/** Blocks of text and images (each with its field): a string when there is one text without a checkpoint, else the parts in order. */
-function contentOf(blocks: { block: TextBlock | ImageBlock; at: string }[]): string | ContentPart[] {
+/** Blocks of text, images and documents (each with its field): a string when there is one text without a checkpoint, else the parts in order. */
+function contentOf(blocks: { block: TextBlock | ImageBlock | DocumentBlock; at: string }[]): string | ContentPart[] {
   const only = blocks.length === 1 ? blocks[0]?.block : undefined;
   if (only?.type === 'text' && !only.cache_control) return only.text;
   return blocks.map(({ block, at }) => ({
-    ...(block.type === 'text' ? { type: 'text' as const, text: block.text } : image(block, at)),
+    ...(block.type === 'text'
+      ? { type: 'text' as const, text: block.text }
+      : block.type === 'image'
+        ? image(block, at)
+        : anthropicDocument(block, at)),
     ...withCache(block.cache_control),
   }));
 }
@@ -262,7 +275,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
       return;
     }
     // A user message: its tool results first (they answer the turn before), then what the user adds.
-    const rest: { block: TextBlock | ImageBlock; at: string }[] = [];
+    const rest: { block: TextBlock | ImageBlock | DocumentBlock; at: string }[] = [];
     message.content.forEach((block, j) => {
       const where = `${at}.content.${j}`;
       if (block.type !== 'tool_result') {
@@ -292,6 +305,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
   checkHasUserTurn(messages, 'messages');
   checkToolTurns(messages, paths, { result: 'a tool_result', call: 'tool_use' });
   checkImageCount(messages, 'messages');
+  checkDocuments(messages, 'messages');
   if (body.cache_control) cacheAfterLast(messages, body.cache_control);
 
   const tools = toolSpecs(body.tools);
@@ -314,6 +328,8 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
       ...(body.top_k !== undefined && { topK: body.top_k }),
       ...(body.stop_sequences?.length && { stop: body.stop_sequences }),
       ...(reasoning && { reasoning }),
+      // `auto` leaves the tier to the caller's key and teams (Standard unless they say otherwise); `standard_only` asks for Standard.
+      ...(body.service_tier === 'standard_only' && { serviceTier: 'default' as const }),
       ...(betas.length > 0 && { betas }),
       ...(tools.length > 0 && { tools }),
       ...(tools.length > 0 && toolChoice !== undefined && { toolChoice }),
@@ -350,5 +366,6 @@ export const fields: FeatureFields = {
   outputFormat: 'output_config.format',
   outputSchema: 'output_config.format.schema',
   images: 'messages',
+  documents: 'messages',
   reasoning: 'thinking',
 };

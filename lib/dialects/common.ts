@@ -138,7 +138,8 @@ const MEDIA_TYPES: Record<string, ImageMediaType> = {
   'image/webp': 'image/webp',
 };
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** Base64 text (standard alphabet, padded). */
+export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** The format the first bytes of an image say it is in. */
 function sniff(head: Buffer): ImageMediaType | undefined {

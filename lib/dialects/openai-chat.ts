@@ -2,7 +2,8 @@
  * OpenAI's chat completions (POST /v1/chat/completions) as the canonical model call, and back.
  *
  * Read: system and developer messages become the system prompt (in order, blank-line separated); user
- * messages keep text and images (`image_url` parts with base64 `data:` URLs only); assistant messages
+ * messages keep text, images (`image_url` parts with base64 `data:` URLs only) and documents (`file`
+ * parts: file_data a base64 `data:` URL of a PDF or text, named by filename); assistant messages
  * keep their text and `tool_calls`; `tool` messages are the results, each answering one call of the
  * assistant message right before them. `tools` (function tools with a JSON Schema of their arguments
  * and `strict`), `tool_choice`, `parallel_tool_calls` and `response_format` (json_object,
@@ -51,6 +52,7 @@ import {
   type OpenAiEffort,
   type CacheControl,
 } from './common';
+import { checkDocuments, fileDocument } from './documents';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
 import type { FeatureFields } from '../calls/metered';
 
@@ -70,6 +72,12 @@ export interface ImageUrlPart {
   cache_control?: CacheControl | null;
 }
 
+/** A file part: a document as a data: URL (PDF or text) with its name; a file id needs stored files, which this service has none of. */
+export interface FilePart {
+  type: 'file';
+  file: { file_data?: string; filename?: string; file_id?: string };
+}
+
 export interface RefusalPart {
   type: 'refusal';
   refusal: string;
@@ -83,7 +91,7 @@ export interface WireToolCall {
 
 export type OpenAiChatMessage =
   | { role: 'system' | 'developer'; content: string | TextPart[]; name?: string }
-  | { role: 'user'; content: string | (TextPart | ImageUrlPart)[]; name?: string }
+  | { role: 'user'; content: string | (TextPart | ImageUrlPart | FilePart)[]; name?: string }
   | { role: 'assistant'; content?: string | (TextPart | RefusalPart)[] | null; tool_calls?: WireToolCall[]; name?: string; refusal?: string | null }
   | { role: 'tool'; tool_call_id: string; content: string | TextPart[]; name?: string };
 
@@ -119,6 +127,8 @@ export interface OpenAiChatBody {
   service_tier?: 'auto' | ServiceTier | null;
   /** Reasoning, for a model that reasons (DeepSeek's and others' `reasoning_content` carries it back). */
   reasoning_effort?: OpenAiEffort | null;
+  /** The end user, recorded with the call (lib/gateway/attribution.ts). */
+  user?: string;
 }
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */
@@ -136,13 +146,19 @@ const hasCheckpoint = (content: string | { cache_control?: CacheControl | null }
   typeof content !== 'string' && content.some((p) => p.cache_control);
 
 /** A user (or tool) message's content: its text, or (with images or checkpoints) its parts in order. */
-function userContent(content: string | (TextPart | ImageUrlPart)[], at: string): string | ContentPart[] {
+function userContent(content: string | (TextPart | ImageUrlPart | FilePart)[], at: string): string | ContentPart[] {
   if (typeof content === 'string') return content;
-  if (!content.some((p) => p.type === 'image_url') && !hasCheckpoint(content)) return joined(content as TextPart[]);
-  return content.map((part, j) => ({
-    ...(part.type === 'text' ? { type: 'text' as const, text: part.text } : dataUrlImage(part.image_url.url, `${at}.content.${j}.image_url.url`)),
-    ...withCache(part.cache_control),
-  }));
+  if (content.every((p) => p.type === 'text') && !hasCheckpoint(content)) return joined(content);
+  return content.map((part, j) =>
+    part.type === 'file'
+      ? fileDocument(part.file, `${at}.content.${j}.file`)
+      : {
+          ...(part.type === 'text'
+            ? { type: 'text' as const, text: part.text }
+            : dataUrlImage(part.image_url.url, `${at}.content.${j}.image_url.url`)),
+          ...withCache(part.cache_control),
+        },
+  );
 }
 
 /** A system message's pieces: one text, or its parts where one carries a checkpoint. */
@@ -218,6 +234,7 @@ export function parse(body: OpenAiChatBody): OpenAiChatCall {
   checkHasUserTurn(messages, 'messages');
   checkToolTurns(messages, paths, { result: 'a tool message', call: 'tool call' });
   checkImageCount(messages, 'messages');
+  checkDocuments(messages, 'messages');
 
   const tools = toolSpecs(body.tools);
   const toolChoice = toolChoiceOf(body.tool_choice);
@@ -391,5 +408,6 @@ export const fields: FeatureFields = {
   outputFormat: 'response_format',
   outputSchema: 'response_format.json_schema.schema',
   images: 'messages',
+  documents: 'messages',
   reasoning: 'reasoning_effort',
 };

@@ -5,7 +5,7 @@
  * the gateway has no tokenizer of the platforms' models); `dimensions` passes through for models that
  * offer several sizes; `encoding_format` is float (JSON numbers) or base64 (the vector's float32 bytes,
  * little-endian, as OpenAI sends them: the official `openai` client asks for base64 by default and
- * decodes it itself); `user` changes nothing. The answer is OpenAI's list of embeddings with the
+ * decodes it itself); `user` is recorded with the call (lib/gateway/attribution.ts). The answer is OpenAI's list of embeddings with the
  * tokens counted as the call was settled.
  */
 import type { EmbeddingReply, EmbeddingRequest } from '../platforms/types';

@@ -24,7 +24,14 @@ export const messageItem = (id: string, text: string, status: Status): OutputIte
   content: [textPart(text)],
 });
 
-const reasoningItem = (id: string, text: string): OutputItem => ({ id, type: 'reasoning', summary: [], content: [{ type: 'reasoning_text', text }] });
+export const reasoningItem = (id: string, text: string): OutputItem => ({
+  id,
+  type: 'reasoning',
+  summary: [],
+  content: [{ type: 'reasoning_text', text }],
+});
+/** The id of a response's reasoning item. */
+export const reasoningItemId = (meta: CallMeta) => `rs_${compactId(meta.id)}`;
 
 export const callItem = (id: string, call: ToolCall, status: Status): OutputItem => ({
   id,
@@ -102,7 +109,7 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta, call:
   const parts: ((status: Status) => OutputItem)[] = [];
   // The model's reasoning first, as a reasoning item (redacted reasoning has no readable text).
   const reasoning = reasoningText(reply.reasoning);
-  if (reasoning) parts.push(() => reasoningItem(`rs_${compactId(meta.id)}`, reasoning));
+  if (reasoning) parts.push(() => reasoningItem(reasoningItemId(meta), reasoning));
   if (reply.content || calls.length === 0) parts.push((s) => messageItem(messageItemId(meta, 0), reply.content, s));
   for (const c of calls) {
     const index = parts.length;

@@ -1,4 +1,8 @@
-/** The Responses API's event stream of a metered call (the events and their order: lib/dialects/openai-responses.ts). */
+/**
+ * The Responses API's event stream of a metered call (the events and their order: lib/dialects/openai-responses.ts).
+ * The model's reasoning streams as a `reasoning` item whose `reasoning_text` part grows by
+ * response.reasoning_text.delta events, as OpenAI streams a reasoning model's raw reasoning.
+ */
 import { usdOf } from '../../core/money';
 import type { FinishReason } from '../platforms/types';
 import { StreamedCalls, finishOf, guarded, sseEvent, streamFailure } from './common';
@@ -8,6 +12,8 @@ import {
   ending,
   messageItem,
   messageItemId,
+  reasoningItem,
+  reasoningItemId,
   responseObject,
   textPart,
   usageOf,
@@ -26,7 +32,12 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 
   // The item being written: a message (its text so far) or a call; it is done when another begins or the reply ends.
   let open:
-    { kind: 'message'; index: number; id: string; text: string } | { kind: 'call'; index: number; id: string; platformIndex: number } | undefined;
+    | { kind: 'message'; index: number; id: string; text: string }
+    | { kind: 'reasoning'; index: number; id: string; text: string }
+    | { kind: 'call'; index: number; id: string; platformIndex: number }
+    | undefined;
+  // All the reasoning streamed, for usage's reasoning_tokens (as the answer that is not streamed counts it).
+  let reasoning = '';
   const calls = new StreamedCalls();
   const itemOfCall = new Map<number, { index: number; id: string }>();
   let finish: FinishReason | undefined;
@@ -41,8 +52,26 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
     yield event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: textPart('') });
   }
 
+  // A reasoning item as OpenAI streams one (and its SDK's accumulator rebuilds it): the item, its one
+  // reasoning_text part, the text's deltas, then the text, the part and the item done.
+  function* startReasoning(): Generator<string> {
+    const index = output.length;
+    // The first is the id the answer that is not streamed gives its one reasoning item.
+    const id = index === 0 ? reasoningItemId(meta) : `${reasoningItemId(meta)}_${index}`;
+    open = { kind: 'reasoning', index, id, text: '' };
+    output.push({ id, type: 'reasoning', summary: [], content: [] });
+    yield event('response.output_item.added', { output_index: index, item: output[index] });
+    yield event('response.content_part.added', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text: '' } });
+  }
+
   function* close(status: Status): Generator<string> {
-    if (open?.kind === 'message') {
+    if (open?.kind === 'reasoning') {
+      const { index, id, text } = open;
+      yield event('response.reasoning_text.done', { item_id: id, output_index: index, content_index: 0, text });
+      yield event('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part: { type: 'reasoning_text', text } });
+      output[index] = reasoningItem(id, text);
+      yield event('response.output_item.done', { output_index: index, item: output[index] });
+    } else if (open?.kind === 'message') {
       const { index, id, text } = open;
       yield event('response.output_text.done', { item_id: id, output_index: index, content_index: 0, text, logprobs: [] });
       yield event('response.content_part.done', { item_id: id, output_index: index, content_index: 0, part: textPart(text) });
@@ -62,6 +91,18 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
 
   for await (const item of guarded(events)) {
     switch (item.kind) {
+      case 'reasoning':
+        if (!item.text) break;
+        if (open?.kind !== 'reasoning') {
+          yield* close('completed');
+          yield* startReasoning();
+        }
+        if (open?.kind === 'reasoning') {
+          open.text += item.text;
+          reasoning += item.text;
+          yield event('response.reasoning_text.delta', { item_id: open.id, output_index: open.index, content_index: 0, delta: item.text });
+        }
+        break;
       case 'text':
         if (!item.text) break;
         if (open?.kind !== 'message') {
@@ -110,11 +151,14 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
     }
   }
   const { status, incomplete_details } = ending(finishOf(finish, calls.size > 0));
-  // A reply with nothing in it is one empty message, as the answer that is not streamed has.
-  if (output.length === 0) yield* startMessage();
+  // A reply with no message or call in it has one empty message, as the answer that is not streamed has.
+  if (!output.some((o) => o.type !== 'reasoning')) {
+    yield* close('completed');
+    yield* startMessage();
+  }
   yield* close(status === 'completed' ? 'completed' : 'incomplete');
   const counted = settled ?? { tokensIn: 0, tokensOut: 0, cost: 0 };
-  const usage = { ...usageOf(counted), cost_usd: usdOf(counted.cost) };
+  const usage = { ...usageOf(counted, reasoning), cost_usd: usdOf(counted.cost) };
   yield event(status === 'completed' ? 'response.completed' : 'response.incomplete', {
     response: responseObject(meta, call.echo, { status, output, usage, incomplete_details, settled: counted }),
   });

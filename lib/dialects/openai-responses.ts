@@ -17,13 +17,15 @@
  * `function_call_output` items (the results). `instructions` and system/developer messages become the
  * system prompt. Function `tools` (the flat shape), `tool_choice`, `parallel_tool_calls`,
  * `text.format` (json_object, json_schema), `max_output_tokens`, `temperature` and `top_p` map onto
- * the canonical request; `metadata`, `user`, `include` and `stream_options` are accepted and change
- * nothing (nothing the service produces is includable).
+ * the canonical request; `user` is recorded with the call (lib/gateway/attribution.ts); `metadata`,
+ * `include` and `stream_options` are accepted and change nothing (nothing the service produces is
+ * includable).
  *
  * Written: the `response` object with its `output` items (a `message` with `output_text`, then a
  * `function_call` item per call) and `usage`; status `incomplete` with `incomplete_details` when the
  * model hit max_output_tokens or a content filter. Streamed: the Responses events, each numbered
- * (`sequence_number`): response.created, response.in_progress, per item output_item.added, (text)
+ * (`sequence_number`): response.created, response.in_progress, per item output_item.added, (reasoning)
+ * content_part.added, reasoning_text.delta…, reasoning_text.done, content_part.done, (text)
  * content_part.added, output_text.delta…, output_text.done, content_part.done, (call)
  * function_call_arguments.delta…, function_call_arguments.done, then output_item.done, and last
  * response.completed (or response.incomplete) with the whole response, its usage and the call's

@@ -10,6 +10,7 @@ import { reply, streamed } from '../http/types';
 import type { ChatReply } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 import { StreamedCalls } from '../dialects/common';
+import { attributionOf, type EndUser } from './attribution';
 import { recordGatewayCall } from './record';
 
 /**
@@ -17,7 +18,8 @@ import { recordGatewayCall } from './record';
  * the Responses API, Anthropic's Messages API), through the one metered call (lib/calls/metered.ts).
  * What is an entry point's own is only its dialect: how its body reads as the canonical request, how
  * the answer and the stream are written, and how it names the fields of a feature a model lacks. What
- * it stores is the same for all: the call (recordGatewayCall).
+ * it stores is the same for all: the call (recordGatewayCall), with the client's session and end user
+ * (lib/gateway/attribution.ts).
  *
  * Its DynamoDB round trips, on a warm container: the key's lookup, its owner and the model's name
  * lookup side by side (lib/http/key-endpoint.ts prefetch); one write holding every budget and rate
@@ -42,6 +44,8 @@ export interface ChatDialect<B, C extends ParsedChat> {
   streamType?: string;
   /** The request's fields of the features a model may lack, in this dialect's words. */
   fields: FeatureFields;
+  /** The end user the request names, where the dialect has such a field (recorded with the call). */
+  endUser?: (body: B) => EndUser;
 }
 
 export interface GatewayInput<B> {
@@ -117,6 +121,7 @@ const answerHeaders = (call: { resource: { endpoint_name: string }; droppedBetas
 
 export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, C>, input: GatewayInput<B>, keep?: Keep<C>) {
   const parsed = dialect.parse(input.body, input.event?.headers ?? {});
+  const attribution = attributionOf(input.event?.headers ?? {}, dialect.endUser?.(input.body));
   const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
   const route = target.route;
   const prepare = (resource: Resource) => prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
@@ -130,7 +135,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
       result: events,
       attempts,
     } = await attempt(target, prepare, (call) =>
-      openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route), deadlineAt }),
+      openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route, attribution), deadlineAt }),
     );
     const at = meta(call.callId, call.started);
     return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), {
@@ -143,7 +148,7 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   const { call, result: answered, attempts } = await attempt(target, prepare, answer);
   const answeredAt = new Date();
   const settlement = settlementOf(call, answered, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId, false, route);
+  await recordGatewayCall(call, settlement, input.requestId, false, route, attribution);
   const failure = jsonOutputFailure(call.request, answered.content, {
     calledTools: (answered.toolCalls?.length ?? 0) > 0,
     finishReason: answered.finishReason,

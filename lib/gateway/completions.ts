@@ -7,4 +7,7 @@ import { chatCall, type GatewayInput } from './chat';
  * (the HTTP API route's, which sends a stream all at once, and the function URL's, which streams it).
  */
 export const answerCompletion = (input: GatewayInput<openAiChat.OpenAiChatBody>) =>
-  chatCall<openAiChat.OpenAiChatBody, openAiChat.OpenAiChatCall>(openAiChat, input);
+  chatCall<openAiChat.OpenAiChatBody, openAiChat.OpenAiChatCall>(completionsDialect, input);
+
+/** The dialect, with the end user a request names: OpenAI's `user`. */
+const completionsDialect = { ...openAiChat, endUser: (body: openAiChat.OpenAiChatBody) => ({ value: body.user, param: 'user' }) };

@@ -5,6 +5,7 @@ import * as openAiEmbeddings from '../dialects/openai-embeddings';
 import { reply } from '../http/types';
 import { embeddingsOf } from '../platforms/embeddings';
 import { answeredBy, costHeader, type GatewayInput } from './chat';
+import { attributionOf } from './attribution';
 import { recordGatewayCall } from './record';
 
 /**
@@ -14,6 +15,7 @@ import { recordGatewayCall } from './record';
  */
 export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.EmbeddingsBody>) {
   const parsed = openAiEmbeddings.parse(input.body);
+  const attribution = attributionOf(input.event?.headers ?? {}, { value: input.body.user, param: 'user' });
   const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
   const {
     call,
@@ -26,7 +28,7 @@ export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.Embe
   );
   const answeredAt = new Date();
   const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId, false, target.route);
+  await recordGatewayCall(call, settlement, input.requestId, false, target.route, attribution);
   const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
   return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), {
     ...costHeader(settlement.cost),

@@ -52,6 +52,10 @@ function keeper(input: GatewayInput<ResponsesBody>): Keep<ResponsesCall> {
 export async function answerResponse(input: GatewayInput<ResponsesBody>) {
   const previousId = input.body.previous_response_id;
   const previous = previousId != null ? await previousConversation(input.key, previousId) : undefined;
-  const dialect = { ...openAiResponses, parse: (body: ResponsesBody) => openAiResponses.parse(body, previous) };
+  const dialect = {
+    ...openAiResponses,
+    parse: (body: ResponsesBody) => openAiResponses.parse(body, previous),
+    endUser: (body: ResponsesBody) => ({ value: body.user, param: 'user' }),
+  };
   return chatCall<ResponsesBody, ResponsesCall>(dialect, input, input.body.store === false ? undefined : keeper(input));
 }

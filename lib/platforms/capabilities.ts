@@ -19,6 +19,7 @@ import {
   cachingOf,
   managedBetas,
   managedCapabilitiesOfId,
+  managedDocuments,
   managedMaxOutputTokens,
   managedReasoning,
   managedTopK,
@@ -91,4 +92,9 @@ export function betasOf(resource: ResourceModel): readonly string[] {
 /** Whether the resource's model samples with top_k. */
 export function takesTopK(resource: ResourceModel): boolean {
   return resource.type === 'managed' && managedTopK(resource.model_id);
+}
+
+/** Whether the resource's model reads documents (PDF, text): Bedrock's models that take Converse document blocks. */
+export function takesDocuments(resource: ResourceModel): boolean {
+  return resource.type === 'managed' && managedDocuments(resource.model_id);
 }

@@ -2,7 +2,7 @@
  * OpenAI's chat completions wire, which the hosted API and the dedicated containers' Messages API
  * (TGI, LMI) speak: a canonical request as its body, and its answer read back. Tools, tool choice,
  * parallel tool calls and response_format pass through as OpenAI defines them; images go as
- * `image_url` parts with data: URLs.
+ * `image_url` parts with data: URLs, documents as `file` parts (file_data a data: URL, filename).
  *
  * Prompt-cache checkpoints go through only where the server is asked to take them (`cacheControl`:
  * the hosted API, an OpenAI-compatible proxy that may sit in front of a caching model): as
@@ -21,6 +21,14 @@ interface WireOptions {
 
 const dataUrl = (part: Extract<ContentPart, { type: 'image' }>) => `data:${part.mediaType};base64,${part.data}`;
 
+/** A content part as OpenAI writes it: text, an image_url (a data: URL), or a file (a document's data: URL and name). */
+const wirePart = (p: ContentPart) =>
+  p.type === 'text'
+    ? { type: 'text', text: p.text }
+    : p.type === 'image'
+      ? { type: 'image_url', image_url: { url: dataUrl(p) } }
+      : { type: 'file', file: { filename: p.name, file_data: `data:${p.format === 'pdf' ? 'application/pdf' : 'text/plain'};base64,${p.data}` } };
+
 /** `cache_control` of a checkpoint, when the server takes them and there is one. */
 const cacheControl = (ttl: CacheTtl | undefined, options: WireOptions) =>
   options.cacheControl && ttl ? { cache_control: { type: 'ephemeral', ...(ttl === '1h' && { ttl }) } } : {};
@@ -31,7 +39,7 @@ function partsOf(content: string | ContentPart[], options: WireOptions): unknown
   const checkpoints = options.cacheControl && content.some((p) => p.cache);
   if (!checkpoints && content.every((p) => p.type === 'text')) return content.map((p) => (p.type === 'text' ? p.text : '')).join('');
   return content.map((p) => ({
-    ...(p.type === 'text' ? { type: 'text', text: p.text } : { type: 'image_url', image_url: { url: dataUrl(p) } }),
+    ...wirePart(p),
     ...cacheControl(p.cache, options),
   }));
 }
@@ -51,7 +59,7 @@ function message(turn: ChatTurn, options: WireOptions): Record<string, unknown> 
       };
     case 'tool': {
       // A tool message carries text only, and OpenAI has no failure flag: a failure says so in words.
-      const text = typeof turn.content === 'string' ? turn.content : turn.content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
+      const text = typeof turn.content === 'string' ? turn.content : turn.content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
       return { role: 'tool', tool_call_id: turn.toolCallId, content: turn.isError ? `Error: ${text}` : text, ...cacheControl(turn.cache, options) };
     }
   }

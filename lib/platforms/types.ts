@@ -67,12 +67,21 @@ export type CacheTtl = '5m' | '1h';
 export type ServiceTier = 'default' | 'flex' | 'priority';
 
 /**
- * A piece of a message: text, or an image as base64 bytes with their media type. `cache` asks for a
+ * A piece of a message: text, an image as base64 bytes with their media type, or a document. `cache` asks for a
  * prompt-cache checkpoint right after the piece (the prefix up to it is cached for that long), where
  * the model caches; elsewhere it changes nothing.
  */
 export type ContentPart =
-  { type: 'text'; text: string; cache?: CacheTtl } | { type: 'image'; mediaType: ImageMediaType; data: string; cache?: CacheTtl };
+  | { type: 'text'; text: string; cache?: CacheTtl }
+  | { type: 'image'; mediaType: ImageMediaType; data: string; cache?: CacheTtl }
+  | { type: 'document'; format: DocumentFormat; name: string; data: string; cache?: CacheTtl };
+
+/**
+ * The documents a model may read (Converse DocumentBlock `format`): a PDF, or plain text. `name` is
+ * the one Converse requires (lib/dialects/documents.ts makes it from the client's title), `data` the
+ * base64 bytes.
+ */
+export type DocumentFormat = 'pdf' | 'txt';
 
 /** A piece of the system prompt: text, with an optional cache checkpoint after it. */
 export type SystemPart = Extract<ContentPart, { type: 'text' }>;
@@ -272,10 +281,14 @@ export function systemText(system: SystemPrompt | undefined): string {
   return typeof system === 'string' ? system : system.map((p) => p.text).join('\n\n');
 }
 
-/** The text of a message's content (images left out). */
+/** The text of a message's content (images and documents left out). */
 export function textOf(content: string | ContentPart[]): string {
   return typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '')).join('');
 }
+
+/** The documents of a message's content. */
+export const documentsOf = (content: string | ContentPart[]): Extract<ContentPart, { type: 'document' }>[] =>
+  typeof content === 'string' ? [] : content.filter((p) => p.type === 'document');
 
 /** Anthropic's limit on checkpoints a request (Bedrock's too): a fifth is refused, as Anthropic refuses it. */
 export const MAX_CACHE_CHECKPOINTS = 4;

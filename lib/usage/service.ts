@@ -1,6 +1,6 @@
 import { pendingCallsOf, usageDeltaOf, type MeteredCall } from '../../tables/calls';
 import { getApiKeyRecord } from '../../tables/keys';
-import { readConversationUsage, readUsage, type Unsettled } from '../../tables/usage';
+import { readConversationUsage, readUsage, sessionScope, type Unsettled } from '../../tables/usage';
 import type { User } from '../../tables/users';
 import { BadRequest, Forbidden, NotFound } from '../errors';
 import { readableConversation } from '../conversations/access';
@@ -11,6 +11,7 @@ export interface UsageQuery {
   keyId?: string;
   teamId?: string;
   scope?: 'all' | 'user';
+  session?: string;
 }
 
 /**
@@ -29,10 +30,21 @@ export async function unsettledCalls(userId: string | Promise<MeteredCall[]>, ke
 /**
  * GET /api/usage/current (docs/openapi.yaml currentUsage): month-to-date and last-24-hours figures of a conversation, of
  * the caller, of one of the caller's API keys (admins: any key), of one of the caller's teams (admins:
- * any team), or (admins) of the whole service: one read (tables/usage.ts), whose cost does not grow
+ * any team), of one of the caller's client sessions (`session`: Claude Code's session id), or (admins)
+ * of the whole service: one read (tables/usage.ts), whose cost does not grow
  * with the history.
  */
 export async function currentUsage(user: User, query: UsageQuery, now = new Date()) {
+  if (query.session !== undefined) {
+    if (query.teamId || query.keyId || query.conversationId || query.scope) {
+      throw new BadRequest("Pass 'session' alone, without 'teamId', 'keyId', 'conversationId' or 'scope'");
+    }
+    // A session is the caller's own (its scope is keyed by their id): its settled calls are in its hour
+    // items, the ones not settled yet (a second or so) are added from the caller's pending calls.
+    const session = query.session;
+    const pending = pendingCallsOf(user.id).then((calls) => calls.filter((c) => c.session === session));
+    return { success: true, scope: 'session', session, ...(await readUsage(sessionScope(user.id, session), now, unsettledCalls(pending))) };
+  }
   if (query.teamId) {
     if (query.keyId || query.conversationId || query.scope) throw new BadRequest("Pass 'teamId' alone, without 'keyId', 'conversationId' or 'scope'");
     // A team's figures are shared: its settled calls and every member's chat turns are in its hour

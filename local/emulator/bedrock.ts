@@ -1,7 +1,7 @@
 /**
  * Amazon Bedrock, control plane and runtime (both restJson1, both signed as "bedrock"):
  * ListFoundationModels, GetFoundationModel, the inference-profile operations (bedrock-profiles.ts),
- * Converse and ConverseStream (text, images, tool use), and InvokeModel for the embedding models (Titan
+ * Converse and ConverseStream (text, images, documents, tool use), and InvokeModel for the embedding models (Titan
  * Text Embeddings v2 and Cohere Embed v3 and v4, each its own body). Runtime calls name a model by base
  * id (only where it is offered on demand), by system profile or by application profile ARN.
  */
@@ -32,6 +32,7 @@ import {
   type ChatTurn,
   type ToolResultIn,
 } from './chat';
+import { DocumentReader, type DocumentIn } from './documents';
 import { eventFrame, exceptionFrame } from './eventstream';
 import { checkReasoningBlock, checkThinkingTurn, readReasoning, reasoningOf, type ReasoningBlockIn } from './reasoning';
 import { EmulatorError, jsonReply, parseJson, signedBy, streamReply, type Ctx, type Reply, type Route, type ServiceDef } from './shared';
@@ -103,6 +104,7 @@ async function getFoundationModel(ctx: Ctx, identifier: string): Promise<Reply> 
 interface ContentBlockIn {
   text?: unknown;
   image?: { format?: unknown; source?: { bytes?: unknown } };
+  document?: DocumentIn;
   toolUse?: { toolUseId?: unknown; name?: unknown; input?: unknown };
   toolResult?: { toolUseId?: unknown; content?: { text?: unknown; json?: unknown; image?: unknown }[]; status?: unknown };
   reasoningContent?: ReasoningBlockIn;
@@ -183,6 +185,7 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
   const { tools, toolChoice } = readToolConfig(model, body.toolConfig, streamed);
   const reasoning = readReasoning(model, body.additionalModelRequestFields, body.inferenceConfig ?? {});
   let reasoningBlocks = 0;
+  const documents = new DocumentReader(model);
 
   const names = new Map<string, string>();
   let openToolUses: string[] = [];
@@ -219,6 +222,8 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
           throw validation(`The image at messages.${i}.content.${j} could not be processed: it is not a valid ${format || 'image'} image.`);
         }
         images++;
+      } else if (block.document) {
+        documents.read(block.document, m.role ?? '', i, j);
       } else if (block.toolUse) {
         if (!body.toolConfig) throw validation(TOOL_CONFIG_REQUIRED);
         const id = str(block.toolUse.toolUseId);
@@ -256,7 +261,15 @@ function readConversation(ctx: Ctx, modelId: string, streamed: boolean) {
         'Member must have value greater than or equal to 1',
     );
   }
-  const result = emulateChat({ model: model.modelId, system, turns, maxTokens, tools, toolChoice });
+  const result = emulateChat({
+    model: model.modelId,
+    system,
+    turns,
+    maxTokens,
+    tools,
+    toolChoice,
+    ...(documents.count > 0 && { documents: { count: documents.count, tokens: documents.tokens } }),
+  });
   // Reasoning sent back reached the model: it says how many blocks (a test's proof that they arrived intact).
   if (reasoningBlocks > 0 && result.toolCalls.length === 0) result.text += ` ${reasoningBlocks} reasoning block(s) received.`;
   const last = turns.at(-1);

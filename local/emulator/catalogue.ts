@@ -78,6 +78,8 @@ export interface FoundationModel {
    * `auto` (`any`, `tool`: only Claude 3+ and Nova take `tool`). Absent: no tool use.
    */
   converse?: { tools: boolean; streamTools: boolean; toolChoice: ('auto' | 'any' | 'tool')[] };
+  /** Converse takes document blocks ("Document chat" in the same table). Absent: it refuses them. */
+  documents?: boolean;
   /** Embedding models: the InvokeModel body they take and the vector sizes they answer. */
   embedding?: { body: 'titan-v2' | 'cohere-v3' | 'cohere-v4'; dimensions: number[] };
   /**
@@ -146,6 +148,7 @@ function claude(modelId: string, modelName: string, maxOutputTokens: number, pri
     outputPrice: price.output,
     geographicPrice: { input: up(price.input), output: up(price.output) },
     converse: CLAUDE_TOOLS,
+    documents: true,
     caching: { minTokens: minCacheTokens, ttls: ['5m', '1h'], fields: ['system', 'messages', 'tools'] },
     reasoning: 'budget',
   };
@@ -170,9 +173,11 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inputPrice: 0.00025,
     outputPrice: 0.00125,
     converse: CLAUDE_TOOLS,
+    documents: true,
   },
   {
     modelId: 'amazon.titan-text-express-v1',
+    documents: true,
     modelName: 'Titan Text G1 - Express',
     providerName: 'Amazon',
     inputModalities: ['TEXT'],
@@ -204,10 +209,12 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     inputPrice: 0.00006,
     outputPrice: 0.00024,
     converse: CLAUDE_TOOLS,
+    documents: true,
     caching: { minTokens: 1_000, ttls: ['5m'], fields: ['system', 'messages'] },
   },
   {
     modelId: 'meta.llama4-maverick-17b-instruct-v1:0',
+    documents: true,
     modelName: 'Llama 4 Maverick 17B Instruct',
     providerName: 'Meta',
     inputModalities: ['TEXT', 'IMAGE'],
@@ -243,6 +250,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
   },
   {
     modelId: 'meta.llama3-8b-instruct-v1:0',
+    documents: true,
     modelName: 'Llama 3 8B Instruct',
     providerName: 'Meta',
     inputModalities: ['TEXT'],
@@ -259,6 +267,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
   },
   {
     modelId: 'mistral.mistral-7b-instruct-v0:2',
+    documents: true,
     modelName: 'Mistral 7B Instruct',
     providerName: 'Mistral AI',
     inputModalities: ['TEXT'],
@@ -275,6 +284,7 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
   },
   {
     modelId: 'cohere.command-r-v1:0',
+    documents: true,
     modelName: 'Command R',
     providerName: 'Cohere',
     inputModalities: ['TEXT'],

@@ -10,6 +10,7 @@
  * - tool results last: it answers in text that quotes each result;
  * - an answer asked for as JSON (a schema, or any object): a document made from the schema;
  * - images: counted and acknowledged ("2 images received").
+ * - documents: counted and acknowledged ("1 document received (1500 tokens)").
  */
 import { createHash } from 'node:crypto';
 import { sleep, type EmulatorError, type ResolvedOptions } from './shared';
@@ -39,6 +40,8 @@ export interface ChatRequest {
   system: string[];
   /** The conversation without system messages. */
   turns: ChatTurn[];
+  /** The documents the request carried, and the input tokens they count for (documents.ts). */
+  documents?: { count: number; tokens: number };
   maxTokens?: number;
   tools?: ToolIn[];
   /** `any`: some tool must be called; a name: that tool. */
@@ -103,7 +106,7 @@ export function emulateChat(req: ChatRequest): ChatResult {
       (n, s) => n + s.length,
       0,
     ) + (req.tools ? JSON.stringify(req.tools).length : 0);
-  const inputTokens = tokensFor(inputChars) + images * IMAGE_TOKENS;
+  const inputTokens = tokensFor(inputChars) + images * IMAGE_TOKENS + (req.documents?.tokens ?? 0);
 
   const choice = req.toolChoice ?? 'auto';
   const results = last?.toolResults ?? [];
@@ -140,7 +143,8 @@ export function emulateChat(req: ChatRequest): ChatResult {
       `Emulated reply from ${req.model}. You said: "${lastUserText}". ` +
       `Context: ${req.turns.length} messages received; earlier user messages: [${earlier.join(' | ')}]; ` +
       `system: ${req.system.length > 0 ? 'yes' : 'no'}.` +
-      (images > 0 ? ` ${plural(images, 'image')} received.` : '');
+      (images > 0 ? ` ${plural(images, 'image')} received.` : '') +
+      (req.documents ? ` ${plural(req.documents.count, 'document')} received (${req.documents.tokens} tokens).` : '');
   }
 
   let stop: ChatResult['stop'] = toolCalls.length > 0 ? 'tool_use' : 'end';

@@ -178,7 +178,7 @@ describe('refusals name the field at fault', () => {
     ],
     [
       { model: m, messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: {} }] }] },
-      "Invalid field 'messages.0.content.0.type': must be one of the allowed values (text or image_url; audio and file parts are not supported)",
+      "Invalid field 'messages.0.content.0.type': must be one of the allowed values (text, image_url or file; audio parts are not supported)",
     ],
     [
       { model: m, messages: [{ role: 'function', content: 'x' }] },
@@ -263,8 +263,12 @@ describe('refusals name the field at fault', () => {
   test.each([
     [{ model: m, messages: user }, "Missing required field 'max_tokens'"],
     [
+      { model: m, max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'search_result' }] }] },
+      "Invalid field 'messages.0.content.0.type': must be one of the allowed values (text, image, document or tool_result; search results and server tool blocks are not supported)",
+    ],
+    [
       { model: m, max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'document' }] }] },
-      "Invalid field 'messages.0.content.0.type': must be one of the allowed values (text, image or tool_result; documents, search results and server tool blocks are not supported)",
+      "Missing required field 'messages.0.content.0.source'",
     ],
     [
       { model: m, max_tokens: 1, messages: [{ role: 'user', content: [{ type: 'tool_result' }] }] },

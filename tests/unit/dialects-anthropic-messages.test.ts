@@ -258,6 +258,7 @@ describe('answering a Messages request', () => {
       usage: {
         input_tokens: 12,
         output_tokens: 7,
+        service_tier: 'standard',
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 0,
         cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
@@ -341,6 +342,7 @@ describe('streaming a Messages request', () => {
       usage: {
         input_tokens: 12,
         output_tokens: 7,
+        service_tier: 'standard',
         cache_creation_input_tokens: 0,
         cache_read_input_tokens: 0,
         cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },

@@ -14,6 +14,8 @@
  *   json_object) whose input becomes the reply's text: finish reason stop, no tool call shown, streamed
  *   as text deltas. Parallel tool calls are the model's choice (Converse has no switch for them).
  * - images: Converse image blocks (png, jpeg, gif, webp; the bytes) in user messages and tool results.
+ * - documents: Converse document blocks (pdf or txt, the name Converse requires, the bytes) in user
+ *   messages, for the models that read them (features.ts `managedDocuments`).
  * - a model that calls tools but not while streaming (Cohere Command R, Llama 3.1, Mistral Large):
  *   the call is made with Converse and its answer replayed as stream events.
  * - prompt caching: a checkpoint the request asks for (a part's, a turn's, a system piece's or a tool's
@@ -74,6 +76,11 @@ const imageBlock = (part: Extract<ContentPart, { type: 'image' }>) => ({
   image: { format: part.mediaType.slice('image/'.length) as ImageFormat, source: { bytes: Buffer.from(part.data, 'base64') } },
 });
 
+/** A document as Converse takes it: its format, the name Converse requires, and its bytes. */
+const documentBlock = (part: Extract<ContentPart, { type: 'document' }>) => ({
+  document: { format: part.format, name: part.name, source: { bytes: Buffer.from(part.data, 'base64') } },
+});
+
 /**
  * Where a request's checkpoints may go for its model: a checkpoint in a field the model does not cache
  * (or on a model that caches nothing) yields no block. A TTL it does not offer is refused.
@@ -104,7 +111,7 @@ const NO_CACHE_POINTS = new CachePoints('', undefined);
 function partBlocks(content: string | ContentPart[], cache: CachePoints): ContentBlock[] {
   const parts: ContentPart[] = typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   return parts.flatMap((p): ContentBlock[] => [
-    ...(p.type === 'image' ? [imageBlock(p)] : p.text.trim() ? [{ text: p.text }] : []),
+    ...(p.type === 'image' ? [imageBlock(p)] : p.type === 'document' ? [documentBlock(p)] : p.text.trim() ? [{ text: p.text }] : []),
     ...cache.after(p.cache, 'messages'),
   ]);
 }
@@ -120,7 +127,7 @@ function argumentsObject(text: string): ToolUseBlock['input'] {
 }
 
 const textOfParts = (content: string | ContentPart[]) =>
-  typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : '[image]')).join('');
+  typeof content === 'string' ? content : content.map((p) => (p.type === 'text' ? p.text : `[${p.type}]`)).join('');
 
 /** One turn as a role and its blocks. Without tool blocks (`keepTools` false) calls and results are written as text. */
 function turnBlocks(turn: ChatTurn, keepTools: boolean, cache: CachePoints): { role: 'user' | 'assistant'; blocks: ContentBlock[] } {

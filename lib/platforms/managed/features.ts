@@ -145,6 +145,16 @@ export const managedBetas = (modelId: string): readonly string[] => (/^anthropic
 /** Whether the model takes top_k on Converse (Claude, in its model request fields). */
 export const managedTopK = (modelId: string): boolean => /^anthropic\.claude-/.test(baseModelId(modelId));
 
+/**
+ * The models that read documents in Converse (DocumentBlock: "Document chat" in AWS's "Supported models
+ * and model features" table): Claude, Nova Lite, Pro and Premier (not Micro), Titan Text (not
+ * Premier), Llama, Mistral, Cohere Command R and Jamba 1.5. The rest refuse a document block.
+ */
+const DOCUMENTS =
+  /^anthropic\.claude-|^amazon\.nova-(lite|pro|premier)|^amazon\.titan-text-(express|lite)|^meta\.llama|^mistral\.|^cohere\.command-r|^ai21\.jamba-1-5/;
+
+export const managedDocuments = (modelId: string): boolean => DOCUMENTS.test(baseModelId(modelId));
+
 /** What the catalogue says of a model: its modalities and whether it streams. */
 export interface ManagedModelFacts {
   modelId: string;
