@@ -54,6 +54,7 @@ export const PAGES: Page[] = [
   },
   { path: '/resources', ...chunk(() => import('./pages/Resources')), roles: EVERYONE, nav: { label: 'Resources', group: 'main' } },
   { path: '/resources/:id', ...chunk(() => import('./pages/ResourceDetail')), roles: EVERYONE },
+  { path: '/routes', ...chunk(() => import('./pages/Routes')), roles: EVERYONE, nav: { label: 'Routes', group: 'main' } },
   { path: '/chat', ...chunk(() => import('./pages/Chat')), roles: EVERYONE, nav: { label: 'Chat', group: 'main' } },
   { path: '/chat/:conversationId', ...chunk(() => import('./pages/Chat')), roles: EVERYONE },
   { path: '/usage', ...chunk(() => import('./pages/Usage')), roles: EVERYONE, nav: { label: 'Usage', group: 'main' } },

@@ -1,7 +1,7 @@
 /** The operations of functions/bedrock/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type } from '@sinclair/typebox';
 import { ConverseResponse } from './response-schemas';
-import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
+import { Parameters, RATE_LIMIT_HEADERS, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { ConverseBody, ConversePath } from './schemas';
 
 const headers = {
@@ -11,12 +11,7 @@ const headers = {
   },
   'x-model-ops-resource': { description: 'The resource that answered (a route names one of its targets).', schema: Type.String() },
   'x-amzn-requestid': { description: "The request's id, as the AWS SDKs read it (also `x-request-id`).", schema: Type.String() },
-  'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-  'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-  'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-  'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-  'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-  'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
+  ...RATE_LIMIT_HEADERS,
 };
 
 const request = (name: string) => ({

@@ -3,8 +3,25 @@
 import { Type } from '@sinclair/typebox';
 
 import { AnthropicMessage, ChatCompletion, Embeddings, OpenAiModelList, ResponseSchema } from './response-schemas';
-import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
+import { Parameters, RATE_LIMIT_HEADERS, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
 import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from './schemas';
+
+/**
+ * The headers of an answered model call, the same on the four /v1 calls (chat completions,
+ * embeddings, responses, messages): its cost (`cost`: what the header says on that route), which
+ * resource answered and after how many attempts (a route's fall-over: docs/routes.md), the request's
+ * id and the rate windows; `own` adds a route's own.
+ */
+function answerHeaders(cost: string, own: Record<string, unknown> = {}) {
+  return {
+    ...own,
+    'x-model-ops-cost-usd': { description: cost, schema: Type.String() },
+    'x-model-ops-resource': { $ref: '#/components/headers/ModelOpsResource' },
+    'x-model-ops-attempts': { $ref: '#/components/headers/ModelOpsAttempts' },
+    'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
+    ...RATE_LIMIT_HEADERS,
+  };
+}
 
 export const operations: Operations = {
   /** GET /v1/models */
@@ -22,14 +39,7 @@ image_input, embeddings): embedding models are listed too.
     responses: {
       '200': {
         description: "OpenAI's list object.",
-        headers: {
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
-        },
+        headers: RATE_LIMIT_HEADERS,
         content: { 'application/json': { schema: Ref(OpenAiModelList) } },
       },
       ...errors('openai', 400, 401, 413, 415, 500, 503),
@@ -217,20 +227,9 @@ and sends the same events all at once.
     responses: {
       '200': {
         description: "OpenAI's chat.completion object, or with `stream` its server-sent events.",
-        headers: {
-          'x-model-ops-cost-usd': {
-            description:
-              'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"; 0 on dedicated endpoints, which are paid by the hour). Not on streams.',
-            schema: Type.String(),
-          },
-          'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
-        },
+        headers: answerHeaders(
+          'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"; 0 on dedicated endpoints, which are paid by the hour). Not on streams.',
+        ),
         content: {
           'application/json': { schema: Ref(ChatCompletion) },
           'text/event-stream': {
@@ -296,20 +295,7 @@ may not use is a 404 \`model_not_found\`. A chat model is a 400 with \`param: mo
     responses: {
       '200': {
         description: "OpenAI's list of embeddings.",
-        headers: {
-          'x-model-ops-cost-usd': {
-            description:
-              'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"). Not on streams, whose last event carries it.',
-            schema: Type.String(),
-          },
-          'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
-        },
+        headers: answerHeaders('This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001").'),
         content: { 'application/json': { schema: Ref(Embeddings) } },
       },
       ...errors('openai', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
@@ -519,20 +505,9 @@ also carries \`cost_usd\`. A failure mid-stream ends with response.failed.
     responses: {
       '200': {
         description: 'The response object, or with `stream` its server-sent events.',
-        headers: {
-          'x-model-ops-cost-usd': {
-            description:
-              'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"). Not on streams, whose last event carries it.',
-            schema: Type.String(),
-          },
-          'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
-        },
+        headers: answerHeaders(
+          'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"). Not on streams, whose last event carries it.',
+        ),
         content: { 'application/json': { schema: Ref(ResponseSchema) }, 'text/event-stream': { schema: Type.String() } },
       },
       ...errors('openai', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
@@ -762,25 +737,16 @@ is an \`error\` event.
     responses: {
       '200': {
         description: "Anthropic's message, or with `stream` its server-sent events.",
-        headers: {
-          'x-model-ops-betas-dropped': {
-            description:
-              'The betas of `anthropic-beta` that the model does not take on its platform, comma-separated; they were dropped. Absent when none was.',
-            schema: Type.String(),
+        headers: answerHeaders(
+          'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"). Not on streams, whose last event carries it.',
+          {
+            'x-model-ops-betas-dropped': {
+              description:
+                'The betas of `anthropic-beta` that the model does not take on its platform, comma-separated; they were dropped. Absent when none was.',
+              schema: Type.String(),
+            },
           },
-          'x-model-ops-cost-usd': {
-            description:
-              'This call\'s exact cost in USD, unrounded, with up to 9 decimals ("0.0000001"). Not on streams, whose last event carries it.',
-            schema: Type.String(),
-          },
-          'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
-        },
+        ),
         content: { 'application/json': { schema: Ref(AnthropicMessage) }, 'text/event-stream': { schema: Type.String() } },
       },
       ...errors('anthropic', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),

@@ -1,7 +1,7 @@
 // Written by scripts/openapi-import.ts from the hand-written contract; edit freely, it is a source of docs/openapi.yaml.
 /** The contract's head (info, servers, tags, default security) and its shared components, but schemas. */
 import { Type } from '@sinclair/typebox';
-import { OneOf, Ref } from '../../lib/http/contract';
+import { OneOf, RATE_LIMIT_HEADERS, Ref } from '../../lib/http/contract';
 import { BedrockErrorBody } from '../bedrock/response-schemas';
 import { AnthropicErrorBody, Cursor, ErrorSchema, MessageError, OpenAiErrorBody, ThreadError, Uuid } from './response-schemas';
 
@@ -192,6 +192,16 @@ login token there is refused (401), and so is a key on /api.
     },
     headers: {
       RetryAfter: { description: 'Seconds to wait before retrying.', schema: Type.String({ pattern: '^[0-9]+$' }) },
+      ModelOpsResource: {
+        description:
+          'The endpoint name of the resource that answered: the one named, or, through a route (docs/routes.md), the target that answered.',
+        schema: Type.String(),
+      },
+      ModelOpsAttempts: {
+        description:
+          "The attempts the call took, the one that answered included: 1 for a direct call and when a route's first target answered; each fall-over to the next target adds one.",
+        schema: Type.String({ pattern: '^[1-9][0-9]*$' }),
+      },
       RateLimitLimitRequests: {
         description:
           "Requests per minute allowed to the caller's tightest limited level (its key's or a team's `rpm_limit`). Only when a limit applies.",
@@ -220,23 +230,21 @@ login token there is refused (401), and so is a key on /api.
         description: `OpenAI's error body. 400 invalid_request_error (\`param\` names the field); 404
 \`model_not_found\` (and \`unknown_url\` for a path the gateway does not serve); 413 a body over the limit; 415 a body that is not sent as application/json; 429 \`budget_exceeded\` (type
 insufficient_quota) or \`rate_limit_exceeded\` (type requests or tokens, with Retry-After); 502 the platform failed, 504 it timed out (type api_error); 503 the
-database or the model is not available now (\`Retry-After\`).
+database or the model is not available now (\`Retry-After\`), or no target of a route can answer now (\`route_unavailable\`, \`Retry-After\` the shortest cooldown left).
 `,
         content: { 'application/json': { schema: Ref(OpenAiErrorBody) } },
       },
       OpenAiTooManyRequests: {
         description: `A budget cannot cover the call (\`budget_exceeded\`, type insufficient_quota, the message
 naming the level), or a rate limit is used up this minute (\`rate_limit_exceeded\`, type
-\`requests\` or \`tokens\`, with \`Retry-After\` and the x-ratelimit-* headers).
+\`requests\` or \`tokens\`, with \`Retry-After\` and the x-ratelimit-* headers), or the platform
+throttles the model (\`rate_limit_exceeded\`, type \`requests\`, with \`Retry-After\`): a direct call
+to a throttled model, or a route whose every target the caller may use is throttled or cooling
+down from a throttle (\`Retry-After\`: the shortest cooldown left).
 `,
         headers: {
           'Retry-After': { $ref: '#/components/headers/RetryAfter' },
-          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
-          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
-          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
-          'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
-          'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
-          'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
+          ...RATE_LIMIT_HEADERS,
         },
         content: { 'application/json': { schema: Ref(OpenAiErrorBody) } },
       },
@@ -245,6 +253,15 @@ naming the level), or a rate limit is used up this minute (\`rate_limit_exceeded
           "Bedrock's error: its name in `x-amzn-errortype` (ValidationException 400, AccessDeniedException 403 for a missing or unknown key or a spent budget, ResourceNotFoundException 404, ThrottlingException 429, InternalServerException 500 or 502 when the platform failed, ServiceUnavailableException 503, ModelTimeoutException 504; a body too large or not JSON keeps its 413 or 415), the text in `message`.",
         headers: { 'x-amzn-errortype': { description: "The error's name, as the AWS SDKs read it.", schema: Type.String() } },
         content: { 'application/json': { schema: Ref(BedrockErrorBody) } },
+      },
+      AnthropicTooManyRequests: {
+        description:
+          "Anthropic's `rate_limit_error`: a rate limit is used up this minute (with `Retry-After` and the x-ratelimit-* headers), the platform throttles the model, or every target of a route is throttled (`Retry-After`: the shortest cooldown left). A budget that cannot cover the call is the same status and type, its message naming the level.",
+        headers: {
+          'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+          ...RATE_LIMIT_HEADERS,
+        },
+        content: { 'application/json': { schema: Ref(AnthropicErrorBody) } },
       },
       AnthropicError: {
         description: "Anthropic's error body, with the type its status has (401 authentication_error for a missing or unknown key).",

@@ -14,6 +14,10 @@ import type { CallTarget } from './resolve';
  *     every budget and rate limit; `ask`: the model, or a stream's first event), so an attempt that
  *     fails has released its holds and recorded nothing before the next one starts (lib/calls/metered.ts
  *     `asked`, lib/calls/stream.ts `openStream`): a fallback never charges twice or leaves a hold.
+ *   - An attempt that another target stands behind, on a route that falls over on throttling, is made
+ *     with `failFastOnThrottling`: the platform's client does not retry a throttle itself
+ *     (lib/platforms/clients.ts), so the next target is asked at once instead of the same throttled
+ *     model after a backoff. The last target left, and a direct call, keep the client's retries.
  *   - Only failures before the first byte fall over: `ask` returns once a stream's first event is in
  *     hand, and what fails after that is the stream's to tell.
  *   - A target that throttled, timed out, was unavailable or not in service cools down for every
@@ -59,13 +63,20 @@ function failureOf(err: unknown): RouteFailure | undefined {
 /** The failures that say the target, not the request, is at fault: it is skipped by every caller for a while. */
 const COOLS: ReadonlySet<RouteFailure> = new Set(['throttled', 'timeout', 'unavailable', 'not_in_service']);
 
+/** How one attempt asks its platform (what the entry point adds to its request). */
+export interface AttemptOptions {
+  failFastOnThrottling?: true;
+}
+
+const FAIL_FAST: AttemptOptions = { failFastOnThrottling: true };
+
 export async function attempt<C, R>(
   target: CallTarget,
-  prepare: (resource: Resource) => Promise<C>,
+  prepare: (resource: Resource, how: AttemptOptions) => Promise<C>,
   ask: (call: C) => Promise<R>,
 ): Promise<Attempted<C, R>> {
   if (!target.route) {
-    const call = await prepare(target.resource);
+    const call = await prepare(target.resource, {});
     return { call, result: await ask(call), attempts: 1 };
   }
   const { route, resources } = target;
@@ -74,11 +85,12 @@ export async function attempt<C, R>(
   const cooldowns: Record<string, Cooldown> = { ...route.cooldowns };
   const order = orderTargets(route.strategy, candidates, cooldowns, Date.now());
   const writes: Promise<void>[] = [];
+  const failsOverOnThrottling = route.retry_on.includes('throttled');
   let last: unknown;
   try {
     for (const [i, resource] of order.entries()) {
       try {
-        const call = await prepare(resource);
+        const call = await prepare(resource, failsOverOnThrottling && i < order.length - 1 ? FAIL_FAST : {});
         return { call, result: await ask(call), attempts: i + 1, route };
       } catch (err) {
         const failure = failureOf(err);

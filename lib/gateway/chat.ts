@@ -1,7 +1,7 @@
 import { usdText, type Nanos } from '../../core/money';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
-import { attempt } from '../calls/attempts';
+import { attempt, type AttemptOptions } from '../calls/attempts';
 import { answer, jsonOutputFailure, prepareCall, settlementOf, type FeatureFields, type Payer } from '../calls/metered';
 import { resolveTarget, type NameLookup } from '../calls/resolve';
 import { openStream } from '../calls/stream';
@@ -124,7 +124,8 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   const attribution = attributionOf(input.event?.headers ?? {}, dialect.endUser?.(input.body));
   const target = await resolveTarget(input.key, input.payer.user, parsed.model, input.prefetched);
   const route = target.route;
-  const prepare = (resource: Resource) => prepareCall({ payer: input.payer, resource, request: parsed.request, fields: dialect.fields });
+  const prepare = (resource: Resource, how: AttemptOptions) =>
+    prepareCall({ payer: input.payer, resource, request: { ...parsed.request, ...how }, fields: dialect.fields });
   const meta = (id: string, at: Date): CallMeta => ({ id, model: parsed.model, created: Math.floor(at.getTime() / 1000) });
 
   if (parsed.stream) {

@@ -23,7 +23,7 @@ export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.Embe
     attempts,
   } = await attempt(
     target,
-    (resource) => prepareEmbedding({ payer: input.payer, resource, request: parsed.request }),
+    (resource, how) => prepareEmbedding({ payer: input.payer, resource, request: { ...parsed.request, ...how } }),
     (call) => embed(call, (request) => embeddingsOf(call.resource.type).embed(request)),
   );
   const answeredAt = new Date();

@@ -18,6 +18,16 @@ export const Ref = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =
   return Type.Unsafe<Static<T>>({ $ref: `${SCHEMAS}${schema.$id}`, ...options });
 };
 
+/** OpenAI's x-ratelimit-* headers (components.headers, functions/system/document.ts), on every /v1 answer of a caller with a rate limit. */
+export const RATE_LIMIT_HEADERS = {
+  'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
+  'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
+  'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
+  'x-ratelimit-limit-tokens': { $ref: '#/components/headers/RateLimitLimitTokens' },
+  'x-ratelimit-remaining-tokens': { $ref: '#/components/headers/RateLimitRemainingTokens' },
+  'x-ratelimit-reset-tokens': { $ref: '#/components/headers/RateLimitResetTokens' },
+};
+
 /** JSON Schema's oneOf (exactly one branch holds), typed as the union of its branches. */
 export const OneOf = <T extends TSchema[]>(schemas: [...T], options: SchemaOptions = {}) =>
   Type.Unsafe<Static<TUnion<T>>>({ ...options, oneOf: schemas });
@@ -109,7 +119,7 @@ export function errorResponseName(dialect: ErrorDialect, status: number): string
     case 'openai':
       return status === 401 ? 'OpenAiUnauthorized' : status === 429 ? 'OpenAiTooManyRequests' : general && 'OpenAiError';
     case 'anthropic':
-      return general && 'AnthropicError';
+      return status === 429 ? 'AnthropicTooManyRequests' : general && 'AnthropicError';
     case 'bedrock':
       return general && 'BedrockError';
   }

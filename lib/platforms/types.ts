@@ -150,6 +150,8 @@ export interface ChatRequest {
   topK?: number;
   /** Provider betas the model takes on its platform (Anthropic's anthropic-beta), already filtered to those. */
   betas?: string[];
+  /** Another target stands behind this call (a route's): a throttled attempt fails at once instead of being retried by the client. */
+  failFastOnThrottling?: boolean;
 }
 
 /**
@@ -261,6 +263,8 @@ export interface EmbeddingRequest {
    * input_type search_query / search_document): default `document`. OpenAI's API has no such field.
    */
   inputType?: 'query' | 'document';
+  /** As ChatRequest.failFastOnThrottling. */
+  failFastOnThrottling?: boolean;
 }
 
 export interface EmbeddingReply {

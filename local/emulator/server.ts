@@ -137,6 +137,7 @@ function matchFault(ctx: Ctx, route: Route): FaultKind | undefined {
     rule.skip--;
     return undefined;
   }
+  rule.hits++;
   if (rule.remaining !== null && --rule.remaining <= 0) state.faults = state.faults.filter((f) => f !== rule);
   return rule.fault;
 }
@@ -196,6 +197,7 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
         fault: fault as FaultKind,
         remaining: (count as number | undefined) ?? null,
         skip: (after as number | undefined) ?? 0,
+        hits: 0,
         ...(caller === undefined ? {} : { caller }),
       };
       state.faults.push(rule);

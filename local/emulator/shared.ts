@@ -57,6 +57,8 @@ export interface FaultRule {
   remaining: number | null;
   /** Matching calls let through before the fault applies (a fault "from the n-th call on"). */
   skip: number;
+  /** The calls it answered so far (GET /_emulator/faults): how many times a client asked a faulted model. */
+  hits: number;
   /**
    * Only calls signed with this access key id (SigV4's Credential): one test's fault, unseen by the
    * tests that call the same model side by side with keys of their own.

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { config } from '../../core/config';
 import { nanosOf } from '../../core/money';
 import { handler as completions } from '../../functions/gateway/completions';
 import { handler as embeddings } from '../../functions/gateway/embeddings';
@@ -185,6 +186,61 @@ describe('a fallback on each failure retry_on names, in each dialect, streamed a
   });
 });
 
+describe('a throttled target is asked once before the route falls over (no client retry first)', () => {
+  /**
+   * Runs `fn` while `model` throttles every call of operation `target` (this file's calls only, where the
+   * platform signs them); the calls the fault answered. An endpoint's fault names its invocation: a
+   * failure on an endpoint is followed by a DescribeEndpoint of it (is it still in service?).
+   */
+  async function throttled<T>(model: string, fn: () => Promise<T>, target = '*'): Promise<{ result: T; asked: number }> {
+    const caller = model === HOSTED_70B ? undefined : process.env.SERVICE_CLOUD_ACCESS_KEY_ID;
+    const { id } = await emulator('POST', '/faults', { target, model, fault: '429', ...(caller && { caller }) });
+    try {
+      const result = await fn();
+      const fault = ((await emulator('GET', '/faults')).faults as { id: string; hits: number }[]).find((f) => f.id === id);
+      return { result, asked: fault?.hits ?? 0 };
+    } finally {
+      await emulator('DELETE', `/faults/${id}`);
+    }
+  }
+
+  test.each([
+    ['Bedrock', () => [maverick, hosted] as const, MAVERICK, false],
+    ['Bedrock, streamed', () => [maverick, hosted] as const, MAVERICK, true],
+    ['the hosted platform', () => [hosted, maverick] as const, HOSTED_70B, false],
+    ['the hosted platform, streamed', () => [hosted, maverick] as const, HOSTED_70B, true],
+    ['a dedicated endpoint', () => [endpoint, hosted] as const, undefined, false],
+    ['a dedicated endpoint, streamed', () => [endpoint, hosted] as const, undefined, true],
+  ] as const)('on %s: one request to the first target, then the second answers', async (_on, targets, model, stream) => {
+    const [first, second] = targets();
+    const { name } = await route([first, second]);
+    const operation = model ? '*' : stream ? 'InvokeEndpointWithResponseStream' : 'InvokeEndpoint';
+    const { result: res, asked } = await throttled(model ?? first.endpoint_name, () => ask('chat', name, stream), operation);
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ 'x-model-ops-resource': second.endpoint_name, 'x-model-ops-attempts': '2' });
+    expect(asked).toBe(1);
+  });
+
+  test('on embeddings too', async () => {
+    const { name } = await route([tei, titan]);
+    const { result: res, asked } = await throttled(tei.endpoint_name, () => ask('embeddings', name), 'InvokeEndpoint');
+    expect(res.headers).toMatchObject({ 'x-model-ops-resource': titan.endpoint_name, 'x-model-ops-attempts': '2' });
+    expect(asked).toBe(1);
+  });
+
+  test('the client still retries a throttle where nothing stands behind: a direct call, the last target, a route that does not fall over on it', async () => {
+    const direct = await throttled(MAVERICK, () => ask('chat', maverick.endpoint_name));
+    expect(direct.result.status).toBe(429);
+    expect(direct.asked).toBe(config.upstream.maxAttempts);
+
+    const alone = await route([maverick]);
+    expect((await throttled(MAVERICK, () => ask('chat', alone.name))).asked).toBe(config.upstream.maxAttempts);
+
+    const notOnThrottling = await route([maverick, hosted], { retry_on: ['unavailable'] });
+    expect((await throttled(MAVERICK, () => ask('chat', notOnThrottling.name))).asked).toBe(config.upstream.maxAttempts);
+  });
+});
+
 describe('cooldowns', () => {
   test('a target that failed cools down for cooldown_seconds, shown on the route, and the next call skips it without asking it', async () => {
     const created = await route([endpoint, hosted], { cooldown_seconds: 120 });
@@ -293,13 +349,13 @@ describe('access, listing and money', () => {
     const user = await makeUser('user');
     const own = await call(createKey as Handler, { method: 'POST', token: user.token, body: { name: 'load', monthly_budget_usd: 50 } });
     const { name } = await route([hosted, maverick], { cooldown_seconds: 1 });
-    // The client retries a throttled call once: 150 faults take the 100 first asks and then about 50 of
-    // the retries, so about half of the calls fall over to the second target.
+    // A route's first target is asked once (no client retry while another target is left): 50 faults
+    // throttle the first 50 asks, which fall over to the second target.
     const answers = await whileFaulted(
       HOSTED_70B,
       '429',
       () => Promise.all(Array.from({ length: 100 }, () => ask('chat', name, false, own.body.key))),
-      150,
+      50,
     );
     expect(answers.map((r) => r.status)).toEqual(Array(100).fill(200));
     const fellOver = answers.filter((r) => r.headers['x-model-ops-resource'] === maverick.endpoint_name).length;

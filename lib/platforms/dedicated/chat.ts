@@ -7,7 +7,7 @@
  */
 import { InvokeEndpointWithResponseStreamCommand, SageMakerRuntimeClient, type ResponseStream } from '@aws-sdk/client-sagemaker-runtime';
 import { UpstreamError } from '../../errors';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { PlatformClient, http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, unreadable, upstreamDetail } from '../errors';
 import { openAiChatBody, readOpenAiCompletion } from '../openai';
 import { openAiStreamEvents } from '../sse';
@@ -16,15 +16,15 @@ import { PLATFORM, estimateTokens, invocationError, invokeJson } from './invoke'
 import { traced } from '#tracing';
 
 export class SageMakerEndpointChat implements ChatCapable {
-  private readonly runtime: SageMakerRuntimeClient;
+  private readonly runtime: PlatformClient<SageMakerRuntimeClient>;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = traced(new SageMakerRuntimeClient(http1ClientConfig(options)));
+    this.runtime = new PlatformClient((throttling) => traced(new SageMakerRuntimeClient(http1ClientConfig({ ...options, throttling }))));
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {
     const started = Date.now();
-    const { answer, status } = await invokeJson(this.runtime, request.target, openAiChatBody(request));
+    const { answer, status } = await invokeJson(this.runtime.for(request), request.target, openAiChatBody(request));
     const latencyMs = Date.now() - started;
     const promptText = [
       ...(systemText(request.system).trim() ? [systemText(request.system)] : []),
@@ -61,7 +61,7 @@ export class SageMakerEndpointChat implements ChatCapable {
     const payload = { ...openAiChatBody(request), stream: true, stream_options: { include_usage: true } };
     let body: AsyncIterable<ResponseStream> | undefined;
     try {
-      const out = await this.runtime.send(
+      const out = await this.runtime.for(request).send(
         new InvokeEndpointWithResponseStreamCommand({
           EndpointName: request.target,
           ContentType: 'application/json',

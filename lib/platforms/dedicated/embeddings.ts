@@ -8,7 +8,7 @@
  */
 import { SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { mapLimit } from '../../concurrency';
-import { http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { PlatformClient, http1ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { unreadable } from '../errors';
 import type { EmbeddingCapable, EmbeddingReply, EmbeddingRequest } from '../types';
 import { PLATFORM, estimateTokens, invokeJson } from './invoke';
@@ -20,10 +20,10 @@ const TEI_BATCH = 32;
 const isVector = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => typeof n === 'number');
 
 export class SageMakerEndpointEmbeddings implements EmbeddingCapable {
-  private readonly runtime: SageMakerRuntimeClient;
+  private readonly runtime: PlatformClient<SageMakerRuntimeClient>;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = traced(new SageMakerRuntimeClient(http1ClientConfig(options)));
+    this.runtime = new PlatformClient((throttling) => traced(new SageMakerRuntimeClient(http1ClientConfig({ ...options, throttling }))));
   }
 
   async embed(request: EmbeddingRequest): Promise<EmbeddingReply> {
@@ -41,7 +41,7 @@ export class SageMakerEndpointEmbeddings implements EmbeddingCapable {
 
   private async batch(request: EmbeddingRequest, inputs: string[]): Promise<number[][]> {
     const body = { inputs, normalize: true, ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}) };
-    const { answer, status } = await invokeJson(this.runtime, request.target, body);
+    const { answer, status } = await invokeJson(this.runtime.for(request), request.target, body);
     if (!Array.isArray(answer) || answer.length !== inputs.length || !answer.every(isVector)) throw unreadable(PLATFORM, status);
     return answer;
   }

@@ -54,6 +54,12 @@ function publisher(id: string, ownedBy?: string): string {
 // The adapter
 // ---------------------------------------------------------------------------------------------
 
+/** How one request is sent: the caller's signal, and whether a 429 fails at once (`send`). */
+interface SendOptions {
+  signal?: AbortSignal;
+  failFastOnThrottling?: boolean;
+}
+
 interface Answer {
   status: number;
   body: unknown;
@@ -113,8 +119,8 @@ export class OpenAiHostedPlatform implements HostedPlatform {
   }
 
   /** One API call with timeouts and bounded retries; a 2xx body that is not JSON is an unreadable answer. */
-  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Answer> {
-    const { response, text } = await this.send(method, path, body, async (r) => ({ response: r, text: await r.text() }));
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown, how: SendOptions = {}): Promise<Answer> {
+    const { response, text } = await this.send(method, path, body, async (r) => ({ response: r, text: await r.text() }), how);
     try {
       return { status: response.status, body: JSON.parse(text) as unknown };
     } catch {
@@ -126,14 +132,15 @@ export class OpenAiHostedPlatform implements HostedPlatform {
    * Sends a request with bounded retries (429, 5xx, timeouts, connection failures) and hands a 2xx
    * response to `read`, inside the attempt's timeout: reading the body is part of the attempt. A
    * non-2xx answer becomes the UpstreamError its status says. `signal` (the caller giving up) aborts
-   * every attempt and is never retried.
+   * every attempt and is never retried. A 429 is not retried for a call that another target stands
+   * behind (`failFastOnThrottling`: the route falls over instead, as the AWS clients' twin does, ../clients.ts).
    */
   private async send<T>(
     method: 'GET' | 'POST',
     path: string,
     body: unknown,
     read: (response: Response, attempt: AbortController) => Promise<T>,
-    signal?: AbortSignal,
+    { signal, failFastOnThrottling }: SendOptions = {},
   ): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     const apiKey = await this.apiKey();
@@ -173,7 +180,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       }
 
       failure = fromStatus(PLATFORM, response.status, errorText(errorBody));
-      const retryable = response.status === 429 || response.status >= 500;
+      const retryable = response.status === 429 ? !failFastOnThrottling : response.status >= 500;
       if (!retryable) throw failure;
       if (attempt < attempts) await sleep(backoff(attempt, response.headers.get('retry-after')));
     }
@@ -255,7 +262,10 @@ export class OpenAiHostedPlatform implements HostedPlatform {
   async *chatStream(request: ChatRequest, signal?: AbortSignal): AsyncGenerator<ChatStreamEvent> {
     const payload = this.completionBody(request, true);
     const started = Date.now();
-    const { response, controller } = await this.send('POST', '/chat/completions', payload, async (r, c) => ({ response: r, controller: c }), signal);
+    const { response, controller } = await this.send('POST', '/chat/completions', payload, async (r, c) => ({ response: r, controller: c }), {
+      signal,
+      failFastOnThrottling: request.failFastOnThrottling,
+    });
     const giveUp = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', giveUp, { once: true });
     try {
@@ -274,7 +284,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
   async chat(request: ChatRequest): Promise<ChatReply> {
     const payload = this.completionBody(request, false);
     const started = Date.now();
-    const { status, body } = await this.call('POST', '/chat/completions', payload);
+    const { status, body } = await this.call('POST', '/chat/completions', payload, request);
     const answer = readOpenAiCompletion(body);
     if (!answer) throw unreadable(PLATFORM, status);
     return {
@@ -302,7 +312,7 @@ export class OpenAiHostedPlatform implements HostedPlatform {
       encoding_format: 'float',
       ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
     };
-    const { status, body } = await this.call('POST', '/embeddings', payload);
+    const { status, body } = await this.call('POST', '/embeddings', payload, request);
     const answer = body as OpenAiEmbeddings | null;
     const data = answer?.data;
     if (!Array.isArray(data) || data.length !== request.inputs.length) throw unreadable(PLATFORM, status);

@@ -44,7 +44,7 @@ import {
   type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { BadRequest, UpstreamError, type DomainError } from '../../errors';
-import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { PlatformClient, http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
 import { jsonOutputTool } from '../json-output';
 import type {
@@ -365,16 +365,16 @@ function readAnswer(
 // ---------------------------------------------------------------------------------------------
 
 export class BedrockConverseChat implements ChatCapable {
-  private readonly runtime: BedrockRuntimeClient;
+  private readonly runtime: PlatformClient<BedrockRuntimeClient>;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = traced(new BedrockRuntimeClient(http2ClientConfig(options)));
+    this.runtime = new PlatformClient((throttling) => traced(new BedrockRuntimeClient(http2ClientConfig({ ...options, throttling }))));
   }
 
   async chat(request: ChatRequest): Promise<ChatReply> {
     const { plan, cache } = planOf(request);
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.send(new ConverseCommand(converseInput(request, plan, cache))).catch(rethrowModelRefusal));
+    const out = await guard(PLATFORM, () => this.runtime.for(request).send(new ConverseCommand(converseInput(request, plan, cache))).catch(rethrowModelRefusal));
     const { content, toolCalls, finishReason, reasoning } = readAnswer(out, plan);
     return {
       content,
@@ -404,7 +404,7 @@ export class BedrockConverseChat implements ChatCapable {
     }
     const started = Date.now();
     const out = await guard(PLATFORM, () =>
-      this.runtime.send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }).catch(rethrowModelRefusal),
+      this.runtime.for(request).send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }).catch(rethrowModelRefusal),
     );
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     // Converse numbers content blocks (text and tool calls alike); tool calls are numbered apart.

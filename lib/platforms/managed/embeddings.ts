@@ -14,7 +14,7 @@
 import { BedrockRuntimeClient, InvokeModelCommand } from '@aws-sdk/client-bedrock-runtime';
 import { mapLimit } from '../../concurrency';
 import { BadRequest } from '../../errors';
-import { http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
+import { PlatformClient, http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { guard, unreadable } from '../errors';
 import type { EmbeddingCapable, EmbeddingReply, EmbeddingRequest } from '../types';
 import { embeddingFamily } from './features';
@@ -49,10 +49,10 @@ function chunks<T>(items: T[], size: number): T[][] {
 const isVector = (v: unknown): v is number[] => Array.isArray(v) && v.every((n) => typeof n === 'number');
 
 export class BedrockEmbeddings implements EmbeddingCapable {
-  private readonly runtime: BedrockRuntimeClient;
+  private readonly runtime: PlatformClient<BedrockRuntimeClient>;
 
   constructor(options: AwsPlatformOptions) {
-    this.runtime = traced(new BedrockRuntimeClient(http2ClientConfig(options)));
+    this.runtime = new PlatformClient((throttling) => traced(new BedrockRuntimeClient(http2ClientConfig({ ...options, throttling }))));
   }
 
   async embed(request: EmbeddingRequest): Promise<EmbeddingReply> {
@@ -78,7 +78,7 @@ export class BedrockEmbeddings implements EmbeddingCapable {
       if (dimensions !== undefined && !TITAN_V2_DIMENSIONS.includes(dimensions)) refuseDimensions(request.target, dimensions, TITAN_V2_DIMENSIONS);
       body = { ...body, ...(dimensions !== undefined ? { dimensions } : {}), normalize: true };
     } else if (dimensions !== undefined && dimensions !== 1536) refuseDimensions(request.target, dimensions, [1536]);
-    const { answer, tokens } = await this.invoke(request.target, body);
+    const { answer, tokens } = await this.invoke(request, body);
     const embedding = (answer as { embedding?: unknown } | null)?.embedding;
     if (!isVector(embedding)) throw unreadable(PLATFORM, 200);
     const count = (answer as { inputTextTokenCount?: unknown }).inputTextTokenCount;
@@ -93,7 +93,7 @@ export class BedrockEmbeddings implements EmbeddingCapable {
       if (!COHERE_V4_DIMENSIONS.includes(dimensions)) refuseDimensions(request.target, dimensions, COHERE_V4_DIMENSIONS);
       body.output_dimension = dimensions;
     }
-    const { answer, tokens } = await this.invoke(request.target, body);
+    const { answer, tokens } = await this.invoke(request, body);
     const reply = answer as { embeddings?: unknown; meta?: { billed_units?: { input_tokens?: unknown } } } | null;
     // Floats directly (response_type embeddings_floats), or keyed by type when types were asked for.
     const embeddings = Array.isArray(reply?.embeddings) ? reply.embeddings : (reply?.embeddings as { float?: unknown } | undefined)?.float;
@@ -106,9 +106,9 @@ export class BedrockEmbeddings implements EmbeddingCapable {
   }
 
   /** One InvokeModel: the answer's JSON and the token count Bedrock puts in a header (not in the SDK's output). */
-  private async invoke(modelId: string, body: Record<string, unknown>): Promise<{ answer: unknown; tokens?: number }> {
+  private async invoke(request: EmbeddingRequest, body: Record<string, unknown>): Promise<{ answer: unknown; tokens?: number }> {
     const command = new InvokeModelCommand({
-      modelId,
+      modelId: request.target,
       contentType: 'application/json',
       accept: 'application/json',
       body: new TextEncoder().encode(JSON.stringify(body)),
@@ -123,7 +123,7 @@ export class BedrockEmbeddings implements EmbeddingCapable {
       },
       { step: 'deserialize', name: 'readInputTokenCount' },
     );
-    const out = await guard(PLATFORM, () => this.runtime.send(command));
+    const out = await guard(PLATFORM, () => this.runtime.for(request).send(command));
     let answer: unknown;
     try {
       answer = JSON.parse(new TextDecoder().decode(out.body));
