@@ -283,6 +283,12 @@ export function loadConfig(env: Env = process.env) {
       deliveryAttempts: int(env, 'ALERTS_DELIVERY_ATTEMPTS', 3, 1, 10),
       retryBaseMs: int(env, 'ALERTS_RETRY_BASE_MS', 1000, 0, 60_000),
       webhookTimeoutMs: int(env, 'ALERTS_WEBHOOK_TIMEOUT_MS', 5000, 100, 30_000),
+      /**
+       * Whether webhooks may be http://127.0.0.1: on this machine only, that is the local stage or any
+       * stage under serverless-offline (which sets IS_OFFLINE; the test stack runs stage e2e there).
+       * Lambda never sets IS_OFFLINE, so a deployed stage refuses loopback whatever it is called.
+       */
+      loopbackWebhooks: str(env, 'STAGE', 'local') === 'local' || env.IS_OFFLINE === 'true',
     },
 
     observability: {

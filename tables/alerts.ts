@@ -122,30 +122,18 @@ export async function listChannels(): Promise<AlertChannel[]> {
   return (await queryPartition(CHANNELS)).map(channelOfItem);
 }
 
-/** Thresholds as a budget keeps them: sorted, no repeats. */
-const normalThresholds = (list: number[]) => [...new Set(list)].sort((a, b) => a - b);
-
-/** Sets (or, with null, clears back to the default) the alert thresholds of a budget. */
-async function setAlertThresholds(owner: { kind: AlertScopeKind; id: string }, thresholds: number[] | null): Promise<void> {
+/**
+ * Sets (or, with null, clears back to the default) the alert thresholds of a budget, kept sorted. The
+ * request check has refused repeats and more than five already (AlertThresholds, lib/http/schemas.ts).
+ */
+export async function setAlertThresholds(owner: { kind: AlertScopeKind; id: string }, thresholds: number[] | null): Promise<number[] | null> {
   if (thresholds === null) {
     await db.send(new DeleteCommand({ TableName: TABLE, Key: thresholdsKey(owner) }));
-    return;
+    return null;
   }
-  await db.send(new PutCommand({ TableName: TABLE, Item: { ...thresholdsKey(owner), entity: 'alert-thresholds', thresholds } }));
-}
-
-/**
- * The alert thresholds a PATCH gave a budget, stored, and what its answer shows of them: nothing when
- * the PATCH did not name them.
- */
-export async function thresholdsChange(
-  owner: { kind: AlertScopeKind; id: string },
-  thresholds: number[] | null | undefined,
-): Promise<{ alert_thresholds?: number[] | null }> {
-  if (thresholds === undefined) return {};
-  const stored = thresholds && normalThresholds(thresholds);
-  await setAlertThresholds(owner, stored);
-  return { alert_thresholds: stored };
+  const sorted = [...thresholds].sort((a, b) => a - b);
+  await db.send(new PutCommand({ TableName: TABLE, Item: { ...thresholdsKey(owner), entity: 'alert-thresholds', thresholds: sorted } }));
+  return sorted;
 }
 
 /** The thresholds set on several budgets, in one BatchGet; undefined where none are set. */

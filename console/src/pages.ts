@@ -72,6 +72,7 @@ export const PAGES: Page[] = [
   { path: '/admin/audit', ...chunk(() => import('./pages/admin/Audit')), roles: SUPER, nav: { label: 'Audit log', group: 'admin' } },
   { path: '/admin/sync', ...chunk(() => import('./pages/admin/Sync')), roles: ADMINS, nav: { label: 'Model sync', group: 'admin' } },
   { path: '/admin/orphans', ...chunk(() => import('./pages/admin/Orphans')), roles: ADMINS, nav: { label: 'Orphans', group: 'admin' } },
+  { path: '/admin/alerts', ...chunk(() => import('./pages/admin/Alerts')), roles: ADMINS, nav: { label: 'Alerts', group: 'admin' } },
 ];
 
 export const allowed = (page: Page, role: Role) => page.roles.includes(role);

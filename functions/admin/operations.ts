@@ -118,6 +118,7 @@ must be at most 72 bytes").
               description:
                 "USD per calendar month (UTC) for the user's chat and /v1 calls together; null removes the budget. The current month changes at once.",
             },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
           }),
         },
       },

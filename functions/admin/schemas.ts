@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Limit, NullableUsd, Pagination, Region, Uuid } from '../../lib/http/schemas';
+import { AlertThresholds, Limit, NullableUsd, Pagination, Region, Uuid } from '../../lib/http/schemas';
 
 export const Username = Type.String({ pattern: '^[A-Za-z0-9._-]{3,64}$', description: '3 to 64 letters, digits, dots, dashes or underscores' });
 export const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', description: 'an e-mail address' });
@@ -39,6 +39,7 @@ export const UpdateUserBody = Type.Object(
     cloud_region: Type.Optional(Region),
     password: Type.Optional(Password),
     monthly_budget_usd: Type.Optional(NullableUsd(1_000_000, 'USD per calendar month, UTC')),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -1,5 +1,5 @@
 import { auditedEndpoint } from '../../lib/http/endpoint';
-import { updateUser } from '../../lib/users/service';
+import { updateUser, withAlertThresholds } from '../../lib/users/service';
 import { UpdateUserBody, UserPath } from '../../generated/checks/admin';
 
 /** PATCH /api/admin/users/{userId} (super_admin); is_active false deactivates at once. */
@@ -7,6 +7,6 @@ export const handler = auditedEndpoint(
   { auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } },
   async ({ path, body }) => ({
     success: true,
-    user: await updateUser(path.userId, body),
+    user: (await withAlertThresholds([await updateUser(path.userId, body)]))[0],
   }),
 );

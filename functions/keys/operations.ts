@@ -76,6 +76,7 @@ the key's own requests and tokens per minute, enforced on its /v1 calls beside i
             },
             '/properties/rpm_limit': { description: 'Requests per minute, 1 to 1000000.' },
             '/properties/tpm_limit': { description: 'Tokens (prompt and completion) per minute, 1 to 1000000000.' },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
             '/properties/allowed_service_tiers': {
               description: "the processing tiers the key's calls may use: default (Standard), flex, priority (all when absent)",
             },
@@ -154,7 +155,7 @@ current month at once. A revoked key cannot be changed (409). Recorded in the au
             '/properties/rpm_limit/anyOf/0': { description: 'Requests per minute, 1 to 1000000.' },
             '/properties/tpm_limit/anyOf/0': { description: 'Tokens (prompt and completion) per minute, 1 to 1000000000.' },
             '/properties/allowed_service_tiers': { description: "the processing tiers the key's calls may use; null removes the limit" },
-            '/properties/alert_thresholds/anyOf/0': { description: 'fractions of the budget, each above 0 and at most 1' },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
           }),
         },
       },

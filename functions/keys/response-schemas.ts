@@ -2,7 +2,7 @@
 /** The response schemas of functions/keys/ (and schemas the document shows that no request check declares). */
 import { Type } from '@sinclair/typebox';
 import { Named, OneOf, Ref } from '../../lib/http/contract';
-import { Timestamp, Uuid } from '../system/response-schemas';
+import { BudgetAlertThresholds, Timestamp, Uuid } from '../system/response-schemas';
 
 /** An API key as every answer shows it (never its secret or hash). */
 export const ApiKey = Named(
@@ -30,6 +30,7 @@ export const ApiKey = Named(
         type: ['integer', 'null'],
       }),
       spent_usd: Type.Number({ description: "The cost of the key's answered calls this calendar month (UTC)." }),
+      alert_thresholds: Ref(BudgetAlertThresholds),
     },
     { description: 'An API key as every answer shows it (never its secret or hash).' },
   ),

@@ -31,6 +31,7 @@ export const CreateKeyBody = Type.Object(
     rpm_limit: Type.Optional(RpmLimit),
     tpm_limit: Type.Optional(TpmLimit),
     allowed_service_tiers: Type.Optional(ServiceTiers),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false },
 );

@@ -54,8 +54,10 @@ export const operations: Operations = {
     tags: ['resources'],
     summary: 'Change the guardrails of a dedicated resource',
     description: `Roles: admin, super_admin. Sets (a number) or clears (null) the idle timeout and the monthly
-budget of a dedicated resource; a field left out stays as it is. The reconciler applies them
-on its next pass (a budget already spent stops the endpoint then; \`warnings\` says so). 400
+budget of a dedicated resource, and the budget's \`alert_thresholds\` (null: the default [0.8, 1]);
+a field left out stays as it is. The reconciler applies them on its next pass (a budget already
+spent stops the endpoint then; \`warnings\` says so), and each threshold the month to date has
+reached alerts then, once per endpoint and month (scope kind \`endpoint\`). 400
 for managed and hosted resources (they bill per token and cost nothing while idle) and for
 an empty body; 404 when the resource is not tracked; 409 while it is being deleted. Recorded in the audit log (\`resource.guardrails\`).
 `,
@@ -74,6 +76,7 @@ an empty body; 404 when the resource is not tracked; 409 while it is being delet
               description:
                 "Stop the endpoint when the month's accrued cost (billable instance-hours x the hourly price) reaches this many USD; from 0.000000001 (the smallest amount the table holds exactly) to 1e9.",
             },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
           }),
         },
       },

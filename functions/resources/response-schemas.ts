@@ -2,7 +2,7 @@
 /** The response schemas of functions/resources/ (and schemas the document shows that no request check declares). */
 import { Type } from '@sinclair/typebox';
 import { Named, OneOf, Ref } from '../../lib/http/contract';
-import { Resource, Timestamp, Uuid } from '../system/response-schemas';
+import { BudgetAlertThresholds, Resource, Timestamp, Uuid } from '../system/response-schemas';
 
 /** A resource's access (ResourceAccessSetting) with the names of the users and teams listed. */
 export const ResourceAccess = Named(
@@ -98,6 +98,7 @@ export const Guardrails = Named(
     {
       idle_timeout_minutes: Type.Unsafe<number | null>({ description: 'Null when none is set.', type: ['integer', 'null'] }),
       monthly_budget_usd: Type.Unsafe<number | null>({ description: 'Null when none is set.', type: ['number', 'null'] }),
+      alert_thresholds: Ref(BudgetAlertThresholds),
       month_to_date_usd: Type.Number({ description: 'What the endpoint has cost this month (UTC) so far.', minimum: 0 }),
       billable_instance_hours_this_month: Type.Number({ minimum: 0 }),
       budget_remaining_usd: Type.Unsafe<number | null>({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid, WithDefault } from '../../lib/http/schemas';
+import { AlertThresholds, IdleTimeoutMinutes, MonthlyBudgetUsd, Pagination, Uuid, WithDefault } from '../../lib/http/schemas';
 import { SPEC_STATUSES } from '../../lib/resources/lifecycle';
 
 export const ResourcePath = Type.Object({ resourceId: Uuid }, { additionalProperties: false });
@@ -32,11 +32,15 @@ export const ListResourcesQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** PATCH /api/resources/{resourceId}: a number sets a guardrail, null clears it, absent leaves it. */
+/**
+ * PATCH /api/resources/{resourceId}: a number sets a guardrail, null clears it, absent leaves it.
+ * `alert_thresholds` is spelt as on every other budget's PATCH, so one name sets them everywhere.
+ */
 export const UpdateResourceBody = Type.Object(
   {
     idleTimeoutMinutes: Type.Optional(Type.Union([IdleTimeoutMinutes, Type.Null()], { description: 'minutes (1 to 10080), or null to clear' })),
     monthlyBudgetUsd: Type.Optional(Type.Union([MonthlyBudgetUsd, Type.Null()], { description: 'USD (more than 0), or null to clear' })),
+    alert_thresholds: Type.Optional(AlertThresholds),
   },
   { additionalProperties: false, minProperties: 1 },
 );

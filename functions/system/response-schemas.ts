@@ -9,14 +9,26 @@ export const AlertThresholds = Named(
   Type.Union(
     [
       Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), {
-        description: 'fractions of the budget, each above 0 and at most 1',
+        description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1',
         minItems: 1,
-        maxItems: 10,
+        maxItems: 5,
+        uniqueItems: true,
       }),
       Type.Null(),
     ],
     { description: 'The fractions of a budget at which it alerts, once each per month; null restores the default [0.8, 1].' },
   ),
+);
+
+/** The fractions of a budget at which it alerts, as answers show them: its own, or the default. */
+export const BudgetAlertThresholds = Named(
+  'BudgetAlertThresholds',
+  Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), {
+    description:
+      'The fractions of the budget at which it alerts (each once a month), sorted: those set with alert_thresholds, or the default [0.8, 1]. Alerts fire only while there is a budget.',
+    minItems: 1,
+    maxItems: 5,
+  }),
 );
 
 /** ISO 8601 UTC timestamp. */
@@ -242,6 +254,7 @@ export const User = Named(
           type: ['number', 'null'],
         }),
       ),
+      alert_thresholds: Type.Optional(Ref(BudgetAlertThresholds, { description: "In admins' answers (GET, PATCH /api/admin/users)." })),
     },
     { description: 'A user (spec 2.1). The password hash is never returned.', additionalProperties: false },
   ),

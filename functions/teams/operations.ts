@@ -163,7 +163,7 @@ the current month at once. Recorded in the audit log (\`team.update\`).
             '/properties/allowed_service_tiers/anyOf/0': {
               description: "Bedrock's processing tiers as OpenAI's service_tier names them, each at most once.",
             },
-            '/properties/alert_thresholds/anyOf/0': { description: 'fractions of the budget, each above 0 and at most 1' },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
           }),
         },
       },
@@ -297,7 +297,7 @@ current month at once. A membership that single sign-on gave becomes one given b
           schema: new RequestSchema(UpdateMemberBody, 'UpdateTeamMemberRequest', {
             '': { description: "At least one field; null removes the member's budget." },
             '/properties/role': { description: "`owner` (manages the team's members and keys) or `member`." },
-            '/properties/alert_thresholds/anyOf/0': { description: 'fractions of the budget, each above 0 and at most 1' },
+            '/properties/alert_thresholds/anyOf/0': { description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1' },
           }),
         },
       },

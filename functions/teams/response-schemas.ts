@@ -2,7 +2,7 @@
 /** The response schemas of functions/teams/ (and schemas the document shows that no request check declares). */
 import { Type } from '@sinclair/typebox';
 import { Named, OneOf, Ref } from '../../lib/http/contract';
-import { Timestamp, Uuid } from '../system/response-schemas';
+import { BudgetAlertThresholds, Timestamp, Uuid } from '../system/response-schemas';
 
 /** `owner` (manages the team's members and keys) or `member`. */
 export const TeamRole = Named(
@@ -54,6 +54,7 @@ export const Team = Named(
       my_role: OneOf([Ref(TeamRole), Type.Null()], {
         description: "The caller's role in the team; null when the caller is not a member (an admin).",
       }),
+      alert_thresholds: Ref(BudgetAlertThresholds),
     },
     { description: 'A team as every answer shows it.', additionalProperties: false },
   ),
@@ -79,6 +80,7 @@ export const TeamMember = Named(
         type: ['number', 'null'],
       }),
       spent_usd: Type.Number({ description: "What the member's calls for the team cost this calendar month (UTC)." }),
+      alert_thresholds: Ref(BudgetAlertThresholds),
       source: Type.Unsafe<'manual' | 'invitation' | 'sso'>({
         description:
           '`manual` (added by an admin; before invitations, by an owner too), `invitation` (joined by accepting an invitation) or `sso` (from a sign-on group, and removed by sign-on when the group is gone).',

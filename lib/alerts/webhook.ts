@@ -43,7 +43,7 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv6');
 
 const LOOPBACK_HOST = '127.0.0.1';
-const loopbackAllowed = () => config.stage === 'local';
+const loopbackAllowed = () => config.alerts.loopbackWebhooks;
 
 /** Whether an address may be called: public, or the local stage's loopback. */
 function isPublicAddress(address: string): boolean {

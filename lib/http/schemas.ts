@@ -179,12 +179,16 @@ export function Tagged<T extends TObject[], U extends TObject>(property: string,
   });
 }
 
-/** A budget's alert thresholds (fractions of the budget); null restores the default [0.8, 1] (lib/alerts/thresholds.ts). */
+/**
+ * A budget's alert thresholds (fractions of the budget, stored sorted); null restores the default
+ * [0.8, 1] (lib/alerts/thresholds.ts). Five at most: each is an event a month, and more is noise.
+ */
 export const AlertThresholds = Type.Union([
   Type.Array(Type.Number({ exclusiveMinimum: 0, maximum: 1 }), {
     minItems: 1,
-    maxItems: 10,
-    description: 'fractions of the budget, each above 0 and at most 1',
+    maxItems: 5,
+    uniqueItems: true,
+    description: '1 to 5 distinct fractions of the budget, each above 0 and at most 1',
   }),
   Type.Null(),
 ]);

@@ -1,4 +1,5 @@
-import { thresholdsChange } from '../../tables/alerts';
+import { setAlertThresholds } from '../../tables/alerts';
+import { alertThresholdsOf, defaultAlertThresholds } from '../alerts/thresholds';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { monthOf, readSpend, setBudget } from '../../tables/budgets';
@@ -23,6 +24,8 @@ import { listTeamKeys } from '../teams/service';
 export interface NewKey {
   name: string;
   monthly_budget_usd?: number;
+  /** The budget's alert thresholds (tables/alerts.ts); absent or null: the default. */
+  alert_thresholds?: number[] | null;
   expires_at?: string;
   resource_ids?: string[];
   team_id?: string;
@@ -43,9 +46,10 @@ export type KeyChanges = Partial<{
   alert_thresholds: number[] | null;
 }>;
 
-/** A key as every answer shows it: never the secret or its hash, with this month's spend. */
+/** A key as every answer shows it: never the secret or its hash, with this month's spend and its budget's alert thresholds. */
 export interface PublicKey extends ApiKey {
   spent_usd: number;
+  alert_thresholds: number[];
 }
 
 const isAdmin = (user: User) => user.role === 'admin' || user.role === 'super_admin';
@@ -69,17 +73,16 @@ async function checkResources(ids: string[] | null | undefined): Promise<void> {
 async function withSpend(keys: ApiKey[], viewer: User, now: Date): Promise<PublicKey[]> {
   if (keys.length === 0) return [];
   const month = monthOf(now);
-  const [spend, pending] = await Promise.all([
-    readSpend(
-      keys.map((k) => ({ kind: 'key', id: k.id })),
-      month,
-    ),
+  const owners = keys.map((k) => ({ kind: 'key', id: k.id }) as const);
+  const [spend, pending, thresholds] = await Promise.all([
+    readSpend(owners, month),
     keys.some((k) => k.user_id === viewer.id) ? pendingCallsOf(viewer.id) : [],
+    alertThresholdsOf(owners),
   ]);
   return keys.map((k) => {
     const owner = { kind: 'key', id: k.id } as const;
     const unsettled = k.user_id === viewer.id ? pendingSpend(pending, owner, month) : 0;
-    return { ...k, spent_usd: usdOf(spend(owner).spent + unsettled) };
+    return { ...k, spent_usd: usdOf(spend(owner).spent + unsettled), alert_thresholds: thresholds(owner) };
   });
 }
 
@@ -112,7 +115,8 @@ export async function createKey(user: User, input: NewKey, now = new Date()): Pr
     allowed_service_tiers: input.allowed_service_tiers ? [...new Set(input.allowed_service_tiers)] : null,
   };
   await insertApiKeyRecord(key, hash);
-  return { ...key, key: secret, spent_usd: 0 };
+  const thresholds = input.alert_thresholds ? await setAlertThresholds({ kind: 'key', id: key.id }, input.alert_thresholds) : null;
+  return { ...key, key: secret, spent_usd: 0, alert_thresholds: thresholds ?? defaultAlertThresholds() };
 }
 
 export async function listKeys(user: User, query: { scope?: 'all' | 'user'; team_id?: string; limit: number; cursor?: string }, now = new Date()) {
@@ -168,8 +172,8 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   if (changes.expires_at) patch.expires_at = new Date(changes.expires_at).toISOString();
   const key = Object.keys(patch).length ? await updateApiKeyRecord(id, patch) : current;
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);
-  const alerts = await thresholdsChange({ kind: 'key', id }, thresholds);
-  return { success: true, key: { ...(await withSpend([key], user, now))[0], ...alerts } };
+  if (thresholds !== undefined) await setAlertThresholds({ kind: 'key', id }, thresholds);
+  return { success: true, key: (await withSpend([key], user, now))[0] };
 }
 
 /**

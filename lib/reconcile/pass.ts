@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
+import { nanosOf } from '../../core/money';
 import { logger } from '../../core/observability';
+import { claimReachedThresholds } from '../alerts/thresholds';
 import { recordSystemAction } from '../audit/system';
 import { mapLimit } from '../concurrency';
 import { endpointMetricsOf, endpointsOf } from '../platforms/endpoints';
@@ -14,6 +16,7 @@ import { specStatus } from '../resources/lifecycle';
 import { claimInFlight, syncDedicated } from '../resources/sync';
 import { allOrphans, recordOrphan, removeOrphan, updateOrphanStatus, type Orphan } from '../../tables/orphans';
 import { acquireReconcilerLease, finishReconcilerPass, type ReconcilerPassSummary } from '../../tables/reconciler';
+import { monthOf } from '../../tables/budgets';
 import { heldNames, listResources, recordIdleCheck, type TrackedResource } from '../../tables/resources';
 import { Pacer } from './pacer';
 import { stopForGuardrail } from './stop';
@@ -32,10 +35,11 @@ const PLATFORM = 'dedicated';
  *      the listing lacks, is described and synced (lib/resources/sync.ts): Creating/Updating to
  *      InService or Failed with the platform's reason, deleted or changed outside the service;
  *      a resource whose listing matches costs no platform call at all;
- *   4. guardrails: an InService endpoint whose month's cost reached its budget, or that had no
- *      invocation (CloudWatch, batched: up to 500 endpoints a GetMetricData) and no chat for its idle
- *      timeout, is stopped (./stop.ts). One that had traffic is not asked about again until its
- *      timeout could have run out since (idle_check_after);
+ *   4. guardrails: each alert threshold an endpoint's month to date has reached is claimed (once per
+ *      endpoint and month, lib/alerts/thresholds.ts); an InService endpoint whose month's cost
+ *      reached its budget, or that had no invocation (CloudWatch, batched: up to 500 endpoints a
+ *      GetMetricData) and no chat for its idle timeout, is stopped (./stop.ts). One that had traffic
+ *      is not asked about again until its timeout could have run out since (idle_check_after);
  *   5. orphans: listed endpoints that no tracked resource holds (a BatchGet of name guards), whose
  *      tags say this service and stage (ListTags, cached per container for endpoints that are not
  *      ours), are recorded for admins; records of orphans gone from the platform are dropped.
@@ -62,6 +66,8 @@ export interface PassReport {
   cycleComplete: boolean;
   changes: number;
   stops: { resourceId: string; endpointName: string; reason: 'idle' | 'budget' }[];
+  /** Budget alert thresholds claimed in this pass (their events go out through the stream). */
+  budgetAlerts: number;
   idleChecked: number;
   orphansFound: string[];
   orphansDropped: string[];
@@ -132,6 +138,7 @@ export async function reconcile(options: PassOptions = {}): Promise<PassReport> 
     cycleComplete: false,
     changes: 0,
     stops: [],
+    budgetAlerts: 0,
     idleChecked: 0,
     orphansFound: [],
     orphansDropped: [],
@@ -160,6 +167,7 @@ export async function reconcile(options: PassOptions = {}): Promise<PassReport> 
       cursor = page.nextCursor;
       report.cycleComplete = page.nextCursor === null;
     }
+    await alertBudgets(examined, now, report);
     await applyGuardrails(examined, pacer, now, deadline, report);
     if (Date.now() < deadline) await findOrphans(page.resources, platform, pacer, now, report);
   } catch (err) {
@@ -217,6 +225,31 @@ async function examineAll(
   // Everything up to the first resource the deadline cut off counts as examined.
   const cut = done.findIndex((d) => d === undefined);
   return (cut < 0 ? done : done.slice(0, cut)) as Examined[];
+}
+
+/**
+ * Step 4, alerts: an endpoint's cost accrues with time, not with writes, so no stream shows it rising;
+ * the pass compares each budget's month to date with its thresholds instead. The claims make a second
+ * pass (or a stopped endpoint seen again) fire nothing twice. A failure here is reported, and stops
+ * nothing: the guardrails still run.
+ */
+async function alertBudgets(examined: Examined[], now: Date, report: PassReport): Promise<void> {
+  try {
+    const budgeted = examined.map((e) => e.resource).filter((r) => r.monthly_budget_usd !== null);
+    const states = await Promise.all(
+      budgeted.map(async (r) => ({
+        owner: { kind: 'endpoint', id: r.id } as const,
+        name: r.name,
+        month: monthOf(now),
+        budget: nanosOf(r.monthly_budget_usd ?? 0),
+        spent: nanosOf(monthToDate(r, await instancePriceOf(r), now).usd),
+        refusedAt: null,
+      })),
+    );
+    report.budgetAlerts = await claimReachedThresholds(states, now);
+  } catch (err) {
+    report.errors.push(`budget alerts: ${(err as Error).message}`);
+  }
 }
 
 /** Step 4: budget first (it needs no platform call), then idleness (one CloudWatch batch per timeout). */

@@ -48,14 +48,15 @@ export function budgetReached(r: TrackedResource, pricePerInstanceHour: number, 
   return r.monthly_budget_usd !== null && monthToDate(r, pricePerInstanceHour, now).usd >= r.monthly_budget_usd;
 }
 
-/** What a person (the console) sees of a dedicated resource's guardrails. */
-export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, now: Date) {
+/** What a person (the console) sees of a dedicated resource's guardrails, with the thresholds its budget alerts at. */
+export function guardrailView(r: TrackedResource, pricePerInstanceHour: number, alertThresholds: number[], now: Date) {
   const mtd = monthToDate(r, pricePerInstanceHour, now);
   const budget = r.monthly_budget_usd;
   const watching = r.status === 'InService' && !r.stopped;
   return {
     idle_timeout_minutes: r.idle_timeout_minutes,
     monthly_budget_usd: budget,
+    alert_thresholds: alertThresholds,
     month_to_date_usd: mtd.usd,
     billable_instance_hours_this_month: mtd.instanceHours,
     budget_remaining_usd: budget === null ? null : usdOf(Math.max(0, nanosOf(budget) - nanosOf(mtd.usd))),

@@ -14,6 +14,8 @@ import {
   type TrackedResource,
 } from '../../tables/resources';
 import type { User } from '../../tables/users';
+import { setAlertThresholds } from '../../tables/alerts';
+import { alertThresholdsOf } from '../alerts/thresholds';
 import { resourceView } from './abilities';
 import { accessSetting, accessView, seesAccess } from './access';
 import { billingAfter, isBillable, monthToDate } from './billing';
@@ -47,18 +49,19 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
     resource = synced.resource;
   }
-  const [{ metrics, warning }, costs, price, access] = await Promise.all([
+  const [{ metrics, warning }, costs, price, access, thresholds] = await Promise.all([
     metricsOf(resource),
     costsOf(resource, now),
     hasEndpoint ? instancePriceOf(resource) : 0,
     seesAccess(caller) ? accessView(resource) : undefined,
+    alertThresholdsOf(hasEndpoint ? [endpointOwner(id)] : []),
   ]);
   return {
     success: true,
     resource: resourceView(resource, caller),
     metrics,
     costs,
-    ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
+    ...(hasEndpoint ? { guardrails: guardrailView(resource, price, thresholds(endpointOwner(id)), now) } : {}),
     ...(access ? { access } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
     ...(warning || resource.vanished_at ? { warnings: [...(warning ? [warning] : []), ...(resource.vanished_at ? [VANISHED_HINT] : [])] } : {}),
@@ -85,11 +88,18 @@ export async function listResources(
 export interface GuardrailUpdate {
   idleTimeoutMinutes?: number | null;
   monthlyBudgetUsd?: number | null;
+  /** The budget's alert thresholds (tables/alerts.ts); null: the default. */
+  alert_thresholds?: number[] | null;
 }
 
+/** An endpoint's budget as alerts name it (scope kind "endpoint", the resource's id). */
+const endpointOwner = (id: string) => ({ kind: 'endpoint', id }) as const;
+
 /**
- * PATCH /api/resources/{resourceId}: sets or clears a dedicated resource's idle timeout and monthly
- * budget. The reconciler applies them on its next pass; nothing on the platform changes here.
+ * PATCH /api/resources/{resourceId}: sets or clears a dedicated resource's idle timeout, monthly
+ * budget and the budget's alert thresholds. The reconciler applies them on its next pass (stops and
+ * threshold alerts alike: an endpoint's cost accrues with time, not with writes); nothing on the
+ * platform changes here.
  */
 export async function updateGuardrails(id: string, input: GuardrailUpdate, now = new Date()) {
   const resource = await getTrackedResource(id);
@@ -104,8 +114,9 @@ export async function updateGuardrails(id: string, input: GuardrailUpdate, now =
     now.toISOString(),
   );
   if (!updated) throw notTracked();
+  if (input.alert_thresholds !== undefined) await setAlertThresholds(endpointOwner(id), input.alert_thresholds);
 
-  const price = await instancePriceOf(updated);
+  const [price, thresholds] = await Promise.all([instancePriceOf(updated), alertThresholdsOf([endpointOwner(id)])]);
   const warnings: string[] = [];
   const spent = monthToDate(updated, price, now).usd;
   if (updated.monthly_budget_usd !== null && spent >= updated.monthly_budget_usd && isBillable(updated.status)) {
@@ -120,7 +131,7 @@ export async function updateGuardrails(id: string, input: GuardrailUpdate, now =
     success: true,
     message: `Guardrails of "${updated.name}" updated; the reconciler applies them on its next pass`,
     resourceId: id,
-    guardrails: guardrailView(updated, price, now),
+    guardrails: guardrailView(updated, price, thresholds(endpointOwner(id)), now),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
 }

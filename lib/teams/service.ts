@@ -1,4 +1,5 @@
-import { thresholdsChange } from '../../tables/alerts';
+import { setAlertThresholds } from '../../tables/alerts';
+import { alertThresholdsOf } from '../alerts/thresholds';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
@@ -76,10 +77,12 @@ export interface PublicTeam {
   created_at: string;
   updated_at: string;
   my_role: TeamRole | null;
+  alert_thresholds: number[];
 }
 
 export interface PublicMember extends Omit<Member, 'updated_at'> {
   spent_usd: number;
+  alert_thresholds: number[];
 }
 
 export const isAdmin = (user: User) => user.role === 'admin' || user.role === 'super_admin';
@@ -87,7 +90,7 @@ const teamOwner = (team: Team): BudgetOwner => ({ kind: 'team', id: team.id });
 
 async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date): Promise<PublicTeam[]> {
   if (teams.length === 0) return [];
-  const spend = await readSpend(teams.map(teamOwner), monthOf(now));
+  const [spend, thresholds] = await Promise.all([readSpend(teams.map(teamOwner), monthOf(now)), alertThresholdsOf(teams.map(teamOwner))]);
   return teams.map((t) => ({
     id: t.id,
     name: t.name,
@@ -100,14 +103,15 @@ async function withSpend(teams: Team[], roles: Map<string, TeamRole>, now: Date)
     created_at: t.created_at,
     updated_at: t.updated_at,
     my_role: roles.get(t.id) ?? null,
+    alert_thresholds: thresholds(teamOwner(t)),
   }));
 }
 
 async function membersWithSpend(members: Member[], now: Date): Promise<PublicMember[]> {
   if (members.length === 0) return [];
   const owner = (m: Pick<Member, 'team_id' | 'user_id'>) => memberBudgetOwner(m.team_id, m.user_id);
-  const spend = await readSpend(members.map(owner), monthOf(now));
-  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: usdOf(spend(owner(m)).spent) }));
+  const [spend, thresholds] = await Promise.all([readSpend(members.map(owner), monthOf(now)), alertThresholdsOf(members.map(owner))]);
+  return members.map(({ updated_at: _u, ...m }) => ({ ...m, spent_usd: usdOf(spend(owner(m)).spent), alert_thresholds: thresholds(owner(m)) }));
 }
 
 /** Every team the caller belongs to, with their role in each (all pages: a person is in a handful). */
@@ -196,8 +200,8 @@ export async function updateTeam(user: User, teamId: string, changes: TeamChange
     : current;
   await propagateTeam(team);
   if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
-  const alerts = await thresholdsChange(teamOwner(team), thresholds);
-  return { success: true, team: { ...(await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0], ...alerts } };
+  if (thresholds !== undefined) await setAlertThresholds(teamOwner(team), thresholds);
+  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
 }
 
 /**
@@ -295,8 +299,8 @@ export async function updateMember(user: User, teamId: string, userId: string, c
   if (changes.monthly_budget_usd !== undefined) await setBudget(memberBudgetOwner(teamId, userId), monthOf(now), changes.monthly_budget_usd);
   const { member } = await getTeamAndMember(teamId, userId);
   if (!member) throw new NotFound('The user is not a member of this team');
-  const alerts = await thresholdsChange(memberBudgetOwner(teamId, userId), thresholds);
-  return { success: true, member: { ...(await membersWithSpend([member], now))[0], ...alerts } };
+  if (thresholds !== undefined) await setAlertThresholds(memberBudgetOwner(teamId, userId), thresholds);
+  return { success: true, member: (await membersWithSpend([member], now))[0] };
 }
 
 /**

@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { BadRequest, NotFound } from '../errors';
 import { NO_PASSWORD, hashPassword } from '../auth/passwords';
+import { setAlertThresholds } from '../../tables/alerts';
 import { monthOf, setBudget } from '../../tables/budgets';
+import { alertThresholdsOf } from '../alerts/thresholds';
 import { readUsage } from '../../tables/usage';
 import { unsettledCalls } from '../usage/service';
 import {
@@ -36,7 +38,19 @@ export interface NewUser {
 /** What an admin may change about a user. */
 export type UserChanges = Partial<Pick<User, 'role' | 'is_active' | 'name' | 'organization' | 'cloud_region' | 'monthly_budget_usd'>> & {
   password?: string;
+  /** The budget's alert thresholds (tables/alerts.ts); null: the default. */
+  alert_thresholds?: number[] | null;
 };
+
+/** A user as admins see them: with the thresholds their budget alerts at. */
+export type AdminUserView = User & { alert_thresholds: number[] };
+
+/** The users with their budgets' alert thresholds, in one BatchGet. */
+export async function withAlertThresholds(users: User[]): Promise<AdminUserView[]> {
+  const owner = (u: User) => ({ kind: 'user', id: u.id }) as const;
+  const thresholds = await alertThresholdsOf(users.map(owner));
+  return users.map((u) => ({ ...u, alert_thresholds: thresholds(owner(u)) }));
+}
 
 function checkPassword(password: string): void {
   if (password.length < config.auth.minPasswordLength) {
@@ -81,16 +95,16 @@ function newUserRecord(input: Omit<NewUser, 'password'>, passwordHash: string, n
   };
 }
 
-export async function getUser(id: string): Promise<User> {
+export async function getUser(id: string): Promise<AdminUserView> {
   const user = await getUserById(id);
   if (!user) throw new NotFound('User not found');
-  return publicUser(user);
+  return (await withAlertThresholds([publicUser(user)]))[0] as AdminUserView;
 }
 
 export async function updateUser(id: string, patch: UserChanges, now = new Date()): Promise<User> {
   const current = await getUserById(id);
   if (!current) throw new NotFound('User not found');
-  const { password, ...fields } = patch;
+  const { password, alert_thresholds: thresholds, ...fields } = patch;
   const changes: UserPatch = { ...fields };
   if (password !== undefined) {
     checkPassword(password);
@@ -107,10 +121,15 @@ export async function updateUser(id: string, patch: UserChanges, now = new Date(
     const spentSoFar = async () => nanosOf((await readUsage({ kind: 'user', id }, now, unsettledCalls(id))).mtd.cost_usd);
     await setBudget({ kind: 'user', id }, monthOf(now), patch.monthly_budget_usd, starts ? spentSoFar : undefined);
   }
+  if (thresholds !== undefined) await setAlertThresholds({ kind: 'user', id }, thresholds);
   return user;
 }
 
-export const listUsers = readUsers;
+/** A page of users, oldest first, as admins see them. */
+export async function listUsers(limit: number, cursor?: string): Promise<{ users: AdminUserView[]; nextCursor: string | null }> {
+  const page = await readUsers(limit, cursor);
+  return { users: await withAlertThresholds(page.users), nextCursor: page.nextCursor };
+}
 
 /**
  * POST /api/auth/logout-all: every login token of the user issued until now is refused from the next

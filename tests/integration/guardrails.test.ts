@@ -473,6 +473,52 @@ describe('monthly budget', () => {
   });
 });
 
+describe('budget alert thresholds (scope kind "endpoint")', () => {
+  test('are set in the PATCH that sets the budget, shown in the guardrails, and each fires once per endpoint and month at the pass that finds it reached', async () => {
+    const { id, name, createdAt } = await inService();
+    // $0.01 is 25.6 seconds of one ml.g5.xlarge: half of it 12.8 s.
+    const set = await patch(id, { monthlyBudgetUsd: 0.01, alert_thresholds: [1, 0.5] });
+    expect(set.status).toBe(200);
+    expect(set.body.guardrails).toMatchObject({ monthly_budget_usd: 0.01, alert_thresholds: [0.5, 1] });
+    expect((await statusOf(id)).body.guardrails.alert_thresholds).toEqual([0.5, 1]);
+    const { readClaims } = await import('../../tables/alerts');
+    const { db, TABLE } = await import('../../tables/client');
+    const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const owner = { kind: 'endpoint', id } as const;
+    const at = later(createdAt, 15_000);
+    const period = at.toISOString().slice(0, 7);
+    const claimed = async () => {
+      const has = await readClaims([0.5, 1].map((threshold) => ({ owner, period, threshold })));
+      return [0.5, 1].filter((t) => has(owner, period, t));
+    };
+
+    await reconcile({ now: at });
+    expect(await claimed()).toEqual([0.5]);
+    const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: { PK: `ALERT#ENDPOINT#${id}`, SK: `T#${period}#0.5` } }));
+    expect(JSON.parse(Item?.payload)).toMatchObject({
+      event: 'budget.threshold',
+      scope: { kind: 'endpoint', id, name },
+      threshold: 0.5,
+      budget_usd: 0.01,
+      period,
+    });
+    // A second pass at the same moment claims nothing more; a later one, past the budget, claims 100 % and stops it.
+    await reconcile({ now: at });
+    expect(await claimed()).toEqual([0.5]);
+    const report = await reconcile({ now: later(createdAt, 60_000) });
+    expect(await claimed()).toEqual([0.5, 1]);
+    expect(report.stops).toContainEqual({ resourceId: id, endpointName: name, reason: 'budget' });
+  });
+
+  test('are refused with 400 when repeated or out of range, and null restores the default', async () => {
+    const { id } = await inService();
+    expect((await patch(id, { alert_thresholds: [0.5, 0.5] })).status).toBe(400);
+    expect((await patch(id, { alert_thresholds: [1.5] })).status).toBe(400);
+    expect((await patch(id, { alert_thresholds: [0.3] })).body.guardrails.alert_thresholds).toEqual([0.3]);
+    expect((await patch(id, { alert_thresholds: null })).body.guardrails.alert_thresholds).toEqual([0.8, 1]);
+  });
+});
+
 describe('claims: a control call and the reconciler racing on one resource', () => {
   test('exactly one wins: the restart (the stop is skipped) or the stop (the restart is 409)', async () => {
     const { id } = await inService({ monthlyBudgetUsd: 0.000001 });

@@ -68,6 +68,7 @@ describe('teams', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
         my_role: null,
+        alert_thresholds: [0.8, 1],
       },
     });
     expect((await members(admin.token, res.body.team.id)).body.members).toEqual([]);
@@ -200,6 +201,7 @@ describe('members', () => {
       role: 'member',
       monthly_budget_usd: 5,
       spent_usd: 0,
+      alert_thresholds: [0.8, 1],
       source: 'manual',
       joined_at: expect.any(String),
     });

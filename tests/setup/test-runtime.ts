@@ -119,12 +119,27 @@ async function main() {
     const { seedSuperAdmin } = await import('../../local/seed');
     await seedSuperAdmin();
     const lambdaPort = await freePort();
-    // The stream aggregator over the e2e table, as `npm start` runs it beside serverless-offline.
-    const [{ handler }, { startStreamPoller }] = await Promise.all([import('../../functions/usage/aggregate'), import('../../local/stream-poller')]);
+    // The stream aggregator and the alert deliverer over the e2e table, as `npm start` runs them
+    // beside serverless-offline (each with stream positions of its own).
+    const [{ handler }, { handler: deliverAlerts }, { startStreamPoller, alertsEventSource }] = await Promise.all([
+      import('../../functions/usage/aggregate'),
+      import('../../functions/alerts/deliver'),
+      import('../../local/stream-poller'),
+    ]);
     const streamClient = localDynamoClient(dynamo.endpoint);
-    const poller = startStreamPoller({ dynamo: streamClient, endpoint: dynamo.endpoint, table, handler, intervalMs: 100 });
+    const pollers = [
+      startStreamPoller({ dynamo: streamClient, endpoint: dynamo.endpoint, table, handler, intervalMs: 100 }),
+      startStreamPoller({
+        dynamo: streamClient,
+        endpoint: dynamo.endpoint,
+        table,
+        handler: deliverAlerts,
+        settings: alertsEventSource(),
+        intervalMs: 250,
+      }),
+    ];
     stops.push(async () => {
-      await poller.stop();
+      await Promise.all(pollers.map((p) => p.stop()));
       streamClient.destroy();
     });
     offline = await startOffline({

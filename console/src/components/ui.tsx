@@ -139,6 +139,8 @@ const STATUS_CLASS: Record<string, string> = {
   OutOfService: 'bad',
   unhealthy: 'bad',
   LEGACY: 'busy',
+  delivered: 'ok',
+  failed: 'bad',
 };
 
 export function Badge({ value }: { value: string }) {

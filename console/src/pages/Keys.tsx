@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
+import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
 import { ConfirmDialog, CopyButton, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime, usd } from '../format';
 
@@ -17,6 +18,7 @@ export default function Keys() {
   const keys = useQuery(() => unwrap(api.GET('/api/keys', { params: { query: showing ? { team_id: showing } : {} } })), [showing]);
   const [name, setName] = useState('');
   const [budget, setBudget] = useState('');
+  const [alertAt, setAlertAt] = useState('');
   const [teamId, setTeamId] = useState('');
   const [created, setCreated] = useState<{ name: string; key: string; team?: string }>();
   const [revoking, setRevoking] = useState<{ id: string; name: string }>();
@@ -24,14 +26,21 @@ export default function Keys() {
   const owned = (teams.data?.teams ?? []).filter((t) => t.my_role === 'owner');
   const create = useAction(async (e: FormEvent) => {
     e.preventDefault();
+    const thresholds = thresholdsOf(alertAt);
     const res = await unwrap(
       api.POST('/api/keys', {
-        body: { name: name.trim(), ...(budget.trim() ? { monthly_budget_usd: Number(budget) } : {}), ...(teamId ? { team_id: teamId } : {}) },
+        body: {
+          name: name.trim(),
+          ...(budget.trim() ? { monthly_budget_usd: Number(budget) } : {}),
+          ...(thresholds ? { alert_thresholds: thresholds } : {}),
+          ...(teamId ? { team_id: teamId } : {}),
+        },
       }),
     );
     setCreated({ name: res.name, key: res.key, team: teamName(res.team_id) });
     setName('');
     setBudget('');
+    setAlertAt('');
     await keys.reload();
     return res;
   });
@@ -56,6 +65,7 @@ export default function Keys() {
               <input id={id} aria-describedby={hint} type="number" min={0} step="any" value={budget} onChange={(e) => setBudget(e.target.value)} />
             )}
           </Field>
+          <AlertThresholdsField value={alertAt} onChange={setAlertAt} />
           <Field label="Team" hint="A team key spends for the team, within its budget; its owners manage it too.">
             {(id, hint) => (
               <select id={id} aria-describedby={hint} value={teamId} onChange={(e) => setTeamId(e.target.value)}>
@@ -114,7 +124,7 @@ export default function Keys() {
         ) : (
           <TableBox
             label={showing ? `Keys of the team ${teamName(showing) ?? ''}` : 'Your API keys'}
-            columns={['Name', 'Key', 'Team', 'Created', 'Budget', 'Spent this month', 'State', '']}
+            columns={['Name', 'Key', 'Team', 'Created', 'Budget', 'Alerts at', 'Spent this month', 'State', '']}
           >
             {keys.data.keys.map((k) => (
               <tr key={k.id}>
@@ -123,6 +133,7 @@ export default function Keys() {
                 <td>{k.team_id ? (teamName(k.team_id) ?? 'a team') : '—'}</td>
                 <td>{dateTime(k.created_at)}</td>
                 <td>{k.monthly_budget_usd === null ? 'none' : usd(k.monthly_budget_usd)}</td>
+                <td>{`${thresholdsText(k.alert_thresholds)} %`}</td>
                 <td>{usd(k.spent_usd)}</td>
                 <td>
                   {k.revoked_at ? `revoked ${dateTime(k.revoked_at)}` : k.expires_at && Date.parse(k.expires_at) < Date.now() ? 'expired' : 'active'}

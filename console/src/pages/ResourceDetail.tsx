@@ -3,6 +3,7 @@ import { Link, useLocation, useParams } from 'wouter';
 import { ApiError, api, unwrap, type Schemas } from '../api/client';
 import { useAction, useInterval, useQuery } from '../api/hooks';
 import { GuardrailFields } from '../components/GuardrailFields';
+import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
 import { Badge, ConfirmDialog, ErrorText, Facts, PageTitle, Spinner } from '../components/ui';
 import { dateTime, ms, percent, usd } from '../format';
 import { FAST_POLL_MS, SLOW_POLL_MS, TRANSITIONAL } from './Resources';
@@ -208,12 +209,17 @@ function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardra
   const g = props.guardrails;
   const [idle, setIdle] = useState(g.idle_timeout_minutes === null ? '' : String(g.idle_timeout_minutes));
   const [budget, setBudget] = useState(g.monthly_budget_usd === null ? '' : String(g.monthly_budget_usd));
+  const [alertAt, setAlertAt] = useState(thresholdsText(g.alert_thresholds));
   const save = useAction(async (e: FormEvent) => {
     e.preventDefault();
     await unwrap(
       api.PATCH('/api/resources/{resourceId}', {
         params: { path: { resourceId: props.id } },
-        body: { idleTimeoutMinutes: idle.trim() ? Number(idle) : null, monthlyBudgetUsd: budget.trim() ? Number(budget) : null },
+        body: {
+          idleTimeoutMinutes: idle.trim() ? Number(idle) : null,
+          monthlyBudgetUsd: budget.trim() ? Number(budget) : null,
+          alert_thresholds: thresholdsOf(alertAt),
+        },
       }),
     );
     props.onSaved();
@@ -232,6 +238,7 @@ function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardra
         items={[
           ['Idle timeout', g.idle_timeout_minutes === null ? 'none' : `${g.idle_timeout_minutes} min without invocations`],
           ['Monthly budget', g.monthly_budget_usd === null ? 'none' : usd(g.monthly_budget_usd)],
+          ['Alerts at', `${thresholdsText(g.alert_thresholds)} % of the budget`],
           ['Cost this month', usd(g.month_to_date_usd)],
           ['Budget left', g.budget_remaining_usd === null ? '—' : usd(g.budget_remaining_usd)],
           ['Billing now', g.billing ? 'yes' : 'no'],
@@ -243,6 +250,7 @@ function Guardrails(props: { id: string; guardrails: NonNullable<Status['guardra
       {props.admin ? (
         <form onSubmit={(e) => void save.run(e)} className="inline-form">
           <GuardrailFields idle={idle} onIdle={setIdle} budget={budget} onBudget={setBudget} />
+          <AlertThresholdsField value={alertAt} onChange={setAlertAt} />
           <button type="submit" disabled={save.pending}>
             Save guardrails
           </button>

@@ -3,6 +3,7 @@ import { Link, useLocation, useParams } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, usePaged, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
+import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
 import { ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime, int, usd } from '../format';
 import { MemberForm, MyInvitations, PendingInvitations } from './TeamInvitations';
@@ -242,11 +243,21 @@ export function TeamDetail() {
 
 function EditTeam({ team, onSaved }: { team: Team; onSaved: (team: Team) => void }) {
   const text = (v: number | null) => (v === null ? '' : String(v));
-  const [form, setForm] = useState({ budget: text(team.monthly_budget_usd), rpm: text(team.rpm_limit), tpm: text(team.tpm_limit) });
+  const [form, setForm] = useState({
+    budget: text(team.monthly_budget_usd),
+    alertAt: thresholdsText(team.alert_thresholds),
+    rpm: text(team.rpm_limit),
+    tpm: text(team.tpm_limit),
+  });
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: e.target.value }));
   const save = useAction(async (e: FormEvent) => {
     e.preventDefault();
-    const body = { monthly_budget_usd: amount(form.budget, true), rpm_limit: amount(form.rpm, true), tpm_limit: amount(form.tpm, true) };
+    const body = {
+      monthly_budget_usd: amount(form.budget, true),
+      alert_thresholds: thresholdsOf(form.alertAt),
+      rpm_limit: amount(form.rpm, true),
+      tpm_limit: amount(form.tpm, true),
+    };
     const res = await unwrap(api.PATCH('/api/teams/{teamId}', { params: { path: { teamId: team.id } }, body }));
     onSaved(res.team);
     return res;
@@ -258,6 +269,7 @@ function EditTeam({ team, onSaved }: { team: Team; onSaved: (team: Team) => void
         <Field label="Team budget (USD a month)" hint="Empty for none.">
           {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} step="any" value={form.budget} onChange={set('budget')} />}
         </Field>
+        <AlertThresholdsField value={form.alertAt} onChange={(v) => setForm((f) => ({ ...f, alertAt: v }))} />
         <Field label="Requests per minute" hint="Empty for no limit.">
           {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={1} step={1} value={form.rpm} onChange={set('rpm')} />}
         </Field>
@@ -276,6 +288,7 @@ function EditTeam({ team, onSaved }: { team: Team; onSaved: (team: Team) => void
 function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onChanged: (m: Member) => void; onRemove: () => void }) {
   const { member: m } = props;
   const [budget, setBudget] = useState(m.monthly_budget_usd === null ? '' : String(m.monthly_budget_usd));
+  const [alertAt, setAlertAt] = useState(thresholdsText(m.alert_thresholds));
   const change = useAction(async (body: Schemas['UpdateTeamMemberRequest']) => {
     const res = await unwrap(api.PATCH('/api/teams/{teamId}/members/{userId}', { params: { path: { teamId: m.team_id, userId: m.user_id } }, body }));
     props.onChanged(res.member);
@@ -308,7 +321,7 @@ function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onC
             className="inline-form"
             onSubmit={(e) => {
               e.preventDefault();
-              void change.run({ monthly_budget_usd: amount(budget, true) });
+              void change.run({ monthly_budget_usd: amount(budget, true), alert_thresholds: thresholdsOf(alertAt) });
             }}
           >
             <input
@@ -318,6 +331,14 @@ function MemberRow(props: { member: Member; manages: boolean; isMe: boolean; onC
               step="any"
               value={budget}
               onChange={(e) => setBudget(e.target.value)}
+            />
+            <input
+              aria-label={`Alert thresholds of ${m.username} (% of budget, comma-separated; empty for 80, 100)`}
+              inputMode="decimal"
+              placeholder="80, 100"
+              size={10}
+              value={alertAt}
+              onChange={(e) => setAlertAt(e.target.value)}
             />
             <button type="submit" className="small" disabled={change.pending}>
               Set budget
