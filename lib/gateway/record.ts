@@ -26,6 +26,7 @@ export async function recordGatewayCall(
     requestId,
     userId: call.payer.user.id,
     keyId: key.id,
+    ...(settlement.cache?.read && { cachedTokens: settlement.cache.read }),
     resource: { id: call.resource.id, type: call.resource.type },
     ...(route && { route: { id: route.id, name: route.name } }),
     scopes: [{ kind: 'user', id: call.payer.user.id }, { kind: 'key', id: key.id }, ...teamScopesOf(call.payer)],
