@@ -19,8 +19,7 @@ import type { TransactItems } from './transactions';
  * no item is written by every call.
  */
 
-export const BREAKDOWN_KINDS = ['team', 'user', 'key', 'model', 'resource', 'route'] as const;
-export type BreakdownKind = (typeof BREAKDOWN_KINDS)[number];
+export type BreakdownKind = 'team' | 'user' | 'key' | 'model' | 'resource' | 'route';
 
 /** Whose calls a breakdown sums. */
 export type BreakdownView = { kind: 'all' } | { kind: 'user'; id: string } | { kind: 'team'; id: string };

@@ -24,10 +24,10 @@ export interface BreakdownQuery {
 }
 
 /** A year and a day: a leap year's whole calendar year fits. */
-export const MAX_BREAKDOWN_DAYS = 366;
+const MAX_BREAKDOWN_DAYS = 366;
 const DAY_MS = 86_400_000;
 
-export interface BreakdownFigures {
+interface BreakdownFigures {
   cost_usd: string;
   tokens_in: number;
   tokens_out: number;
@@ -35,7 +35,7 @@ export interface BreakdownFigures {
   requests: number;
 }
 
-export interface BreakdownEntry extends BreakdownFigures {
+interface BreakdownEntry extends BreakdownFigures {
   group: { id: string; name: string | null };
   /** The group's days with spend, oldest first: what the console's chart stacks. */
   by_day: { date: string; cost_usd: string; requests: number }[];
@@ -59,7 +59,7 @@ function parseDay(text: string, name: string): number {
 }
 
 /** The range asked for: this month to date by default; `to` not before `from`, at most MAX_BREAKDOWN_DAYS days. */
-export function breakdownRange(query: Pick<BreakdownQuery, 'from' | 'to'>, now = new Date()): { from: string; to: string } {
+function breakdownRange(query: Pick<BreakdownQuery, 'from' | 'to'>, now = new Date()): { from: string; to: string } {
   const today = now.toISOString().slice(0, 10);
   const from = query.from ?? (query.to ? `${query.to.slice(0, 7)}-01` : `${today.slice(0, 7)}-01`);
   const to = query.to ?? (query.from && query.from.slice(0, 7) !== today.slice(0, 7) ? lastDayOfMonth(query.from) : today);
@@ -161,14 +161,14 @@ export async function usageBreakdown(user: User, query: BreakdownQuery, now = ne
 
 // ------------------------------------------------------------------------------------------ CSV
 
-export const BREAKDOWN_CSV_HEADER = ['group_id', 'group_name', 'cost_usd', 'tokens_in', 'tokens_out', 'cached_tokens', 'requests'] as const;
+const BREAKDOWN_CSV_HEADER = ['group_id', 'group_name', 'cost_usd', 'tokens_in', 'tokens_out', 'cached_tokens', 'requests'] as const;
 
 /**
  * One CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break, quotes doubled. A
  * cell a spreadsheet would run as a formula (starting with = + - @, or a tab or carriage return) is
  * prefixed with ' first: a key or team name is the caller's text, and must open as text.
  */
-export function csvCell(value: string | number | null): string {
+function csvCell(value: string | number | null): string {
   let text = value === null ? '' : String(value);
   if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;

@@ -28,7 +28,7 @@ const X_TICKS = 8;
 const Y_STEPS = 4;
 
 /** Indexes of the labelled days: evenly spaced, the first and the last always. */
-export function tickIndexes(count: number, wanted = X_TICKS): number[] {
+function tickIndexes(count: number, wanted = X_TICKS): number[] {
   if (count <= wanted) return Array.from({ length: count }, (_, i) => i);
   const step = (count - 1) / (wanted - 1);
   return [...new Set(Array.from({ length: wanted }, (_, i) => Math.round(i * step)))];
