@@ -35,6 +35,7 @@ const SECTIONS = [
   'template',
   'callcost',
   'routes',
+  'breakdown',
 ] as const;
 /** Sections that run their own stack (a real npm start, a package run) and need no in-process runtime. */
 const SELF_CONTAINED: readonly Section[] = ['cold', 'sidebyside', 'startup', 'template'];
@@ -58,6 +59,7 @@ const TITLES: Record<Section, string> = {
   template: '15. The CloudFormation stack',
   callcost: '16. What a gateway call costs to serve',
   routes: '17. Routes and fallbacks',
+  breakdown: '18. The spend breakdown',
 };
 
 interface Args {
@@ -172,6 +174,8 @@ async function runSection(section: Section, args: Args): Promise<SectionResult> 
       return (await import('./callcost')).callCost({ repeats: q ? 3 : 5 });
     case 'routes':
       return (await import('./routes')).routes({ repeats: q ? 3 : 5 });
+    case 'breakdown':
+      return (await import('./breakdown')).breakdownCost({ sizes: [10, q ? 10_000 : 100_000] });
   }
 }
 

@@ -1,5 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlatformName } from '../core/vocabulary';
+import { BreakdownSums } from './breakdown';
 import { TABLE, db } from './client';
 import type { TurnUsage } from './messages';
 import { resourceChatCountersWrite } from './resources';
@@ -13,6 +14,7 @@ import { SlotSums, addDelta, modelTotalsWrite, type UsageDelta } from './usage';
  *   PK USAGE#MODEL#<platform>#<modelId>   SK TOTAL      a model's all-time totals
  *   PK RES#<id>                           SK META       the resource's chat_count, chat_latency_ms_total, last_chat_at
  *   PK AGGMARK#<eventId>                  SK CHUNK      applied-chunk marker: `last` event id, `n` turns, ttl
+ *   PK BREAKDOWN#<view>#<kind>            SK <day>#<id> the spend breakdown by day and group (tables/breakdown.ts)
  *
  * A batch's answered turns are summed per aggregate item and written as one transaction: one update
  * per item however many turns touch it, plus a marker keyed by the first turn's stream event id,
@@ -52,6 +54,7 @@ class Chunk {
   readonly all = new SlotSums();
   readonly models = new Map<string, { platform: PlatformName; modelId: string; delta: UsageDelta; at: Date }>();
   readonly resources = new Map<string, ResourceCounters>();
+  readonly breakdown = new BreakdownSums();
   readonly contributions: TurnContribution[] = [];
 
   /** How many aggregate items the chunk writes with `c` added. */
@@ -59,13 +62,15 @@ class Chunk {
     const newHour = this.all.hasHourOf(c.usage.answeredAt) ? 0 : 1;
     const newModel = this.models.has(`${c.usage.platform}#${c.usage.modelId}`) ? 0 : 1;
     const newResource = this.resources.has(c.usage.resourceId) ? 0 : 1;
-    return this.all.size + this.models.size + this.resources.size + newHour + newModel + newResource;
+    const breakdown = this.breakdown.size + this.breakdown.added(c.usage);
+    return this.all.size + this.models.size + this.resources.size + breakdown + newHour + newModel + newResource;
   }
 
   add(c: TurnContribution): void {
     const { usage } = c;
     this.contributions.push(c);
     this.all.add(usage.answeredAt, usage.delta);
+    this.breakdown.add(usage);
     const modelKey = `${usage.platform}#${usage.modelId}`;
     const model = this.models.get(modelKey);
     const at = model && model.at > usage.answeredAt ? model.at : usage.answeredAt;
@@ -139,6 +144,7 @@ async function writeChunk(
     marker,
     ...chunk.all.writes({ kind: 'all' }),
     ...[...chunk.models.values()].map((m) => modelTotalsWrite(m.platform, m.modelId, m.delta, m.at)),
+    ...chunk.breakdown.writes(),
   ];
   // A resource's update first also moves last_chat_at forward; if that condition fails (the resource
   // is gone, or a later turn was folded first by another shard's batch) it is retried without it, and

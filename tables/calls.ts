@@ -2,6 +2,7 @@ import { PutCommand, QueryCommand, type QueryCommandOutput } from '@aws-sdk/lib-
 import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
 import { combinedSettleWrite, retrySettles, settleItem, settleItemKey, type BudgetOwner, type Reservation, type SpendSettle } from './budgets';
+import { spendOwnerAttributes } from './breakdown';
 import { TABLE, db, readUsd, storedUsd } from './client';
 import { rateSettleWrite, type RateHold, type RateLevel } from './rates';
 import { callSortKey, usageAttributes } from './messages';
@@ -49,6 +50,8 @@ export interface MeteredCall {
   usageModelId: string;
   tokensIn: number;
   tokensOut: number;
+  /** Input tokens read from the prompt cache (the spend breakdown's cached_tokens). */
+  cachedTokens?: number;
   latencyMs: number;
   /** What it cost, in nano-dollars (core/money.ts). */
   cost: Nanos;
@@ -124,6 +127,7 @@ export async function putPendingCall(call: MeteredCall): Promise<void> {
           ti: call.tokensIn,
           to: call.tokensOut,
           ms: call.latencyMs,
+          ...(call.cachedTokens && { ct: call.cachedTokens }),
           usd: storedUsd(call.cost),
           sc: call.scopes.map(scopeRef),
           sv: call.settles.map(storeSettle),
@@ -162,6 +166,7 @@ export function pendingCallOfItem(item: Record<string, unknown>): MeteredCall | 
     usageModelId: String(item.um ?? item.m),
     tokensIn,
     tokensOut,
+    ...(Number(item.ct) > 0 && { cachedTokens: Number(item.ct) }),
     latencyMs,
     cost: readUsd(item.usd),
     scopes: scopes as UsageScope[],
@@ -230,6 +235,7 @@ function callLogItem(call: MeteredCall): Record<string, unknown> {
     k: call.keyId,
     rid: call.requestId,
     ttl: Math.floor(Date.parse(call.startedAt) / 1000) + CALL_LOG_TTL_SECONDS,
+    ...spendOwnerAttributes({ userId: call.userId, teamIds: call.scopes.flatMap((s) => (s.kind === 'team' ? [s.id] : [])) }, call.cachedTokens),
     ...usageAttributes(call.startedAt, {
       answeredAt: call.answeredAt,
       modelId: call.modelId,

@@ -158,6 +158,12 @@ export async function listApiKeyRecords(
   return { keys: page.items.map(fromItem), nextCursor: page.nextCursor };
 }
 
+/** Keys by id, in one BatchGet (absent ids are left out). */
+export async function getApiKeyRecords(ids: string[]): Promise<Map<string, ApiKey>> {
+  const records = await getItems(ids.map(recordKey), false);
+  return new Map(ids.flatMap((id) => (records(recordKey(id)) ? [[id, fromItem(records(recordKey(id)) as Record<string, unknown>)] as const] : [])));
+}
+
 /** A team's keys, newest first, one page: the team's entries, then the keys' records in one BatchGet. */
 export async function listTeamKeyRecords(teamId: string, limit: number, cursor?: string): Promise<{ keys: ApiKey[]; nextCursor: string | null }> {
   const { Items = [], LastEvaluatedKey } = await db.send(

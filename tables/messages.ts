@@ -3,6 +3,7 @@ import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
 import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, readUsd, storedUsd, type ItemKey } from './client';
 import { DataError } from './errors';
+import { spendOwnerOfItem, type SpendOwner } from './breakdown';
 import type { TransactItems } from './transactions';
 
 /**
@@ -152,9 +153,9 @@ export const callSortKey = turnSortKey;
  * makes a retry idempotent), then its conversation index entry, so the conversation-wide listing shows
  * the turn as soon as the transaction has committed.
  */
-export function turnPuts(turn: NewTurn): TransactItems {
+export function turnPuts(turn: NewTurn, extra: Record<string, unknown> = {}): TransactItems {
   return [
-    { Put: { TableName: TABLE, Item: { ...turnItem(turn), x: 1 }, ConditionExpression: 'attribute_not_exists(PK)' } },
+    { Put: { TableName: TABLE, Item: { ...turnItem(turn), ...extra, x: 1 }, ConditionExpression: 'attribute_not_exists(PK)' } },
     { Put: { TableName: TABLE, Item: indexEntryItem(indexedTurnOf(turn)) } },
   ];
 }
@@ -229,6 +230,9 @@ export interface TurnUsage {
   resourceId: string;
   latencyMs: number;
   delta: { requests: number; tokensIn: number; tokensOut: number; cost: Nanos };
+  /** Who made it (the spend breakdown, tables/breakdown.ts); absent on items written before it. */
+  owner?: SpendOwner;
+  cachedTokens?: number;
 }
 
 export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | undefined {
@@ -246,6 +250,7 @@ export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | unde
     resourceId: item.r,
     latencyMs: Number(item.ms ?? 0),
     delta: { requests: 1, tokensIn: Number(item.ti ?? 0), tokensOut: Number(item.to ?? 0), cost: readUsd(item.usd) },
+    ...spendOwnerOfItem(item),
   };
 }
 

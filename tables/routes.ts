@@ -172,6 +172,12 @@ export async function getRoute(id: string): Promise<Route | undefined> {
   return Item ? routeFromItem(Item) : undefined;
 }
 
+/** Routes by id, in one BatchGet (absent ids are left out). */
+export async function getRoutes(ids: string[]): Promise<Map<string, Route>> {
+  const items = await getItems(ids.map(routeKey), false);
+  return new Map(ids.flatMap((id) => (items(routeKey(id)) ? [[id, routeFromItem(items(routeKey(id)) as Record<string, unknown>)] as const] : [])));
+}
+
 /** A page of routes in name order (admins' list: a Query of one partition, written only by admins). */
 export async function listRoutes(options: { limit: number; cursor?: string }): Promise<{ routes: Route[]; nextCursor: string | null }> {
   const page = await queryIndexPage(LIST_PARTITION, { forward: true, limit: options.limit, cursor: options.cursor });

@@ -8,6 +8,7 @@ import { rateSettleWrite, type RateHold } from './rates';
 import { isDataError } from './errors';
 import { recentThreadMessages, turnPuts, type NewTurn, type StoredMessage, type TurnReply } from './messages';
 import { resourceFromItem, resourceKey, type Resource } from './resources';
+import { spendOwnerAttributes } from './breakdown';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 import { usageWrites, type UsageScope } from './usage';
 
@@ -76,8 +77,9 @@ function turnTransaction(record: TurnRecord, scopes?: UsageScope[]): TransactIte
   const { turn } = record;
   const reply = turn.reply;
   if (!reply) throw new Error('turnTransaction: a turn without a reply is recorded with recordFailedTurn');
+  // The turn item names its caller and teams for the spend breakdown (tables/breakdown.ts).
   const items: TransactItems = [
-    ...turnPuts(turn),
+    ...turnPuts(turn, spendOwnerAttributes({ userId: record.userId, teamIds: record.teamIds ?? [] })),
     ...counterWrites(
       scopes ?? [
         { kind: 'user', id: record.userId },

@@ -2,9 +2,9 @@
 /** The operations of functions/usage/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type } from '@sinclair/typebox';
 
-import { UsageFigures, UsageHour } from './response-schemas';
+import { BreakdownRow, UsageFigures, UsageHour } from './response-schemas';
 import { Parameters, Ref, errors, type Operations } from '../../lib/http/contract';
-import { UsageQuery } from './schemas';
+import { BreakdownQuery, UsageQuery } from './schemas';
 
 export const operations: Operations = {
   /** GET /api/usage/current */
@@ -79,6 +79,63 @@ An addition to the spec's response, read from the same items in the same request
               { additionalProperties: false },
             ),
           },
+        },
+      },
+      ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),
+    },
+  },
+  /** GET /api/usage/breakdown */
+  usageBreakdown: {
+    tags: ['usage'],
+    summary: 'Spend broken down by team, user, key, model, resource or route',
+    description: `Roles: user, admin, super_admin. The range's spend, one row per group, most expensive
+first, from aggregates the table's stream keeps per day and group (about a second behind the
+calls): one Query and one BatchGet of the groups' names, whatever the number of calls. Session
+chat turns and /v1 calls both count; key and route rows only have /v1 calls.
+
+Whose calls: admins every call; with \`teamId\`, the calls that team counts (its owners and
+admins; a member is 403, anyone else 404); anyone else their own calls, and with
+\`groupBy=team\` each team they own whole (their other teams: their own calls in them).
+\`format=csv\` answers \`text/csv\` with a header row
+\`group_id,group_name,cost_usd,tokens_in,tokens_out,cached_tokens,requests\` (RFC 4180; a cell that
+starts with = + - or @ is prefixed with ' so a spreadsheet shows it as text). See docs/usage.md.
+`,
+    parameters: new Parameters({ query: BreakdownQuery }, [
+      { name: 'from', in: 'query', description: 'The first day (UTC, yyyy-mm-dd). Default: the first of the month of `to`, or of this month.' },
+      {
+        name: 'to',
+        in: 'query',
+        description:
+          'The last day, included (UTC, yyyy-mm-dd); not before `from`, at most 366 days after it. Default: today, or the last day of the month of `from`.',
+      },
+      { name: 'groupBy', in: 'query', description: 'team, user, key, model (default), resource or route.' },
+      { name: 'teamId', in: 'query', description: "A team's id: that team's calls (its owners and admins)." },
+      { name: 'format', in: 'query', description: '`json` (default) or `csv`.' },
+    ]),
+    responses: {
+      '200': {
+        description: 'The breakdown.',
+        headers: {
+          'Content-Disposition': {
+            description: 'With format=csv: `attachment; filename="usage-by-<groupBy>-<from>-to-<to>.csv"`.',
+            schema: Type.String(),
+          },
+        },
+        content: {
+          'application/json': {
+            schema: Type.Object(
+              {
+                success: Type.Unsafe<true>({ const: true }),
+                from: Type.String({ format: 'date' }),
+                to: Type.String({ format: 'date' }),
+                groupBy: Type.Unsafe<string>({ type: 'string', enum: ['team', 'user', 'key', 'model', 'resource', 'route'] }),
+                teamId: Type.Optional(Type.String({ format: 'uuid' })),
+                rows: Type.Array(Ref(BreakdownRow)),
+              },
+              { additionalProperties: false },
+            ),
+          },
+          'text/csv': { schema: Type.String({ description: 'A header row, then one row per group (CRLF line ends).' }) },
         },
       },
       ...errors('api', 400, 401, 403, 404, 413, 415, 500, 503),

@@ -11,3 +11,22 @@ export const UsageQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+const Day = (what: string) =>
+  Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `${what}, a UTC calendar day (yyyy-mm-dd)`, examples: ['2026-11-01'] });
+
+export const BreakdownQuery = Type.Object(
+  {
+    from: Type.Optional(Day('The first day')),
+    to: Type.Optional(Day('The last day, included')),
+    groupBy: Type.Optional(
+      Type.Union(
+        ['team', 'user', 'key', 'model', 'resource', 'route'].map((k) => Type.Literal(k as 'team' | 'user' | 'key' | 'model' | 'resource' | 'route')),
+        { description: 'What the rows are: team, user, key, model (default), resource or route' },
+      ),
+    ),
+    teamId: Type.Optional(Uuid),
+    format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')], { description: "'json' (default) or 'csv'" })),
+  },
+  { additionalProperties: false },
+);

@@ -31,6 +31,7 @@ export async function recordGatewayCall(
     requestId,
     userId,
     keyId: key.id,
+    ...(settlement.cache?.read && { cachedTokens: settlement.cache.read }),
     resource: { id: call.resource.id, type: call.resource.type },
     ...(route && { route: { id: route.id, name: route.name } }),
     ...attribution,

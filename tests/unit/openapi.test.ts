@@ -19,7 +19,7 @@ import { LegacyChatBody, LegacyQuery, ThreadChatBody, ThreadQuery } from '../../
 import { ConversationMessagesQuery, ConversationPath, CreateConversationBody, ListConversationsQuery } from '../../functions/conversations/schemas';
 import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from '../../functions/models/schemas';
 import { RefreshPricingBody, UpsertPricingBody } from '../../functions/pricing/schemas';
-import { UsageQuery } from '../../functions/usage/schemas';
+import { BreakdownQuery, UsageQuery } from '../../functions/usage/schemas';
 import { CreateKeyBody, KeyPath, ListKeysQuery, UpdateKeyBody } from '../../functions/keys/schemas';
 import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from '../../functions/gateway/schemas';
 import { ConverseBody, ConversePath } from '../../functions/bedrock/schemas';
@@ -501,6 +501,7 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   listConversations: { query: ListConversationsQuery },
   listConversationMessages: { path: ConversationPath, query: ConversationMessagesQuery },
   currentUsage: { query: UsageQuery },
+  usageBreakdown: { query: BreakdownQuery },
   listKeys: { query: ListKeysQuery },
   updateKey: { path: KeyPath },
   deleteAlertChannel: { path: ChannelPath },

@@ -36,7 +36,8 @@ export function BarChart(props: BarChartProps) {
         animation: false,
         plugins: { tooltip: { callbacks: { label: (ctx) => `${props.valueLabel}: ${format(Number(ctx.parsed.y))}` } } },
         scales: {
-          x: { grid: { display: false }, ticks: { autoSkip: true, maxRotation: 0 } },
+          // Several labelled ticks (up to 12, evenly skipped), never one: 25 hours read as a day.
+          x: { grid: { display: false }, ticks: { autoSkip: true, autoSkipPadding: 8, maxTicksLimit: 12, maxRotation: 0 } },
           y: { beginAtZero: true, grid: { color: grid }, ticks: { callback: (v) => format(Number(v)) } },
         },
       },

@@ -5,6 +5,7 @@ import { getSession, isAdmin } from '../api/session';
 import { BarChart } from '../charts/BarChart';
 import { ErrorText, Field, PageTitle, Spinner } from '../components/ui';
 import { int, usd } from '../format';
+import { SpendBreakdown } from './UsageBreakdown';
 
 type Figures = Schemas['UsageFigures'];
 type Window = 'last24h' | 'mtd';
@@ -44,11 +45,12 @@ export default function Usage() {
     return [...sums.entries()].filter(([, v]) => v > 0).sort((a, b) => b[1] - a[1]);
   }, [breakdown.data, period, measure]);
   const shown = byConversation.filter((c) => c.figures[measure] > 0);
-  // From the first active hour on, labelled in the browser's time zone.
+  // All 25 hours, labelled in the browser's time zone: a quiet hour is a bar of zero, so the axis
+  // always spans the day (several labelled hours) rather than only the hours with calls.
   const hours = useMemo(() => {
     const all = totals.data?.hourly ?? [];
-    const first = all.findIndex((h) => h.requests > 0);
-    return (first < 0 ? [] : all.slice(first)).map((h) => ({ ...h, label: `${String(new Date(h.hour).getHours()).padStart(2, '0')}:00` }));
+    if (!all.some((h) => h.requests > 0)) return [];
+    return all.map((h) => ({ ...h, label: `${String(new Date(h.hour).getHours()).padStart(2, '0')}:00` }));
   }, [totals.data]);
 
   return (
@@ -106,6 +108,8 @@ export default function Usage() {
           />
         </div>
       ) : null}
+
+      <SpendBreakdown />
 
       <h2>Breakdown of your conversations</h2>
       {scope === 'all' ? <p className="hint">The charts below cover your own conversations.</p> : null}
