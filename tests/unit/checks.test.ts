@@ -76,7 +76,8 @@ function sample(schema: Json, optional = true): unknown {
         (!schema.pattern || new RegExp(schema.pattern, 'u').test(s)) &&
         s.length >= (schema.minLength ?? 0) &&
         s.length <= (schema.maxLength ?? Infinity);
-      return STRINGS.find(fits) ?? 'x'.repeat(Math.max(1, schema.minLength ?? 0));
+      // The schema's own examples first (a date pattern, say), then the common shapes.
+      return [...((schema.examples as string[] | undefined) ?? []), ...STRINGS].find(fits) ?? 'x'.repeat(Math.max(1, schema.minLength ?? 0));
     }
     case 'integer':
     case 'number':
