@@ -374,7 +374,12 @@ export class BedrockConverseChat implements ChatCapable {
   async chat(request: ChatRequest): Promise<ChatReply> {
     const { plan, cache } = planOf(request);
     const started = Date.now();
-    const out = await guard(PLATFORM, () => this.runtime.for(request).send(new ConverseCommand(converseInput(request, plan, cache))).catch(rethrowModelRefusal));
+    const out = await guard(PLATFORM, () =>
+      this.runtime
+        .for(request)
+        .send(new ConverseCommand(converseInput(request, plan, cache)))
+        .catch(rethrowModelRefusal),
+    );
     const { content, toolCalls, finishReason, reasoning } = readAnswer(out, plan);
     return {
       content,
@@ -404,7 +409,10 @@ export class BedrockConverseChat implements ChatCapable {
     }
     const started = Date.now();
     const out = await guard(PLATFORM, () =>
-      this.runtime.for(request).send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal }).catch(rethrowModelRefusal),
+      this.runtime
+        .for(request)
+        .send(new ConverseStreamCommand(converseInput(request, plan, cache)), { abortSignal: signal })
+        .catch(rethrowModelRefusal),
     );
     if (!out.stream) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     // Converse numbers content blocks (text and tool calls alike); tool calls are numbered apart.
