@@ -21,7 +21,7 @@ export type ApiEvent = APIGatewayProxyEventV2;
  * What the middlewares learn about one request, kept on its context (`context.state`, ApiContext)
  * rather than on the event: each field is set by exactly one middleware of the stack.
  */
-export interface RequestState {
+interface RequestState {
   /** Set by the authenticate middleware (or the /v1 guard): the caller as stored now (not as the token remembers it). */
   user?: User;
   /** Set by the /v1 guard (authenticate-key): the API key the call presented. */
