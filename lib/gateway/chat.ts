@@ -42,6 +42,8 @@ export interface ChatDialect<B, C extends ParsedChat> {
   streamType?: string;
   /** The request's fields of the features a model may lack, in this dialect's words. */
   fields: FeatureFields;
+  /** Headers of its own on an answer in one piece (Bedrock's InvokeModel: the token counts and latency). */
+  headers?(reply: ChatReply, settled: Settled): Record<string, string>;
 }
 
 export interface GatewayInput<B> {
@@ -154,5 +156,6 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   return reply(200, dialect.answer(answered, settlement, at, parsed), {
     ...costHeader(settlement.cost),
     ...answerHeaders(call, attempts),
+    ...dialect.headers?.(answered, settlement),
   });
 }
