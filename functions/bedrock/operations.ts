@@ -1,9 +1,9 @@
 /** The operations of functions/bedrock/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type, type TObject } from '@sinclair/typebox';
-import { ConverseResponse } from './response-schemas';
+import { ConverseResponse, CountTokensResponse } from './response-schemas';
 import { AnthropicMessage } from '../gateway/response-schemas';
 import { Parameters, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
-import { ConverseBody, ConversePath, InvokeBody } from './schemas';
+import { ConverseBody, ConversePath, CountTokensBody, InvokeBody } from './schemas';
 
 const headers = {
   'x-model-ops-cost-usd': {
@@ -142,6 +142,36 @@ at once.
         description: "Bedrock's InvokeModelWithResponseStream events, AWS event-stream framed.",
         headers: { 'x-model-ops-resource': headers['x-model-ops-resource'], 'x-amzn-requestid': headers['x-amzn-requestid'] },
         content: { 'application/vnd.amazon.eventstream': { schema: Type.String({ format: 'binary' }) } },
+      },
+      ...errors('bedrock', 400, 403, 404, 413, 415, 429, 500, 502, 503, 504),
+    },
+  },
+  /** POST /bedrock/model/{modelId}/count-tokens */
+  countTokens: {
+    tags: ['bedrock'],
+    summary: "The input tokens of a request (Bedrock's CountTokens)",
+    description: `The key and errors as Converse's. \`input\` is the request to count: \`invokeModel.body\` (base64
+of Claude's InvokeModel body, checked as InvokeModel checks it) or \`converse\` (messages, system,
+toolConfig, additionalModelRequestFields, checked as Converse checks them). Free: no budget is held
+and nothing is recorded as spend; rate-limited like any call (a request in the requests-per-minute
+windows; a full window is 429 ThrottlingException). On the Bedrock models that have CountTokens the
+platform counts; elsewhere the answer is the prompt's bound a call's budget hold reserves
+(\`x-model-ops-token-count\`: \`platform\` or \`estimate\`). See docs/bedrock-door.md.
+`,
+    parameters,
+    requestBody: request('CountTokensRequest', CountTokensBody, "Bedrock's CountTokensRequest (the model is the path's)."),
+    responses: {
+      '200': {
+        description: "Bedrock's CountTokensResponse.",
+        headers: {
+          'x-model-ops-token-count': {
+            description: '`platform` when the platform counted, `estimate` when the prompt bound was given.',
+            schema: Type.String(),
+          },
+          'x-model-ops-resource': headers['x-model-ops-resource'],
+          'x-amzn-requestid': headers['x-amzn-requestid'],
+        },
+        content: { 'application/json': { schema: Ref(CountTokensResponse) } },
       },
       ...errors('bedrock', 400, 403, 404, 413, 415, 429, 500, 502, 503, 504),
     },

@@ -166,3 +166,22 @@ export const InvokeBody = Type.Object(
   },
   closed,
 );
+
+/**
+ * CountTokens' body: the InvokeModel body (base64, as the SDKs send a blob) or the Converse request's
+ * messages, system prompt, tools and additional fields whose input tokens to count.
+ */
+export const CountTokensBody = Type.Object(
+  {
+    input: Type.Union([
+      Type.Object(
+        {
+          invokeModel: Type.Object({ body: Type.String({ minLength: 1, maxLength: 8_000_000, description: "InvokeModel's body, base64" }) }, closed),
+        },
+        closed,
+      ),
+      Type.Object({ converse: Type.Pick(ConverseBody, ['messages', 'system', 'toolConfig', 'additionalModelRequestFields'], closed) }, closed),
+    ]),
+  },
+  closed,
+);

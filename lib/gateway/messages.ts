@@ -21,7 +21,7 @@ function countedRequest(body: CountTokensBody, headers: anthropicMessages.Messag
 }
 
 /** The headers of a count: which resource's tokenizer counted, and whether the platform counted or the prompt's bound was given. */
-const countHeaders = (count: TokenCount) => ({
+export const countHeaders = (count: TokenCount) => ({
   'x-model-ops-resource': count.resource.endpoint_name,
   'x-model-ops-token-count': count.counted ? 'platform' : 'estimate',
 });

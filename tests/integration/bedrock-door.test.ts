@@ -14,6 +14,7 @@ import {
   ConverseStreamCommand,
   InvokeModelCommand,
   InvokeModelWithResponseStreamCommand,
+  CountTokensCommand,
   ResourceNotFoundException,
   ValidationException,
   type ConverseStreamOutput,
@@ -23,6 +24,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { nanosOf, usdOf, type Nanos } from '../../core/money';
 import { handler as converse } from '../../functions/bedrock/converse';
 import { handler as invoke } from '../../functions/bedrock/invoke';
+import { handler as countTokens } from '../../functions/bedrock/count-tokens';
 import { handler as notFound } from '../../functions/system/not-found';
 import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../local/lambda-url';
 import { getTokenPrice, tokenCost } from '../../lib/pricing/service';
@@ -95,6 +97,7 @@ beforeAll(async () => {
     { method: 'POST', path: '/bedrock/model/{modelId}/converse-stream', url },
     { method: 'POST', path: '/bedrock/model/{modelId}/invoke', handler: invoke as Handler },
     { method: 'POST', path: '/bedrock/model/{modelId}/invoke-with-response-stream', url: invokeUrl },
+    { method: 'POST', path: '/bedrock/model/{modelId}/count-tokens', handler: countTokens as Handler },
     // API Gateway's $default route: what the door does not serve.
     { method: 'POST', path: '/bedrock/model/{modelId}/{operation}', handler: notFound as Handler },
   ]);
@@ -291,5 +294,37 @@ describe("InvokeModel and InvokeModelWithResponseStream with Claude's body", () 
     const streamed = await chunksOf(bedrock, resource.name, claudeBody()).catch((err: unknown) => err);
     expect(streamed).toBeInstanceOf(AccessDeniedException);
     expect(await spentOf(broke.id)).toBe(0);
+  });
+});
+
+describe('CountTokens', () => {
+  test('counts an InvokeModel body and a Converse request alike, free: a key whose budget covers no call counts and spends nothing', async () => {
+    const { bedrock } = client(broke.key);
+    const invoked = await bedrock.send(
+      new CountTokensCommand({ modelId: resource.name, input: { invokeModel: { body: new TextEncoder().encode(claudeBody()) } } }),
+    );
+    const conversed = await bedrock.send(
+      new CountTokensCommand({
+        modelId: resource.name,
+        input: { converse: { system: [{ text: 'Answer briefly.' }], messages: [{ role: 'user', content: [{ text: 'Hello there' }] }] } },
+      }),
+    );
+    expect(invoked.inputTokens).toBeGreaterThan(0);
+    expect(conversed.inputTokens).toBe(invoked.inputTokens);
+    expect(await spentOf(broke.id)).toBe(0);
+  });
+
+  test("an InvokeModel body that is not Claude's is 400 ValidationException naming anthropic_version", async () => {
+    const { bedrock } = client(paying.key);
+    const refused = await bedrock
+      .send(
+        new CountTokensCommand({
+          modelId: resource.name,
+          input: { invokeModel: { body: new TextEncoder().encode(JSON.stringify({ inputText: 'Hi' })) } },
+        }),
+      )
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ValidationException);
+    expect((refused as Error).message).toContain('anthropic_version');
   });
 });
