@@ -37,3 +37,8 @@ export const ConverseResponse = Named(
     { description: "Bedrock's ConverseResponse." },
   ),
 );
+
+export const CountTokensResponse = Named(
+  'CountTokensResponse',
+  Type.Object({ inputTokens: Type.Integer({ description: 'the input tokens of the request' }) }, { description: "Bedrock's CountTokensResponse." }),
+);

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_IMAGE_URL_CHARS } from '../../lib/dialects/common';
+import { MessagesBody } from '../gateway/schemas';
 
 // ---------------------------------------------------------------------------------------------
 // The /bedrock door's requests: Bedrock's ConverseRequest (bedrock-runtime's REST shape; the model is
@@ -144,6 +145,43 @@ export const ConverseBody = Type.Object(
     ),
     requestMetadata: Type.Optional(Type.Record(Type.String({ maxLength: 256 }), Type.String({ maxLength: 256 }), { maxProperties: 16 })),
     ...notSupported(['guardrailConfig', 'promptVariables', 'additionalModelResponseFieldPaths', 'performanceConfig', 'serviceTier', 'outputConfig']),
+  },
+  closed,
+);
+
+/**
+ * InvokeModel's (and InvokeModelWithResponseStream's) body for Claude: Anthropic's Messages request
+ * as Bedrock takes it (functions/gateway/schemas.ts MessagesBody without `model` and `stream`), with
+ * `anthropic_version` and `anthropic_beta` in the body. Other models' native bodies are not taken:
+ * Converse is the door for every model.
+ */
+export const InvokeBody = Type.Object(
+  {
+    // First: a body that is not Claude's is refused by naming what this door takes.
+    anthropic_version: Type.Literal('bedrock-2023-05-31', {
+      description: "Bedrock's Anthropic version: this door's InvokeModel takes Anthropic's Messages body only (Converse takes every model)",
+    }),
+    anthropic_beta: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 20 })),
+    ...Type.Omit(MessagesBody, ['model', 'stream']).properties,
+  },
+  closed,
+);
+
+/**
+ * CountTokens' body: the InvokeModel body (base64, as the SDKs send a blob) or the Converse request's
+ * messages, system prompt, tools and additional fields whose input tokens to count.
+ */
+export const CountTokensBody = Type.Object(
+  {
+    input: Type.Union([
+      Type.Object(
+        {
+          invokeModel: Type.Object({ body: Type.String({ minLength: 1, maxLength: 8_000_000, description: "InvokeModel's body, base64" }) }, closed),
+        },
+        closed,
+      ),
+      Type.Object({ converse: Type.Pick(ConverseBody, ['messages', 'system', 'toolConfig', 'additionalModelRequestFields'], closed) }, closed),
+    ]),
   },
   closed,
 );

@@ -2,9 +2,9 @@
 /** The operations of functions/gateway/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type } from '@sinclair/typebox';
 
-import { AnthropicMessage, ChatCompletion, Embeddings, OpenAiModelList, ResponseSchema } from './response-schemas';
+import { AnthropicMessage, ChatCompletion, MessageTokensCount, Embeddings, OpenAiModelList, ResponseSchema } from './response-schemas';
 import { Parameters, RATE_LIMIT_HEADERS, Ref, RequestSchema, errors, type Operations } from '../../lib/http/contract';
-import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from './schemas';
+import { ChatCompletionBody, EmbeddingsBody, MessagesBody, MessagesCountTokensBody, ResponsePath, ResponsesBody } from './schemas';
 
 /**
  * The headers of an answered model call, the same on the four /v1 calls (chat completions,
@@ -748,6 +748,49 @@ is an \`error\` event.
           },
         ),
         content: { 'application/json': { schema: Ref(AnthropicMessage) }, 'text/event-stream': { schema: Type.String() } },
+      },
+      ...errors('anthropic', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
+    },
+  },
+  /** POST /v1/messages/count_tokens */
+  messagesCountTokens: {
+    tags: ['gateway'],
+    summary: "The input tokens of a message request (Anthropic's token counting)",
+    description: `The body of POST /v1/messages without \`max_tokens\` and \`stream\`, read and checked the same
+way (the key, the model, \`anthropic-beta\`, thinking, tools, images); the answer is
+\`{"input_tokens": N}\`. Free: no budget is held and nothing is recorded as spend. Rate-limited like
+any call: it counts as a request in the key's and its teams' requests-per-minute windows, and a
+full window answers 429 (\`rate_limit_error\`, \`Retry-After\`). On Bedrock models that have
+CountTokens (Claude 3.5 Haiku, 3.5 Sonnet and v2, 3.7 Sonnet, Opus 4, Sonnet 4) the platform counts;
+elsewhere the answer is the prompt's bound that a call's budget hold reserves (an upper bound,
+never below what the call is billed as input). \`x-model-ops-token-count\` says which
+(\`platform\` or \`estimate\`). A route counts with its first target. See docs/claude-code.md.
+`,
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: new RequestSchema(MessagesCountTokensBody, 'MessagesCountTokensRequest', {
+            '': { description: 'A Messages API request without max_tokens and stream.' },
+          }),
+        },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The input tokens.',
+        headers: {
+          'x-model-ops-token-count': {
+            description: '`platform` when the platform counted, `estimate` when the prompt bound was given.',
+            schema: Type.String(),
+          },
+          'x-model-ops-resource': { description: "The resource whose model's tokens were counted.", schema: Type.String() },
+          'x-request-id': { description: "The request's id, as the logs know it.", schema: Type.String() },
+          'x-ratelimit-limit-requests': { $ref: '#/components/headers/RateLimitLimitRequests' },
+          'x-ratelimit-remaining-requests': { $ref: '#/components/headers/RateLimitRemainingRequests' },
+          'x-ratelimit-reset-requests': { $ref: '#/components/headers/RateLimitResetRequests' },
+        },
+        content: { 'application/json': { schema: Ref(MessageTokensCount) } },
       },
       ...errors('anthropic', 400, 401, 404, 413, 415, 429, 500, 502, 503, 504),
     },

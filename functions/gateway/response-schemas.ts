@@ -104,6 +104,14 @@ export const AnthropicMessage = Named(
   ),
 );
 
+export const MessageTokensCount = Named(
+  'MessageTokensCount',
+  Type.Object(
+    { input_tokens: Type.Integer({ description: 'the input tokens of the request: system prompt, messages, images and tools' }) },
+    { description: "Anthropic's token count." },
+  ),
+);
+
 export const ChatCompletion = Named(
   'ChatCompletion',
   Type.Object({

@@ -763,3 +763,6 @@ export const MessagesBody = Type.Object(
   },
   closed,
 );
+
+/** POST /v1/messages/count_tokens: a Messages request without what only an answer needs (max_tokens, stream). */
+export const MessagesCountTokensBody = Type.Omit(MessagesBody, ['max_tokens', 'stream'], { additionalProperties: false });

@@ -66,9 +66,17 @@ export function answer(reply: ChatReply, settled: Settled, meta: CallMeta) {
   };
 }
 
-/** Anthropic's event stream of a reply. */
+/** One of Anthropic's stream events: its `type` and its fields (what an SSE event's data, or a Bedrock chunk's bytes, carry). */
+export type MessageEvent = { type: string } & Record<string, unknown>;
+
+/** Anthropic's event stream of a reply, as server-sent events. */
 export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMeta): AsyncGenerator<string> {
-  const event = (type: string, data: Record<string, unknown> = {}) => sseEvent(type, { type, ...data });
+  for await (const event of messageEvents(events, meta)) yield sseEvent(event.type, event);
+}
+
+/** Anthropic's events of a reply (framed as server-sent events on /v1/messages, as Bedrock's chunks on the door's InvokeModelWithResponseStream). */
+export async function* messageEvents(events: AsyncIterable<MeteredEvent>, meta: CallMeta): AsyncGenerator<MessageEvent> {
+  const event = (type: string, data: Record<string, unknown> = {}): MessageEvent => ({ type, ...data });
   yield event('message_start', {
     message: {
       id: messageId(meta),
@@ -90,8 +98,9 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
   const blockOfCall = new Map<number, number>();
   let finish: FinishReason | undefined;
   let settled: Settled | undefined;
+  // The stop of the open block (a thinking block's signature and a redacted block close one that is open).
   const close = () => {
-    const stop = open ? event('content_block_stop', { index: open.index }) : '';
+    const stop = open ? event('content_block_stop', { index: open.index }) : undefined;
     open = undefined;
     return stop;
   };
@@ -117,11 +126,11 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
           index: (open as { index: number }).index,
           delta: { type: 'signature_delta', signature: item.signature },
         });
-        yield close();
+        yield close() as MessageEvent;
         break;
       case 'reasoning_redacted':
         yield* startBlock('thinking', { type: 'redacted_thinking', data: item.data });
-        yield close();
+        yield close() as MessageEvent;
         break;
       case 'text':
         if (!item.text) break;
@@ -158,7 +167,7 @@ export async function* frames(events: AsyncIterable<MeteredEvent>, meta: CallMet
         break;
       case 'failed': {
         const failure = streamFailure(item.error);
-        yield sseEvent('error', anthropicErrorBody(failure.statusCode, failure.message));
+        yield anthropicErrorBody(failure.statusCode, failure.message);
         return;
       }
       // `usage` is the platform's count; the settled event says what the call was recorded as.

@@ -296,6 +296,13 @@ export function answer(reply: ChatReply, settled: Settled) {
   };
 }
 
+/** A failure mid-stream as the stream's exception event (throttlingException, ...), which the SDKs throw while iterating. */
+export function streamException(err: unknown): Buffer {
+  const failure = streamFailure(err, { openAi: true, gateway: true });
+  const error = bedrockError(failure.statusCode, 'code' in failure ? failure.code : undefined, failure.message);
+  return exceptionMessage(streamExceptionType(error.type), error.body);
+}
+
 /** ConverseStream's events, each an event-stream message. */
 export async function* frames(events: AsyncIterable<MeteredEvent>): AsyncGenerator<Buffer> {
   const started = Date.now();
@@ -355,12 +362,9 @@ export async function* frames(events: AsyncIterable<MeteredEvent>): AsyncGenerat
       case 'settled':
         settled = item;
         break;
-      case 'failed': {
-        const failure = streamFailure(item.error, { openAi: true, gateway: true });
-        const error = bedrockError(failure.statusCode, 'code' in failure ? failure.code : undefined, failure.message);
-        yield exceptionMessage(streamExceptionType(error.type), error.body);
+      case 'failed':
+        yield streamException(item.error);
         return;
-      }
       // `usage` is the platform's count; the settled event says what the call was recorded as.
     }
   }

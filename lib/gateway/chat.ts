@@ -46,6 +46,8 @@ export interface ChatDialect<B, C extends ParsedChat> {
   fields: FeatureFields;
   /** The end user the request names, where the dialect has such a field (recorded with the call). */
   endUser?: (body: B) => EndUser;
+  /** Headers of its own on an answer in one piece (Bedrock's InvokeModel: the token counts and latency). */
+  headers?(reply: ChatReply, settled: Settled): Record<string, string>;
 }
 
 export interface GatewayInput<B> {
@@ -160,5 +162,6 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
   return reply(200, dialect.answer(answered, settlement, at, parsed), {
     ...costHeader(settlement.cost),
     ...answerHeaders(call, attempts),
+    ...dialect.headers?.(answered, settlement),
   });
 }

@@ -16,20 +16,21 @@ export const answerConverse = (input: GatewayInput<converse.ConverseBody>, model
 export const streamConverse = (input: GatewayInput<converse.ConverseBody>, modelId: string) =>
   chatCall<converse.ConverseInput, converse.ConverseCall>(streaming, { ...input, body: { ...input.body, modelId } });
 
-const STREAM_PATH = /^\/bedrock\/model\/([^/]+)\/converse-stream$/;
+const STREAM_PATH = /^\/bedrock\/model\/([^/]+)\/(converse-stream|invoke-with-response-stream)$/;
 
 /**
- * The model of a ConverseStream request behind its function URL, which has no path parameters: read
- * from the path CloudFront passed on (the SDKs percent-encode an ARN's slashes and colons).
+ * The model of a streamed request (ConverseStream, InvokeModelWithResponseStream) behind its function
+ * URL, which has no path parameters: read from the path CloudFront passed on (the SDKs percent-encode
+ * an ARN's slashes and colons).
  */
-export function streamModelId(rawPath: string | undefined): string {
-  const encoded = STREAM_PATH.exec(rawPath ?? '')?.[1];
+export function streamModelId(rawPath: string | undefined, operation: 'converse-stream' | 'invoke-with-response-stream' = 'converse-stream'): string {
+  const match = STREAM_PATH.exec(rawPath ?? '');
   let modelId: string | undefined;
   try {
-    modelId = encoded === undefined ? undefined : decodeURIComponent(encoded);
+    modelId = match?.[1] === undefined || match[2] !== operation ? undefined : decodeURIComponent(match[1]);
   } catch {
     modelId = undefined;
   }
-  if (!modelId) throw new NotFound('Not found: POST /bedrock/model/{modelId}/converse-stream');
+  if (!modelId) throw new NotFound(`Not found: POST /bedrock/model/{modelId}/${operation}`);
   return modelId;
 }

@@ -28,7 +28,7 @@ export function unknownRoute(event: ApiEvent): NotFound {
   }
   if (isBedrock(event.rawPath)) {
     return new NotFound(
-      `Unknown request URL: ${route}. This door serves POST /bedrock/model/{modelId}/converse and /converse-stream; invoke, invoke-with-response-stream and count-tokens are not served yet`,
+      `Unknown request URL: ${route}. This door serves POST /bedrock/model/{modelId}/converse, /converse-stream, /invoke, /invoke-with-response-stream and /count-tokens`,
     );
   }
   return new NotFound('Route not found', route);

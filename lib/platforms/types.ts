@@ -248,6 +248,8 @@ export interface ChatCapable {
    * (or returning the iterator early) stops the upstream call.
    */
   chatStream(request: ChatRequest, signal?: AbortSignal): AsyncIterable<ChatStreamEvent>;
+  /** The request's input tokens as the platform counts them, free of charge; undefined where the model has no counting. */
+  countTokens?(request: ChatRequest): Promise<number | undefined>;
 }
 
 export interface EmbeddingRequest {

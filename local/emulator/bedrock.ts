@@ -2,10 +2,11 @@
  * Amazon Bedrock, control plane and runtime (both restJson1, both signed as "bedrock"):
  * ListFoundationModels, GetFoundationModel, the inference-profile operations (bedrock-profiles.ts),
  * Converse and ConverseStream (text, images, documents, tool use), and InvokeModel for the embedding models (Titan
- * Text Embeddings v2 and Cohere Embed v3 and v4, each its own body). Runtime calls name a model by base
+ * Text Embeddings v2 and Cohere Embed v3 and v4, each its own body), CountTokens (count-tokens.ts). Runtime calls name a model by base
  * id (only where it is offered on demand), by system profile or by application profile ARN.
  */
 import { cacheCall } from './prompt-cache';
+import { countTokens } from './count-tokens';
 import {
   createInferenceProfile,
   deleteInferenceProfile,
@@ -531,6 +532,7 @@ export const bedrock: ServiceDef = {
         return { op: 'ConverseStream', keys, canFail: true, run: () => converseStream(ctx, modelId) };
       }
       if (action === 'invoke') return { op: 'InvokeModel', keys, canFail: true, run: () => invokeModel(ctx, modelId) };
+      if (action === 'count-tokens') return { op: 'CountTokens', keys, run: () => countTokens(ctx, modelId) };
     }
     return undefined;
   },

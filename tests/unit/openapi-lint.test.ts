@@ -37,7 +37,6 @@ test('Redocly CLI finds no error in the document, and only the warnings redocly.
   expect(warned).toEqual([
     'no-illogical-composition-keywords',
     'no-required-schema-properties-undefined',
-    'no-unused-components',
     'operation-2xx-response',
   ]);
 });

@@ -21,8 +21,15 @@ import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from '../../fu
 import { RefreshPricingBody, UpsertPricingBody } from '../../functions/pricing/schemas';
 import { BreakdownQuery, UsageQuery } from '../../functions/usage/schemas';
 import { CreateKeyBody, KeyPath, ListKeysQuery, UpdateKeyBody } from '../../functions/keys/schemas';
-import { ChatCompletionBody, EmbeddingsBody, MessagesBody, ResponsePath, ResponsesBody } from '../../functions/gateway/schemas';
-import { ConverseBody, ConversePath } from '../../functions/bedrock/schemas';
+import {
+  ChatCompletionBody,
+  EmbeddingsBody,
+  MessagesBody,
+  MessagesCountTokensBody,
+  ResponsePath,
+  ResponsesBody,
+} from '../../functions/gateway/schemas';
+import { ConverseBody, ConversePath, CountTokensBody, InvokeBody } from '../../functions/bedrock/schemas';
 import {
   AddMemberBody,
   CreateTeamBody,
@@ -145,7 +152,15 @@ describe('docs/openapi.yaml is a valid OpenAPI 3.1 document', () => {
   test('lays the paths out for versioning: all under /api, none with a version segment (v1 is implicit), but OpenAI’s own /v1 paths of the gateway', () => {
     const paths = Object.keys(doc.paths).filter(
       (p) =>
-        !['/v1/models', '/v1/chat/completions', '/v1/embeddings', '/v1/responses', '/v1/responses/{id}', '/v1/messages'].includes(p) &&
+        ![
+          '/v1/models',
+          '/v1/chat/completions',
+          '/v1/embeddings',
+          '/v1/responses',
+          '/v1/responses/{id}',
+          '/v1/messages',
+          '/v1/messages/count_tokens',
+        ].includes(p) &&
         // The Bedrock-compatible door: bedrock-runtime's own paths.
         !p.startsWith('/bedrock/model/{modelId}/'),
     );
@@ -448,6 +463,10 @@ const asIs = (s: Json) => s;
 const BODIES: Record<string, TSchema> = {
   converse: ConverseBody,
   converseStream: ConverseBody,
+  invoke: InvokeBody,
+  invokeStream: InvokeBody,
+  countTokens: CountTokensBody,
+  messagesCountTokens: MessagesCountTokensBody,
   createUser: CreateUserBody,
   updateUser: UpdateUserBody,
   deployManaged: DeployManagedBody,
@@ -532,6 +551,9 @@ const PARAMETERS: Record<string, { query?: TSchema; path?: TSchema }> = {
   deleteResponse: { path: ResponsePath },
   converse: { path: ConversePath },
   converseStream: { path: ConversePath },
+  invoke: { path: ConversePath },
+  invokeStream: { path: ConversePath },
+  countTokens: { path: ConversePath },
 };
 
 /**

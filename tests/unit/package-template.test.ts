@@ -558,6 +558,7 @@ const STREAMING = [
   ['/v1/responses', 'responses', 'ResponsesStream'],
   ['/v1/messages', 'messages', 'MessagesStream'],
   ['/bedrock/model/*/converse-stream', 'converse-stream', 'ConverseStreamUrl'],
+  ['/bedrock/model/*/invoke-with-response-stream', 'invoke-stream', 'InvokeStreamUrl'],
 ] as const;
 
 describe.each(STREAMING)('the streaming function of %s in the prod template', (_path, _originId, fn) => {

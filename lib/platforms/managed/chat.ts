@@ -62,6 +62,7 @@ import type {
   ToolCall,
   ToolSpec,
 } from '../types';
+import { countConverseTokens } from './count-tokens';
 import { cachingOf, converseFeatures, type CachingFacts, type ConverseFeatures } from './features';
 import { modelRequestFields, rethrowModelRefusal, readReasoningBlock, reasoningBlocks, reasoningEvent, reasoningEvents, turnsFor } from './reasoning';
 import { traced } from '#tracing';
@@ -476,6 +477,13 @@ export class BedrockConverseChat implements ChatCapable {
     yield { kind: 'stop', finishReason: reply.finishReason ?? 'stop' };
     const { tokensIn, tokensOut, latencyMs, modelId, cache, serviceTier } = reply;
     yield { kind: 'usage', tokensIn, tokensOut, latencyMs, modelId, ...optional('cache', cache), ...optional('serviceTier', serviceTier) };
+  }
+
+  /** Bedrock's CountTokens for the request's messages, system prompt and tools, where the model has it. */
+  countTokens(request: ChatRequest): Promise<number | undefined> {
+    const { plan, cache } = planOf(request);
+    const { messages, system, toolConfig, additionalModelRequestFields } = converseInput(request, plan, cache);
+    return countConverseTokens(this.runtime.for(request), request, { messages, system, toolConfig, additionalModelRequestFields });
   }
 
   /** Closes the client's sessions (tests; a Lambda container just freezes). */

@@ -61,7 +61,7 @@ export const managedMaxOutputTokens = (modelId: string): number | undefined =>
   MAX_OUTPUT_TOKENS.find((f) => f.match.test(baseModelId(modelId)))?.tokens;
 
 /** A model id without a cross-region inference profile's prefix (us., eu., apac., global.). */
-const baseModelId = (modelId: string) => modelId.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
+export const baseModelId = (modelId: string) => modelId.replace(/^(us|eu|apac|us-gov|ca|jp|au|global)\./, '');
 
 export function converseFeatures(modelId: string): ConverseFeatures {
   const id = baseModelId(modelId);
