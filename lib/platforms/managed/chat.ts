@@ -28,7 +28,6 @@
  */
 import {
   BedrockRuntimeClient,
-  type CachePointBlock,
   ConverseCommand,
   ConverseStreamCommand,
   type ContentBlock,
@@ -41,15 +40,12 @@ import {
   type ToolConfiguration,
   type ToolResultContentBlock,
   type ToolUseBlock,
-  type TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import { BadRequest, UpstreamError, type DomainError } from '../../errors';
 import { PlatformClient, http2ClientConfig, resolveAwsOptions, type AwsPlatformOptions } from '../clients';
 import { errorMessage, errorName, guard, toUpstreamError, unreadable, upstreamDetail } from '../errors';
 import { jsonOutputTool } from '../json-output';
 import type {
-  CacheTokens,
-  CacheTtl,
   ChatCapable,
   ChatReply,
   ChatRequest,
@@ -62,8 +58,9 @@ import type {
   ToolCall,
   ToolSpec,
 } from '../types';
+import { CachePoints, NO_CACHE_POINTS, cacheTokensOf } from './cache-points';
 import { countConverseTokens } from './count-tokens';
-import { cachingOf, converseFeatures, type CachingFacts, type ConverseFeatures } from './features';
+import { cachingOf, converseFeatures, type ConverseFeatures } from './features';
 import { modelRequestFields, rethrowModelRefusal, readReasoningBlock, reasoningBlocks, reasoningEvent, reasoningEvents, turnsFor } from './reasoning';
 import { traced } from '#tracing';
 
@@ -81,32 +78,6 @@ const imageBlock = (part: Extract<ContentPart, { type: 'image' }>) => ({
 const documentBlock = (part: Extract<ContentPart, { type: 'document' }>) => ({
   document: { format: part.format, name: part.name, source: { bytes: Buffer.from(part.data, 'base64') } },
 });
-
-/**
- * Where a request's checkpoints may go for its model: a checkpoint in a field the model does not cache
- * (or on a model that caches nothing) yields no block. A TTL it does not offer is refused.
- */
-class CachePoints {
-  constructor(
-    private readonly target: string,
-    private readonly caching: CachingFacts | undefined,
-  ) {}
-
-  /** The cachePoint block for a checkpoint of `ttl` in `field`, or none. */
-  after(ttl: CacheTtl | undefined, field: CachingFacts['fields'][number]): { cachePoint: CachePointBlock }[] {
-    if (!ttl || !this.caching?.fields.includes(field)) return [];
-    if (!this.caching.ttls.includes(ttl)) {
-      throw new BadRequest(`The managed model "${this.target}" caches prompts for ${this.caching.ttls.join(' or ')} only, not ${ttl}`, {
-        param: 'cache_control.ttl',
-      });
-    }
-    // 5 minutes is Bedrock's default TTL: only the longer one is named.
-    return [{ cachePoint: { type: 'default', ...(ttl === '1h' && { ttl }) } }];
-  }
-}
-
-/** Checkpoints nowhere. */
-const NO_CACHE_POINTS = new CachePoints('', undefined);
 
 /** A user message's (or tool result's) parts as Converse blocks; blank texts are left out (Converse refuses them). */
 function partBlocks(content: string | ContentPart[], cache: CachePoints): ContentBlock[] {
@@ -286,25 +257,6 @@ function converseInput(request: ChatRequest, plan: ToolPlan, cache: CachePoints)
     ...(request.serviceTier && { serviceTier: { type: request.serviceTier } }),
   };
 }
-
-/**
- * What the prompt cache served and stored, from Converse's usage. Writes are split by TTL in
- * cacheDetails; a platform that gives the total alone has its writes counted at the longest TTL the
- * request asked for, so that a call is never priced under what it cost.
- */
-function cacheTokensOf(usage: TokenUsage | undefined, request: ChatRequest): CacheTokens | undefined {
-  const read = usage?.cacheReadInputTokens ?? 0;
-  const written = usage?.cacheWriteInputTokens ?? 0;
-  if (read === 0 && written === 0) return undefined;
-  const details = usage?.cacheDetails ?? [];
-  if (details.length > 0) {
-    const of = (ttl: CacheTtl) => details.filter((d) => d.ttl === ttl).reduce((n, d) => n + (d.inputTokens ?? 0), 0);
-    return { read, write5m: of('5m'), write1h: of('1h') };
-  }
-  return asksOneHour(request) ? { read, write5m: 0, write1h: written } : { read, write5m: written, write1h: 0 };
-}
-
-const asksOneHour = (request: ChatRequest) => JSON.stringify([request.system, request.messages, request.tools]).includes('"cache":"1h"');
 
 /** The tier the platform says served the call. */
 const tierOf = (tier: { type?: string } | undefined): ServiceTier | undefined =>
