@@ -27,6 +27,7 @@ import {
   type FinishReason,
   type ServiceTier,
 } from '../platforms/types';
+import { explainProfileFailure, profileMissingError } from '../resources/profile-health';
 import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
@@ -173,6 +174,7 @@ function notInService(resource: Resource, live: EndpointDescription | undefined)
 async function ensureInService(resource: Resource): Promise<void> {
   if (resource.status === 'InService') return;
   if (traitsOf(resource.type).lifecycle !== 'endpoint') {
+    if (resource.inference_profile && resource.status === 'Failed') throw profileMissingError(resource);
     throw new NotInService(`Resource '${resource.name}' is not InService (status: ${resource.status})`, false);
   }
   const live = await endpointsOf(resource.type).describe(resource.endpoint_name);
@@ -305,6 +307,7 @@ export const releaseCall = (call: MeteredCall) => releaseHeld(call);
  * that has left service meanwhile (then NotInService says so; a failure to ask keeps the original).
  */
 export async function explainFailure(resource: Resource, err: unknown): Promise<unknown> {
+  if (resource.inference_profile) return explainProfileFailure(resource, err);
   if (traitsOf(resource.type).lifecycle !== 'endpoint') return err;
   const live = await endpointsOf(resource.type)
     .describe(resource.endpoint_name)

@@ -47,6 +47,8 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
     resource = synced.resource;
   }
+  // A managed resource's mark is its profile's (failure_reason says so); the hint is the endpoint's.
+  const vanished = hasEndpoint && resource.vanished_at;
   const [{ metrics, warning }, costs, price, access] = await Promise.all([
     metricsOf(resource),
     costsOf(resource, now),
@@ -61,7 +63,7 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, now) } : {}),
     ...(access ? { access } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
-    ...(warning || resource.vanished_at ? { warnings: [...(warning ? [warning] : []), ...(resource.vanished_at ? [VANISHED_HINT] : [])] } : {}),
+    ...(warning || vanished ? { warnings: [...(warning ? [warning] : []), ...(vanished ? [VANISHED_HINT] : [])] } : {}),
   };
 }
 
