@@ -18,7 +18,7 @@ import { markProfileBack, markProfileMissing, type Resource, type ResourceInfere
 const what = (p: ResourceInferenceProfile) => (p.type === 'APPLICATION' ? `Application inference profile ${p.arn}` : `Inference profile "${p.id}"`);
 
 /** Why the resource cannot answer, in words a caller and an admin can act on. */
-export function profileMissingReason(p: ResourceInferenceProfile): string {
+function profileMissingReason(p: ResourceInferenceProfile): string {
   const gone =
     p.type === 'APPLICATION'
       ? 'no longer exists on Bedrock (deleted outside this service)'
