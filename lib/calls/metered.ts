@@ -27,7 +27,7 @@ import {
   type FinishReason,
   type ServiceTier,
 } from '../platforms/types';
-import { explainProfileFailure, profileMissingError } from '../resources/profile-health';
+import { explainProfileFailure, profileMissingError } from './profile-failure';
 import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 

@@ -113,15 +113,15 @@ describe('a managed resource whose inference profile vanished', () => {
     expect(turn.body.error).toContain(`its inference profile '${deployed.inferenceProfile.id}' no longer exists on Bedrock`);
   });
 
-  test('a call Bedrock refuses because the profile is gone is answered by name, and marks the resource before any pass', async () => {
+  test('a call Bedrock refuses because the profile is gone is answered by name before any pass; the next pass marks the resource', async () => {
     const deployed = await deploy('application');
     await bedrock.send(new DeleteInferenceProfileCommand({ inferenceProfileIdentifier: deployed.inferenceProfile.arn }));
 
     const turn = await chat(deployed.id);
     expect(turn.status).toBe(404);
-    expect(turn.body.error).toContain('no longer exists on Bedrock');
+    expect(turn.body.error).toContain(`its inference profile '${deployed.inferenceProfile.id}' no longer exists on Bedrock`);
+    expect((await reconcile()).profilesMissing).toEqual([deployed.id]);
     expect((await getTrackedResource(deployed.id))?.status).toBe('Failed');
-    expect((await auditOf(deployed.id)).filter((e) => e.action === 'resource.failed')[0]).toMatchObject({ actor: { username: 'status-sync' } });
   });
 
   test('a system profile AWS stops listing fails the resource; listed again, the next pass brings it back InService', async () => {
