@@ -2,11 +2,12 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } fr
 import { TABLE, db, decodeCursor, encodeCursor } from './client';
 
 /**
- * Orphans: endpoints on the dedicated platform that carry this service's tags (service and stage) but
- * no tracked resource, found by the reconciler (a deploy whose record was never written, a record
- * lost or removed by hand). Admins list them and adopt or delete them.
+ * Orphans: endpoints on the dedicated platform, and Bedrock application inference profiles, that carry
+ * this service's tags (service and stage) but no tracked resource, found by the reconciler (a deploy
+ * whose record was never written, a record lost or removed by hand). Admins list them and adopt
+ * (endpoints) or delete them.
  *
- *   PK ORPHANS   SK EP#<lower endpoint name>
+ *   PK ORPHANS   SK EP#<lower endpoint name, or the profile's name>
  *
  * One partition: orphans are rare, written by the reconciler only when one is found or changes, and
  * listed by admins; a Query lists them in name order.
@@ -16,6 +17,9 @@ const sortKey = (endpointName: string) => `EP#${endpointName.toLowerCase()}`;
 const orphanKey = (endpointName: string) => ({ PK: PARTITION, SK: sortKey(endpointName) });
 
 export interface Orphan {
+  /** What was left behind: a dedicated endpoint (absent on records written before profiles were looked for) or an application inference profile. */
+  kind?: 'endpoint' | 'inference_profile';
+  /** The endpoint's name, or the profile's name. */
   endpoint_name: string;
   endpoint_arn: string;
   /** The platform's status when last seen. */
@@ -28,6 +32,8 @@ export interface Orphan {
   instance_type: string | null;
   instance_count: number | null;
   variant_names: string[];
+  /** An inference profile's tags, as ListTagsForResource showed them. */
+  tags?: Record<string, string> | null;
 }
 
 const FIELDS = [
@@ -41,11 +47,14 @@ const FIELDS = [
   'instance_type',
   'instance_count',
   'variant_names',
+  'kind',
+  'tags',
 ] as const;
 
 function orphanFromItem(item: Record<string, unknown>): Orphan {
   const o = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Orphan;
   o.variant_names = (item.variant_names as string[] | undefined) ?? [];
+  o.kind = (item.kind as Orphan['kind']) ?? 'endpoint';
   return o;
 }
 

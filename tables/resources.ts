@@ -602,6 +602,28 @@ export function markVanished(
   );
 }
 
+/**
+ * A managed resource's inference profile is gone from Bedrock (a system profile no longer listed, an
+ * application profile deleted outside the service): Failed, unhealthy, with the reason. Only from
+ * InService, so of two noticing at once one writes (and audits) it. undefined when it was not InService.
+ */
+export function markProfileMissing(id: string, reason: string, at: string): Promise<TrackedResource | undefined> {
+  return patchResource(
+    id,
+    { status: 'Failed', health: 'unhealthy', failure_reason: reason, vanished_at: at, last_updated: at },
+    { status: 'InService' },
+  );
+}
+
+/** The profile is listed again (a system profile back in the Region's listing): InService as before. */
+export function markProfileBack(id: string, at: string): Promise<TrackedResource | undefined> {
+  return patchResource(
+    id,
+    { status: 'InService', health: 'healthy', failure_reason: null, vanished_at: null, last_updated: at },
+    { status: 'Failed' },
+  );
+}
+
 /** The platform has the endpoint: the deploy's reservation becomes a started deploy. */
 export async function markDeployStarted(
   id: string,

@@ -8,9 +8,15 @@ export const Orphan = Named(
   'Orphan',
   Type.Object(
     {
+      kind: Type.Unsafe<'endpoint' | 'inference_profile'>({
+        description:
+          'What was left behind: a dedicated endpoint, or a Bedrock application inference profile (its name is `endpoint_name`, its ARN `endpoint_arn`). A profile costs nothing itself; it can be deleted, not adopted.',
+        type: 'string',
+        enum: ['endpoint', 'inference_profile'],
+      }),
       endpoint_name: Type.String(),
       endpoint_arn: Type.String(),
-      status: Type.String({ description: "The platform's endpoint status when the reconciler last looked." }),
+      status: Type.String({ description: "The platform's endpoint (or profile) status when the reconciler last looked." }),
       platform_created_at: Ref(Timestamp),
       found_at: Ref(Timestamp),
       resource_id: OneOf([Ref(Uuid), Type.Null()], { description: 'The resource its tags name (the deploy that created it), if any.' }),
@@ -21,6 +27,9 @@ export const Orphan = Named(
         type: ['number', 'null'],
         minimum: 0,
       }),
+      tags: Type.Optional(
+        Type.Record(Type.String(), Type.String(), { description: "An inference profile's tags (the service's own, the team's and the deployer's)." }),
+      ),
     },
     { additionalProperties: false },
   ),

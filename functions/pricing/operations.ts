@@ -93,7 +93,7 @@ export const operations: Operations = {
     tags: ['pricing'],
     summary: 'Refresh prices from the AWS Price List API',
     description:
-      'Roles: admin, super_admin. Entries an admin set by hand are kept unless overrideAdminEntries is true. Hosted prices are not in the Price List and stay as they are.',
+      'Roles: admin, super_admin. Reads SageMaker hosting prices and Bedrock token prices, the prompt cache read and write (5-minute, 1-hour) prices included, from the services AmazonSageMaker, AmazonBedrock and AmazonBedrockFoundationModels (current Claude); a system profile entry (us.<model>, global.<model>) gets its own scope. Entries an admin set by hand are kept unless overrideAdminEntries is true. Hosted prices are not in the Price List and stay as they are.',
     requestBody: {
       required: false,
       content: {

@@ -148,9 +148,23 @@ export const RefreshPricingResponse = Named(
           {
             platform: Type.Unsafe<'managed' | 'dedicated'>({ type: 'string', enum: ['managed', 'dedicated'] }),
             key: Type.String({ description: 'The model id or instance type.' }),
-            field: Type.Unsafe<'per_1k_input_tokens_usd' | 'per_1k_output_tokens_usd' | 'hourly_usd'>({
+            field: Type.Unsafe<
+              | 'per_1k_input_tokens_usd'
+              | 'per_1k_output_tokens_usd'
+              | 'per_1k_cache_read_tokens_usd'
+              | 'per_1k_cache_write_tokens_usd'
+              | 'per_1k_cache_write_1h_tokens_usd'
+              | 'hourly_usd'
+            >({
               type: 'string',
-              enum: ['per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', 'hourly_usd'],
+              enum: [
+                'per_1k_input_tokens_usd',
+                'per_1k_output_tokens_usd',
+                'per_1k_cache_read_tokens_usd',
+                'per_1k_cache_write_tokens_usd',
+                'per_1k_cache_write_1h_tokens_usd',
+                'hourly_usd',
+              ],
             }),
             old: Type.Unsafe<number | null>({ type: ['number', 'null'] }),
             new: Type.Number(),

@@ -27,6 +27,7 @@ import {
   type FinishReason,
   type ServiceTier,
 } from '../platforms/types';
+import { explainProfileFailure, profileMissingError } from './profile-failure';
 import { callCost, getTokenPrice, type PricedUsage, type ResolvedTokenPrice } from '../pricing/service';
 import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
 
@@ -177,6 +178,7 @@ function notInService(resource: Resource, live: EndpointDescription | undefined)
 async function ensureInService(resource: Resource): Promise<void> {
   if (resource.status === 'InService') return;
   if (traitsOf(resource.type).lifecycle !== 'endpoint') {
+    if (resource.inference_profile && resource.status === 'Failed') throw profileMissingError(resource);
     throw new NotInService(`Resource '${resource.name}' is not InService (status: ${resource.status})`, false);
   }
   const live = await endpointsOf(resource.type).describe(resource.endpoint_name);
@@ -221,6 +223,15 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
  */
 const outputBoundOf = (resource: Resource): number => Math.min(maxOutputTokensOf(resource) ?? Infinity, config.chat.maxOutputTokens);
 
+/**
+ * The input a call is held for, and charged when the platform never said what it used (a stream cut
+ * off at the deadline or by a hang-up): its whole input bound, as plain input, or, when the call asks
+ * for caching, as a 1-hour cache write, the dearest way its prompt can be billed.
+ */
+export function inputBoundUsage(request: ChatRequest, inputBound: number): Pick<PricedUsage, 'tokensIn' | 'cache'> {
+  return cacheCheckpoints(request) > 0 ? { tokensIn: 0, cache: { read: 0, write5m: 0, write1h: inputBound } } : { tokensIn: inputBound };
+}
+
 /** Steps 1-3: the model able to answer, the request addressed to it, the budgets reserved. */
 export async function prepareCall(input: {
   payer: Payer;
@@ -259,12 +270,11 @@ export async function prepareCall(input: {
   const inputBound = promptTokenBound(request);
   // Reasoning is output: its budget is held on top of the answer's bound.
   const outputBound = answerBound + reasoningBound(request);
-  const held = await reserveFor(payer, resource, callId, started, () =>
-    // A call that asks for caching may write its whole prompt to the cache, at the dearest (1-hour) rate.
-    cacheCheckpoints(request) > 0
-      ? { tokensIn: 0, tokensOut: outputBound, cache: { read: 0, write5m: 0, write1h: inputBound }, serviceTier }
-      : { tokensIn: inputBound, tokensOut: outputBound, serviceTier },
-  );
+  const held = await reserveFor(payer, resource, callId, started, () => ({
+    ...inputBoundUsage(request, inputBound),
+    tokensOut: outputBound,
+    serviceTier,
+  }));
   return {
     callId,
     started,
@@ -309,6 +319,7 @@ export const releaseCall = (call: MeteredCall) => releaseHeld(call);
  * that has left service meanwhile (then NotInService says so; a failure to ask keeps the original).
  */
 export async function explainFailure(resource: Resource, err: unknown): Promise<unknown> {
+  if (resource.inference_profile) return explainProfileFailure(resource, err);
   if (traitsOf(resource.type).lifecycle !== 'endpoint') return err;
   const live = await endpointsOf(resource.type)
     .describe(resource.endpoint_name)

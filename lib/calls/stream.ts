@@ -1,5 +1,5 @@
 import type { ChatStreamEvent, FinishReason } from '../platforms/types';
-import { explainFailure, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
+import { explainFailure, inputBoundUsage, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
 
 /**
  * A metered call answered as a stream (step 4 of lib/calls/metered.ts for `stream: true`): the
@@ -103,12 +103,13 @@ async function* metered(
       await releaseCall(call);
       return undefined;
     }
+    // Cut off before the platform said what it used: charged the input bound at the price it was held at.
+    const input = usage ? { tokensIn: usage.tokensIn, ...(usage.cache && { cache: usage.cache }) } : inputBoundUsage(call.request, call.inputBound);
     const settlement = settlementOf(call, {
-      tokensIn: usage?.tokensIn ?? call.inputBound,
+      ...input,
       tokensOut: usage?.tokensOut ?? estimate(produced),
       latencyMs: usage?.latencyMs ?? Date.now() - call.started.getTime(),
       modelId: usage?.modelId,
-      ...(usage?.cache && { cache: usage.cache }),
       ...(usage?.serviceTier && { serviceTier: usage.serviceTier }),
     });
     await options.record(settlement);

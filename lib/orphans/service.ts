@@ -6,6 +6,7 @@ import { dedicatedNameGone } from '../deploy/dedicated';
 import { checkEndpointName } from '../deploy/names';
 import { registerResource } from '../deploy/register';
 import { endpointsOf } from '../platforms/endpoints';
+import { deleteApplicationProfile, profileTags } from '../platforms/managed/profiles';
 import { ownerTags, ownership } from '../platforms/tags';
 import { resourceView } from '../resources/abilities';
 import { monthOf, isBillable } from '../resources/billing';
@@ -18,8 +19,9 @@ import type { User } from '../../tables/users';
 import { usdTimes } from '../../core/money';
 
 /**
- * Orphans (admin): endpoints on the dedicated platform that carry this service's tags but no tracked
- * resource, as the reconciler found them (lib/reconcile/pass.ts). An orphan bills like any endpoint,
+ * Orphans (admin): endpoints on the dedicated platform, and Bedrock application inference profiles,
+ * that carry this service's tags but no tracked resource, as the reconciler found them
+ * (lib/reconcile/pass.ts, lib/reconcile/profiles.ts). A profile costs nothing itself and is only deleted. An orphan bills like any endpoint,
  * so the list shows what each costs an hour; admins adopt one (it becomes a tracked resource, with
  * guardrails if given) or delete it on the platform. Both check the platform again first: an orphan
  * that is gone, or no longer ours, is never adopted or deleted.
@@ -31,6 +33,7 @@ const PLATFORM = 'dedicated';
 async function orphanView(o: Orphan) {
   const price = o.instance_type ? await getInstancePrice(o.instance_type) : undefined;
   return {
+    kind: o.kind ?? 'endpoint',
     endpoint_name: o.endpoint_name,
     endpoint_arn: o.endpoint_arn,
     status: o.status,
@@ -40,7 +43,8 @@ async function orphanView(o: Orphan) {
     instance_type: o.instance_type,
     instance_count: o.instance_count,
     /** What it bills an hour while it exists (null when its instance type has no price). */
-    hourly_cost_usd: price === undefined ? null : usdTimes(price, o.instance_count ?? 1),
+    hourly_cost_usd: o.kind === 'inference_profile' ? 0 : price === undefined ? null : usdTimes(price, o.instance_count ?? 1),
+    ...(o.tags ? { tags: o.tags } : {}),
   };
 }
 
@@ -57,10 +61,36 @@ export async function listOrphanEndpoints(limit: number, cursor?: string) {
 }
 
 /** The orphan as the platform shows it now: 404 when unknown or gone, 409 when no longer ours or tracked meanwhile. */
-async function confirmedOrphan(endpointName: string) {
-  checkEndpointName(PLATFORM, endpointName);
+async function recordedOrphan(endpointName: string): Promise<Orphan> {
   const orphan = await getOrphan(endpointName);
   if (!orphan) throw new NotFound(`No orphan named "${endpointName}": GET /api/admin/orphans lists them`);
+  return orphan;
+}
+
+/**
+ * An application inference profile left behind, as Bedrock shows it now: 404 when it is gone, 409
+ * when it no longer carries this service's tags or the resource its tags name records it by now.
+ */
+async function confirmedProfileOrphan(orphan: Orphan): Promise<void> {
+  const tags = await profileTags(orphan.endpoint_arn);
+  if (!tags) {
+    await removeOrphan(orphan.endpoint_name);
+    throw new NotFound(`Inference profile "${orphan.endpoint_name}" no longer exists on Bedrock`, 'Its orphan record has been removed');
+  }
+  const owner = ownership(tags);
+  if (!owner.ours) {
+    throw new Conflict(`Inference profile "${orphan.endpoint_name}" no longer carries this service's tags: it is not this service's to delete`);
+  }
+  const holder = owner.resourceId ? await getTrackedResource(owner.resourceId) : undefined;
+  if (holder?.inference_profile?.arn === orphan.endpoint_arn) {
+    await removeOrphan(orphan.endpoint_name);
+    throw new Conflict(`Inference profile "${orphan.endpoint_name}" is recorded by resource ${holder.id}: deleting that resource deletes it`);
+  }
+}
+
+async function confirmedOrphan(endpointName: string) {
+  checkEndpointName(PLATFORM, endpointName);
+  const orphan = await recordedOrphan(endpointName);
   const description = await endpointsOf(PLATFORM).describe(orphan.endpoint_name);
   if (!description) {
     await removeOrphan(orphan.endpoint_name);
@@ -89,6 +119,11 @@ export interface AdoptOrphanRequest {
  * given. Its tags are brought up to date with the resource id.
  */
 export async function adoptOrphan(endpointName: string, input: AdoptOrphanRequest, user: User, now = new Date()) {
+  if ((await recordedOrphan(endpointName)).kind === 'inference_profile') {
+    throw new BadRequest(
+      `"${endpointName}" is an application inference profile, not an endpoint: it cannot be adopted. Delete it (DELETE /api/admin/orphans/{name}?confirm=true), or deploy its model again with inferenceProfile "application"`,
+    );
+  }
   const { orphan, description, tags } = await confirmedOrphan(endpointName);
   const status = specStatus(description.status);
   const at = now.toISOString();
@@ -144,6 +179,18 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
  */
 export async function deleteOrphan(endpointName: string, confirm: boolean) {
   if (!confirm) throw new BadRequest('Delete requires confirm=true');
+  const recorded = await recordedOrphan(endpointName);
+  if (recorded.kind === 'inference_profile') {
+    await confirmedProfileOrphan(recorded);
+    await deleteApplicationProfile(recorded.endpoint_arn);
+    await removeOrphan(recorded.endpoint_name);
+    return {
+      success: true,
+      message: `Application inference profile "${recorded.endpoint_name}" deleted on Bedrock; its orphan record is removed`,
+      endpointName: recorded.endpoint_name,
+      status: 'deleting' as const,
+    };
+  }
   const { orphan, description } = await confirmedOrphan(endpointName);
   const status = specStatus(description.status);
   if (status === 'Creating' || status === 'Updating') {

@@ -9,8 +9,12 @@ import { pricingClient } from './client';
  *   SageMaker real-time hosting: productFamily "ML Instance", attributes.component "Hosting",
  *     attributes.instanceName / instanceType "ml.g5.xlarge", unit "Hrs".
  *   Bedrock on-demand tokens: attributes.model is the model's display name (GetFoundationModel's
- *     modelName, not its id), attributes.inferenceType "Input tokens" / "Output tokens",
- *     unit "1K tokens" (some products are quoted per "1M tokens").
+ *     modelName, not its id), attributes.inferenceType "Input tokens" / "Output tokens" /
+ *     "Prompt cache read input tokens" / "Prompt cache write input tokens", unit "1K tokens" (some
+ *     products are quoted per "1M tokens").
+ *   Current Claude (service code AmazonBedrockFoundationModels, sold through the Marketplace):
+ *     attributes.servicename "<model name> (Amazon Bedrock Edition)", the kind of token in the
+ *     usagetype ("USE1-MP:USE1_CacheWrite1hInputTokenCount_Global-Units"), per million tokens.
  */
 
 export interface PriceListProduct {
@@ -60,19 +64,69 @@ export function instancePrices(products: PriceListProduct[]): Map<string, number
   return prices;
 }
 
-/** Per-1k input and output token prices per Bedrock model display name. */
-export function tokenPricesByModelName(products: PriceListProduct[]): Map<string, { input_per_1k?: number; output_per_1k?: number }> {
-  const prices = new Map<string, { input_per_1k?: number; output_per_1k?: number }>();
+/** A model's per-1k token prices as the Price List shows them (those it has). */
+export interface ListedTokenPrices {
+  input_per_1k?: number;
+  output_per_1k?: number;
+  cache_read_per_1k?: number;
+  cache_write_per_1k?: number;
+  cache_write_1h_per_1k?: number;
+}
+
+const per1k = (usd: number, per: number) => Math.round((usd / per) * 1e9) / 1e9;
+
+/** Which price of ListedTokenPrices an AmazonBedrock product is, by its inferenceType (AWS's words). */
+function bedrockField(p: PriceListProduct): keyof ListedTokenPrices | undefined {
+  const kind = (p.attributes.inferenceType ?? '').toLowerCase();
+  if (kind === 'prompt cache read input tokens') return 'cache_read_per_1k';
+  if (kind === 'prompt cache write input tokens')
+    return /-1-hour$/i.test(p.attributes.usagetype ?? '') ? 'cache_write_1h_per_1k' : 'cache_write_per_1k';
+  if (kind.startsWith('input')) return 'input_per_1k';
+  if (kind.startsWith('output')) return 'output_per_1k';
+  return undefined;
+}
+
+/** Per-1k token and prompt cache prices per Bedrock model display name (service code AmazonBedrock). */
+export function tokenPricesByModelName(products: PriceListProduct[]): Map<string, ListedTokenPrices> {
+  const prices = new Map<string, ListedTokenPrices>();
   for (const p of products) {
     const name = p.attributes.model;
-    const kind = (p.attributes.inferenceType ?? '').toLowerCase();
     const per = /^1m\b/i.test(p.unit) ? 1000 : /^1k\b/i.test(p.unit) ? 1 : undefined;
-    if (!name || per === undefined) continue;
+    const field = bedrockField(p);
+    if (!name || per === undefined || !field) continue;
     const entry = prices.get(name) ?? {};
-    const price = Math.round((p.usd / per) * 1e9) / 1e9;
-    if (kind.startsWith('input')) entry.input_per_1k ??= price;
-    else if (kind.startsWith('output')) entry.output_per_1k ??= price;
-    else continue;
+    entry[field] ??= per1k(p.usd, per);
+    prices.set(name, entry);
+  }
+  return prices;
+}
+
+/** The marketplace usagetype's kind of token (AmazonBedrockFoundationModels), and whether it is the global profile's price. */
+const MARKETPLACE_USAGE =
+  /MP:[A-Za-z0-9]+_(CacheWrite1hInputTokenCount|CacheWriteInputTokenCount|CacheReadInputTokenCount|InputTokenCount|OutputTokenCount)(_Global)?-Units$/;
+const MARKETPLACE_FIELD: Record<string, keyof ListedTokenPrices> = {
+  InputTokenCount: 'input_per_1k',
+  OutputTokenCount: 'output_per_1k',
+  CacheReadInputTokenCount: 'cache_read_per_1k',
+  CacheWriteInputTokenCount: 'cache_write_per_1k',
+  CacheWrite1hInputTokenCount: 'cache_write_1h_per_1k',
+};
+
+/**
+ * Prices of the models sold through the AWS Marketplace (service code AmazonBedrockFoundationModels:
+ * current Claude), by model display name (`servicename` less " (Amazon Bedrock Edition)"): `global`
+ * through the global profile, `regional` in the Region and through its geographic profiles. Per
+ * million tokens in the list, per 1k here. Batch, reserved and other tiers' usagetypes do not match.
+ */
+export function marketplacePricesByModelName(products: PriceListProduct[]): Map<string, { global: ListedTokenPrices; regional: ListedTokenPrices }> {
+  const prices = new Map<string, { global: ListedTokenPrices; regional: ListedTokenPrices }>();
+  for (const p of products) {
+    const match = MARKETPLACE_USAGE.exec(p.attributes.usagetype ?? '');
+    const name = (p.attributes.servicename ?? '').replace(/\s*\(Amazon Bedrock Edition\)\s*$/i, '');
+    if (!match || !name) continue;
+    const entry = prices.get(name) ?? { global: {}, regional: {} };
+    const scope = match[2] ? entry.global : entry.regional;
+    scope[MARKETPLACE_FIELD[match[1] as string] as keyof ListedTokenPrices] ??= per1k(p.usd, 1000);
     prices.set(name, entry);
   }
   return prices;
@@ -81,7 +135,10 @@ export function tokenPricesByModelName(products: PriceListProduct[]): Map<string
 const MAX_PAGES = 50;
 
 /** Every product of a service in a region, all pages. Failures are UpstreamErrors (502). */
-export async function getProducts(serviceCode: 'AmazonSageMaker' | 'AmazonBedrock', filters: Record<string, string>): Promise<PriceListProduct[]> {
+export async function getProducts(
+  serviceCode: 'AmazonSageMaker' | 'AmazonBedrock' | 'AmazonBedrockFoundationModels',
+  filters: Record<string, string>,
+): Promise<PriceListProduct[]> {
   const Filters: Filter[] = Object.entries(filters).map(([Field, Value]) => ({ Type: 'TERM_MATCH', Field, Value }));
   const products: PriceListProduct[] = [];
   let NextToken: string | undefined;

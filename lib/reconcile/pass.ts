@@ -19,6 +19,7 @@ import { acquireReconcilerLease, finishReconcilerPass, type ReconcilerPassSummar
 import { monthOf } from '../../tables/budgets';
 import { heldNames, listResources, recordIdleCheck, type TrackedResource } from '../../tables/resources';
 import { Pacer } from './pacer';
+import { watchProfiles } from './profiles';
 import { stopForGuardrail } from './stop';
 
 /** The platform the pass watches: the one that runs endpoints (its traits' lifecycle). */
@@ -42,7 +43,9 @@ const PLATFORM = 'dedicated';
  *      is not asked about again until its timeout could have run out since (idle_check_after);
  *   5. orphans: listed endpoints that no tracked resource holds (a BatchGet of name guards), whose
  *      tags say this service and stage (ListTags, cached per container for endpoints that are not
- *      ours), are recorded for admins; records of orphans gone from the platform are dropped.
+ *      ours), are recorded for admins; records of orphans gone from the platform are dropped;
+ *   6. inference profiles (./profiles.ts): managed resources whose profile vanished are marked Failed,
+ *      and application profiles with this stage's tags that no resource records are orphans too.
  *
  * Every platform call is paced (RECONCILE_PLATFORM_CALLS_PER_SECOND) and counted; every change and
  * stop is an audit entry with its reason and a metric. Only one pass runs at a time (a lease item).
@@ -69,8 +72,12 @@ export interface PassReport {
   /** Budget alert thresholds claimed in this pass (their events go out through the stream). */
   budgetAlerts: number;
   idleChecked: number;
+  /** Endpoints, and application inference profiles, found left behind. */
   orphansFound: string[];
   orphansDropped: string[];
+  /** Managed resources whose inference profile is no longer listed (marked Failed), and those whose profile came back. */
+  profilesMissing: string[];
+  profilesBack: string[];
   /** Untracked endpoints left for a later pass (RECONCILE_MAX_TAG_CHECKS reached). */
   deferredTagChecks: number;
   platformCalls: Record<string, number>;
@@ -142,6 +149,8 @@ export async function reconcile(options: PassOptions = {}): Promise<PassReport> 
     idleChecked: 0,
     orphansFound: [],
     orphansDropped: [],
+    profilesMissing: [],
+    profilesBack: [],
     deferredTagChecks: 0,
     platformCalls: {},
     errors: [],
@@ -170,6 +179,9 @@ export async function reconcile(options: PassOptions = {}): Promise<PassReport> 
     await alertBudgets(examined, now, report);
     await applyGuardrails(examined, pacer, now, deadline, report);
     if (Date.now() < deadline) await findOrphans(page.resources, platform, pacer, now, report);
+    // A Bedrock failure here leaves the endpoints' work done and is reported, as a failed ListTags is.
+    if (Date.now() < deadline)
+      await watchProfiles(pacer, now, report).catch((err: Error) => report.errors.push(`Inference profiles: ${err.message}`));
   } catch (err) {
     report.errors.push((err as Error).message);
     logger.error({ message: 'reconciliation pass failed', error: err as Error });
@@ -191,7 +203,7 @@ function summaryOf(report: PassReport): ReconcilerPassSummary {
     duration_ms: report.durationMs,
     examined: report.examined,
     platform_endpoints: report.platformEndpoints,
-    changes: report.changes,
+    changes: report.changes + report.profilesMissing.length + report.profilesBack.length,
     stops: report.stops.length,
     orphans_found: report.orphansFound.length,
     platform_calls: report.platformCalls,
@@ -317,7 +329,7 @@ async function findOrphans(
   report: PassReport,
 ): Promise<void> {
   const tracked = new Set(page.map((r) => lower(r.endpoint_name)));
-  const recorded = new Map((await allOrphans()).map((o) => [lower(o.endpoint_name), o]));
+  const recorded = new Map((await allOrphans()).filter((o) => o.kind !== 'inference_profile').map((o) => [lower(o.endpoint_name), o]));
   const at = now.getTime();
   const candidates = [...platform.byName.values()].filter(
     (e) => !tracked.has(lower(e.name)) && !foreign.has(`${e.arn}@${e.createdAt}`) && !((held.get(lower(e.name)) ?? 0) > at),

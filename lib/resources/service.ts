@@ -49,6 +49,8 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     if (synced.kind === 'gone' && synced.reason === 'deleted') throw deletedError(synced.resource);
     resource = synced.resource;
   }
+  // A managed resource's mark is its profile's (failure_reason says so); the hint is the endpoint's.
+  const vanished = hasEndpoint && resource.vanished_at;
   const [{ metrics, warning }, costs, price, access, thresholds] = await Promise.all([
     metricsOf(resource),
     costsOf(resource, now),
@@ -64,7 +66,7 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     ...(hasEndpoint ? { guardrails: guardrailView(resource, price, thresholds(endpointOwner(id)), now) } : {}),
     ...(access ? { access } : {}),
     ...(resource.failure_reason ? { failure_reason: resource.failure_reason } : {}),
-    ...(warning || resource.vanished_at ? { warnings: [...(warning ? [warning] : []), ...(resource.vanished_at ? [VANISHED_HINT] : [])] } : {}),
+    ...(warning || vanished ? { warnings: [...(warning ? [warning] : []), ...(vanished ? [VANISHED_HINT] : [])] } : {}),
   };
 }
 

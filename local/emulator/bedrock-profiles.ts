@@ -46,16 +46,20 @@ interface SystemProfile {
   model: FoundationModel;
 }
 
-function systemProfiles(region: string): SystemProfile[] {
-  const offered = geographiesOf(region);
+/** The system profiles offered in the emulator's Region, less those AWS has retired (the control API's /retired-profiles). */
+function systemProfiles(ctx: Ctx): SystemProfile[] {
+  const offered = geographiesOf(ctx.opts.region);
   return FOUNDATION_MODELS.flatMap((model) =>
-    model.profiles.filter((g) => offered.includes(g)).map((geography) => ({ id: `${geography}.${model.modelId}`, geography, model })),
+    model.profiles
+      .filter((g) => offered.includes(g))
+      .map((geography) => ({ id: `${geography}.${model.modelId}`, geography, model }))
+      .filter((p) => !ctx.state.retiredProfiles.has(p.id)),
   );
 }
 
-function findSystemProfile(region: string, identifier: string): SystemProfile | undefined {
+function findSystemProfile(ctx: Ctx, identifier: string): SystemProfile | undefined {
   const id = PROFILE_ARN.exec(identifier)?.[1] ?? identifier;
-  return systemProfiles(region).find((p) => p.id === id);
+  return systemProfiles(ctx).find((p) => p.id === id);
 }
 
 function findApplicationProfile(ctx: Ctx, identifier: string): ApplicationProfile | undefined {
@@ -104,7 +108,7 @@ export async function listInferenceProfiles(ctx: Ctx): Promise<Reply> {
     );
   }
   const all = [
-    ...(type === 'APPLICATION' ? [] : systemProfiles(ctx.opts.region).map((p) => systemView(ctx, p))),
+    ...(type === 'APPLICATION' ? [] : systemProfiles(ctx).map((p) => systemView(ctx, p))),
     ...(type === 'SYSTEM_DEFINED' ? [] : [...ctx.state.inferenceProfiles.values()].map(applicationView)),
   ];
   const max = Number(ctx.query.get('maxResults') ?? 1000);
@@ -122,7 +126,7 @@ export async function listInferenceProfiles(ctx: Ctx): Promise<Reply> {
 const PROFILE_NOT_FOUND = (identifier: string) => notFound(`Inference profile ${identifier} not found.`);
 
 export async function getInferenceProfile(ctx: Ctx, identifier: string): Promise<Reply> {
-  const system = findSystemProfile(ctx.opts.region, identifier);
+  const system = findSystemProfile(ctx, identifier);
   if (system) return jsonReply(systemView(ctx, system));
   const application = findApplicationProfile(ctx, identifier);
   if (application) return jsonReply(applicationView(application));
@@ -183,7 +187,7 @@ export async function createInferenceProfile(ctx: Ctx): Promise<Reply> {
     throw new EmulatorError(409, 'ConflictException', `An inference profile with the name ${name} already exists.`);
   }
   let modelArns: string[];
-  const system = PROFILE_ARN.test(source) ? findSystemProfile(ctx.opts.region, source) : undefined;
+  const system = PROFILE_ARN.test(source) ? findSystemProfile(ctx, source) : undefined;
   if (system) {
     modelArns = PROFILE_GEOGRAPHIES[system.geography].regions.map((r) => foundationModelArn(r, system.model.modelId));
   } else {
@@ -214,7 +218,7 @@ export async function createInferenceProfile(ctx: Ctx): Promise<Reply> {
 export async function deleteInferenceProfile(ctx: Ctx, identifier: string): Promise<Reply> {
   const application = findApplicationProfile(ctx, identifier);
   if (!application) {
-    if (findSystemProfile(ctx.opts.region, identifier)) throw validation('System-defined inference profiles cannot be deleted.');
+    if (findSystemProfile(ctx, identifier)) throw validation('System-defined inference profiles cannot be deleted.');
     throw PROFILE_NOT_FOUND(identifier);
   }
   ctx.state.inferenceProfiles.delete(application.id);
@@ -278,7 +282,7 @@ export function resolveRuntimeTarget(ctx: Ctx, identifier: string): Resolved {
     }
     return { model };
   }
-  const system = findSystemProfile(ctx.opts.region, identifier);
+  const system = findSystemProfile(ctx, identifier);
   if (system) return { model: system.model, profile: { id: system.id, type: 'SYSTEM_DEFINED' } };
   // A profile of another geography, or of a model without one: the service cannot parse it as a target.
   if (identifier.replace(PROFILE_ARN, '$1').split('.').length > 2) throw validation(INVALID_IDENTIFIER);

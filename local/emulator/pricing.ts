@@ -3,10 +3,11 @@
  * Like the real service, each PriceList entry is a whole product document serialised as a string.
  *
  * Bedrock products carry the model's display name in `model` (the same string GetFoundationModel
- * returns as modelName), so adapters look prices up by that name, not by model id.
+ * returns as modelName), so adapters look prices up by that name, not by model id; current Claude
+ * models are under AmazonBedrockFoundationModels, by `servicename` (marketplaceProducts below).
  */
 import { createHash } from 'node:crypto';
-import { FOUNDATION_MODELS, REGION_NAMES, SAGEMAKER_INSTANCES } from './catalogue';
+import { FOUNDATION_MODELS, REGION_NAMES, SAGEMAKER_INSTANCES, type FoundationModel } from './catalogue';
 import { EmulatorError, compact, jsonReply, paginate, parseJson, type Ctx, type Reply, type ServiceDef } from './shared';
 
 const CONTENT_TYPE = 'application/x-amz-json-1.1';
@@ -68,12 +69,74 @@ function sagemakerProducts(region: string): Product[] {
   }));
 }
 
+/**
+ * The prompt cache's prices of a model that caches, per 1k tokens, as Bedrock's pricing page has them:
+ * Claude reads at a tenth of the input price and writes at 1.25 times it (5 minutes) or twice it (1
+ * hour); Amazon Nova reads at a quarter of it and writes at the input price, with no 1-hour TTL.
+ */
+function cachePrices(m: FoundationModel, input: number): { read: number; write: number; write1h?: number } | undefined {
+  if (!m.caching) return undefined;
+  const times = (k: number) => Math.round(input * k * 1e9) / 1e9;
+  if (m.providerName === 'Anthropic') return { read: times(0.1), write: times(1.25), write1h: times(2) };
+  return { read: times(0.25), write: input, ...(m.caching.ttls.includes('1h') ? { write1h: input } : {}) };
+}
+
+/**
+ * Current Claude models are sold through the AWS Marketplace: their prices are under the service code
+ * AmazonBedrockFoundationModels, named by `servicename` ("Claude Sonnet 4.5 (Amazon Bedrock Edition)"),
+ * with no inferenceType. The kind of token is in the usagetype (`USE1-MP:USE1_InputTokenCount-Units`,
+ * `..._CacheReadInputTokenCount`, `..._CacheWriteInputTokenCount`, `..._CacheWrite1hInputTokenCount`),
+ * `_Global` for calls through the global profile (the base price) and without it for the Region and its
+ * geographic profiles; prices are per million tokens. The rest (Nova, Titan, Llama, older Claude) are
+ * under AmazonBedrock, by `model` and `inferenceType`, per 1K tokens, their cache rows named
+ * "Prompt cache read input tokens" and "Prompt cache write input tokens".
+ */
+const isMarketplace = (m: FoundationModel) => m.providerName === 'Anthropic' && m.caching !== undefined;
+
+function marketplaceProducts(region: string): Product[] {
+  const prefix = usagePrefix(region);
+  return FOUNDATION_MODELS.filter(isMarketplace).flatMap((m) => {
+    const servicename = `${m.modelName} (Amazon Bedrock Edition)`;
+    const scopes = [
+      ['_Global', { input: m.inputPrice, output: m.outputPrice }],
+      ['', m.geographicPrice ?? { input: m.inputPrice, output: m.outputPrice }],
+    ] as const;
+    return scopes.flatMap(([scope, price]) => {
+      const cache = cachePrices(m, price.input);
+      const rows: [string, number | undefined][] = [
+        ['InputTokenCount', price.input],
+        ['OutputTokenCount', price.output],
+        ['CacheReadInputTokenCount', cache?.read],
+        ['CacheWriteInputTokenCount', cache?.write],
+        ['CacheWrite1hInputTokenCount', cache?.write1h],
+      ];
+      return rows
+        .filter((row): row is [string, number] => row[1] !== undefined)
+        .map(([component, per1k]) => ({
+          productFamily: '',
+          unit: 'Units',
+          usd: Math.round(per1k * 1000 * 1e6) / 1e6,
+          description: `${servicename} ${component}${scope} per million tokens`,
+          attributes: {
+            ...regionAttributes(region, 'AmazonBedrockFoundationModels', servicename),
+            usagetype: `${prefix}-MP:${prefix}_${component}${scope}-Units`,
+            operation: 'Usage',
+          },
+        }));
+    });
+  });
+}
+
 function bedrockProducts(region: string): Product[] {
-  return FOUNDATION_MODELS.flatMap((m) =>
-    (
+  return FOUNDATION_MODELS.filter((m) => !isMarketplace(m)).flatMap((m) => {
+    const cache = cachePrices(m, m.inputPrice);
+    const name = m.modelName.replace(/[^A-Za-z0-9.]/g, '');
+    return (
       [
         ['Input tokens', 'input-tokens', m.inputPrice],
         ['Output tokens', 'output-tokens', m.outputPrice],
+        ['Prompt cache read input tokens', 'cache-read-input-token-count', cache?.read ?? 0],
+        ['Prompt cache write input tokens', 'cache-write-input-token-count', cache?.write ?? 0],
       ] as const
     )
       .filter(([, , price]) => price > 0)
@@ -84,15 +147,15 @@ function bedrockProducts(region: string): Product[] {
         description: `$${price} per 1K ${inferenceType.toLowerCase()} for ${m.modelName} in ${REGION_NAMES[region] ?? region}`,
         attributes: {
           ...regionAttributes(region, 'AmazonBedrock', 'Amazon Bedrock'),
-          usagetype: `${usagePrefix(region)}-${m.modelName.replace(/[^A-Za-z0-9.]/g, '')}-${suffix}`,
+          usagetype: `${usagePrefix(region)}-${name}-${suffix}`,
           operation: 'Usage',
           model: m.modelName,
           provider: m.providerName,
           inferenceType,
           feature: 'On-demand Inference',
         },
-      })),
-  );
+      }));
+  });
 }
 
 function priceDocument(service: string, p: Product): string {
@@ -166,6 +229,7 @@ async function getProducts(ctx: Ctx): Promise<Reply> {
   const catalogue: Record<string, () => Product[]> = {
     AmazonSageMaker: () => sagemakerProducts(ctx.opts.region),
     AmazonBedrock: () => bedrockProducts(ctx.opts.region),
+    AmazonBedrockFoundationModels: () => marketplaceProducts(ctx.opts.region),
   };
   const products = catalogue[input.ServiceCode]?.() ?? [];
   const filtered = products.filter((p) => (input.Filters ?? []).every((f) => matches(p, f)));

@@ -181,6 +181,15 @@ function controlApi(ctx: Ctx, req: IncomingMessage, reset: () => void): Reply {
     return state.faults.length < before ? ok({ deleted: true }) : fail(404, 'No such fault');
   }
 
+  // A system-defined inference profile AWS stops offering in the Region (POST), or offers again (DELETE).
+  const retired = /^(POST|DELETE) \/_emulator\/retired-profiles\/(.+)$/.exec(route);
+  if (retired) {
+    const id = decodeURIComponent(retired[2] as string);
+    if (retired[1] === 'POST') state.retiredProfiles.add(id);
+    else state.retiredProfiles.delete(id);
+    return ok({ retired: [...state.retiredProfiles] });
+  }
+
   switch (route) {
     case 'POST /_emulator/faults': {
       const { target, model, fault, count, after, caller } = body;

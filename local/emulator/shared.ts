@@ -171,6 +171,8 @@ export interface EmulatorState {
   invocations: Invocation[];
   /** Bedrock application inference profiles by id (their tags are in `tags`, by ARN). */
   inferenceProfiles: Map<string, ApplicationProfile>;
+  /** System-defined profile ids AWS no longer offers in the Region (the control API retires them): unlisted, and refused as targets. */
+  retiredProfiles: Set<string>;
   /** How often each Bedrock runtime modelId (base id, profile id or ARN) was called: what tests ask. */
   runtimeTargets: Record<string, number>;
   /** The same counts by the access key id that signed the calls (tests running side by side count their own). */
@@ -192,6 +194,7 @@ export function createState(): EmulatorState {
     tags: new Map(),
     invocations: [],
     inferenceProfiles: new Map(),
+    retiredProfiles: new Set(),
     runtimeTargets: {},
     runtimeTargetsByCaller: {},
     published: [],

@@ -92,9 +92,8 @@ describe('Price List GetProducts', () => {
       Filters: [{ Type: 'TERM_MATCH', Field: 'inferenceType', Value: 'Output tokens' }],
     });
     const prices = Object.fromEntries(docs.map((d) => [d.product.attributes.model, onDemandUsd(d)]));
+    // Current Claude models are sold through the Marketplace: their prices are under AmazonBedrockFoundationModels.
     expect(prices).toEqual({
-      'Claude Sonnet 4.5': 0.015,
-      'Claude Haiku 4.5': 0.005,
       'Claude 3 Haiku': 0.00125,
       'Titan Text G1 - Express': 0.0006,
       'Nova Lite': 0.00024,
@@ -103,6 +102,38 @@ describe('Price List GetProducts', () => {
       'Llama 3 8B Instruct': 0.0006,
       'Mistral 7B Instruct': 0.0002,
       'Command R': 0.0015,
+    });
+  });
+
+  it('prices the prompt cache of a Bedrock model by inferenceType: Nova reads at a quarter of the input price, writes at it', async () => {
+    const { docs } = await products({ ServiceCode: 'AmazonBedrock', Filters: [{ Type: 'TERM_MATCH', Field: 'model', Value: 'Nova Lite' }] });
+    const byType = Object.fromEntries(docs.map((d) => [d.product.attributes.inferenceType, onDemandUsd(d)]));
+    expect(byType).toEqual({
+      'Input tokens': 0.00006,
+      'Output tokens': 0.00024,
+      'Prompt cache read input tokens': 0.000015,
+      'Prompt cache write input tokens': 0.00006,
+    });
+    expect(docs.map((d) => d.product.attributes.usagetype)).toContain('USE1-NovaLite-cache-read-input-token-count');
+  });
+
+  it('prices current Claude under AmazonBedrockFoundationModels by servicename and usagetype, per million tokens, global and regional', async () => {
+    const { docs } = await products({
+      ServiceCode: 'AmazonBedrockFoundationModels',
+      Filters: [{ Type: 'TERM_MATCH', Field: 'servicename', Value: 'Claude Sonnet 4.5 (Amazon Bedrock Edition)' }],
+    });
+    const byUsage = Object.fromEntries(docs.map((d) => [d.product.attributes.usagetype, onDemandUsd(d)]));
+    expect(byUsage).toEqual({
+      'USE1-MP:USE1_InputTokenCount_Global-Units': 3,
+      'USE1-MP:USE1_OutputTokenCount_Global-Units': 15,
+      'USE1-MP:USE1_CacheReadInputTokenCount_Global-Units': 0.3,
+      'USE1-MP:USE1_CacheWriteInputTokenCount_Global-Units': 3.75,
+      'USE1-MP:USE1_CacheWrite1hInputTokenCount_Global-Units': 6,
+      'USE1-MP:USE1_InputTokenCount-Units': 3.3,
+      'USE1-MP:USE1_OutputTokenCount-Units': 16.5,
+      'USE1-MP:USE1_CacheReadInputTokenCount-Units': 0.33,
+      'USE1-MP:USE1_CacheWriteInputTokenCount-Units': 4.125,
+      'USE1-MP:USE1_CacheWrite1hInputTokenCount-Units': 6.6,
     });
   });
 

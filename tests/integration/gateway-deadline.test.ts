@@ -27,7 +27,8 @@ import { installAwsLambdaGlobal, startLambdaUrl, type LambdaUrl } from '../../lo
 import { call, type Handler } from '../helpers/invoke';
 import { PNG } from '../helpers/dialects';
 import { makeUser } from '../helpers/users';
-import { listed, managedResource } from './chat-fixtures';
+import { getTokenPrice } from '../../lib/pricing/service';
+import { listed, managedResource, putResource } from './chat-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -147,6 +148,47 @@ describe('a stream that would outlast its function', () => {
     const usage = chunks.at(-1).usage;
     // The hold's input bound: the text's bytes, 1,600 tokens for the image, and the template's allowance.
     expect(usage.prompt_tokens).toBeGreaterThanOrEqual(Buffer.byteLength(LONG) + 1_600);
+    expect(await chargedTo(id, owner.user.id)).toBe(usage.cost_usd);
+  });
+
+  test('a cut-off stream that asked for caching is charged its input bound at the 1-hour cache write price its hold used, not at the input price', async () => {
+    const SONNET = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+    const profile = `us.${SONNET}`;
+    const sonnet = await listed(
+      putResource({
+        type: 'managed',
+        model_id: SONNET,
+        model_name: 'Claude Sonnet 4.5',
+        inference_profile: {
+          id: profile,
+          arn: `arn:aws:bedrock:us-east-1:123456789012:inference-profile/${profile}`,
+          type: 'SYSTEM_DEFINED',
+          regions: ['us-east-1', 'us-east-2', 'us-west-2'],
+          priced_as: profile,
+        },
+      }),
+    );
+    const { owner, key, id } = await newKey();
+    await slowStream(profile);
+    const res = await call(completions as Handler, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: {
+        model: sonnet.endpoint_name,
+        messages: [{ role: 'user', content: [{ type: 'text', text: LONG, cache_control: { type: 'ephemeral', ttl: '1h' } }] }],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      remainingMs: FUNCTION_TIMEOUT_MS,
+    });
+    expect(res.status).toBe(200);
+    const { chunks } = events(res.raw);
+    expect(chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean)).toEqual(['length']);
+    const usage = chunks.at(-1).usage;
+    const price = await getTokenPrice('managed', profile);
+    // Its input bound (at least the text's bytes) as 1-hour writes: twice the input price for Claude.
+    expect(price.cache_write_1h_per_1k).toBe(2 * price.input_per_1k);
+    expect(usage.cost_usd).toBeGreaterThanOrEqual((Buffer.byteLength(LONG) * (price.cache_write_1h_per_1k as number)) / 1000);
     expect(await chargedTo(id, owner.user.id)).toBe(usage.cost_usd);
   });
 });

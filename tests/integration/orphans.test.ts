@@ -104,6 +104,7 @@ describe('orphans: endpoints with this service tags that no resource tracks', ()
     const listed = await orphans();
     expect(listed.lastReconciledAt).toBe(second.startedAt);
     expect(listed.orphans).toContainEqual({
+      kind: 'endpoint',
       endpoint_name: name,
       endpoint_arn: `arn:aws:sagemaker:us-east-1:123456789012:endpoint/${name}`,
       status: 'InService',

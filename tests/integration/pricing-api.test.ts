@@ -152,6 +152,27 @@ describe('POST /api/pricing/update', () => {
     expect(find(after.body.pricing.dedicated, 'instanceType', 'ml.g5.xlarge')).toMatchObject({ hourly_usd: 9.99, source: 'admin' });
   });
 
+  test('reads the prompt cache prices too: Nova from AmazonBedrock, Claude 4.5 from AmazonBedrockFoundationModels, a geographic profile at its own scope', async () => {
+    const managed = (await table()).body.pricing.managed;
+    expect(find(managed, 'modelId', 'amazon.nova-lite-v1:0')).toMatchObject({
+      per_1k_cache_read_tokens_usd: 0.000015,
+      per_1k_cache_write_tokens_usd: 0.00006,
+      source: 'aws-price-list',
+    });
+    expect(find(managed, 'modelId', 'anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({
+      per_1k_input_tokens_usd: 0.003,
+      per_1k_cache_read_tokens_usd: 0.0003,
+      per_1k_cache_write_tokens_usd: 0.00375,
+      per_1k_cache_write_1h_tokens_usd: 0.006,
+      source: 'aws-price-list',
+    });
+    expect(find(managed, 'modelId', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0')).toMatchObject({
+      per_1k_input_tokens_usd: 0.0033,
+      per_1k_cache_write_1h_tokens_usd: 0.0066,
+      source: 'aws-price-list',
+    });
+  });
+
   test('overrideAdminEntries replaces admin prices and reports each change with old and new values', async () => {
     const res = await refresh({ overrideAdminEntries: true });
     expect(res.status).toBe(200);
@@ -186,6 +207,28 @@ describe('POST /api/pricing/update', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toContain('Price List');
     expect((await table()).body).toEqual(before.body);
+  });
+
+  test('a 1-hour cache write priced at the 5-minute rate is put right, and the change reported', async () => {
+    const SONNET = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
+    await upsert([
+      {
+        platform: 'managed',
+        modelId: SONNET,
+        per_1k_input_tokens_usd: 0.003,
+        per_1k_output_tokens_usd: 0.015,
+        per_1k_cache_write_1h_tokens_usd: 0.00375,
+      },
+    ]);
+    const res = await refresh({ overrideAdminEntries: true });
+    expect(res.body.changes).toContainEqual({
+      platform: 'managed',
+      key: SONNET,
+      field: 'per_1k_cache_write_1h_tokens_usd',
+      old: 0.00375,
+      new: 0.006,
+    });
+    expect(find((await table()).body.pricing.managed, 'modelId', SONNET)).toMatchObject({ per_1k_cache_write_1h_tokens_usd: 0.006 });
   });
 
   test('a user is 403', async () => {

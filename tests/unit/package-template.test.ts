@@ -363,6 +363,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     const actions = [...new Set(statements.flatMap((st: Json) => asList<string>(st.Action)))].filter((a) => !a.startsWith('logs:')).sort();
     expect(actions).toEqual(
       [
+        // Step 6: the managed resources' inference profiles, and application profiles left behind.
+        'bedrock:ListInferenceProfiles',
+        'bedrock:ListTagsForResource',
         'cloudwatch:GetMetricData',
         'dynamodb:BatchGetItem',
         'dynamodb:BatchWriteItem',

@@ -15,6 +15,7 @@ import {
   DeleteInferenceProfileCommand,
   GetInferenceProfileCommand,
   ListInferenceProfilesCommand,
+  ListTagsForResourceCommand,
   type InferenceProfileSummary,
 } from '@aws-sdk/client-bedrock';
 import { http1ClientConfig, resolveAwsOptions } from '../clients';
@@ -55,22 +56,43 @@ function viewOf(
 
 const control = /* @__PURE__ */ traced(new BedrockClient(http1ClientConfig(resolveAwsOptions())));
 
-/** Every system-defined profile offered in the service's Region (all pages). */
-async function listSystemProfiles(): Promise<InferenceProfileView[]> {
-  const views: InferenceProfileView[] = [];
+/** An application profile as listed: when it was made and its name, which the orphan list shows. */
+export interface ListedApplicationProfile extends InferenceProfileView {
+  name: string;
+  createdAt: string | null;
+}
+
+/** Every profile of one type the service's Region lists (all pages). */
+async function listProfiles(typeEquals: InferenceProfileType): Promise<ListedApplicationProfile[]> {
+  const views: ListedApplicationProfile[] = [];
   let nextToken: string | undefined;
   do {
-    const out = await guard(PLATFORM, () =>
-      control.send(new ListInferenceProfilesCommand({ typeEquals: 'SYSTEM_DEFINED', maxResults: 1000, nextToken })),
-    );
+    const out = await guard(PLATFORM, () => control.send(new ListInferenceProfilesCommand({ typeEquals, maxResults: 1000, nextToken })));
     if (!Array.isArray(out.inferenceProfileSummaries)) throw unreadable(PLATFORM, out.$metadata.httpStatusCode);
     for (const summary of out.inferenceProfileSummaries) {
       const view = viewOf(summary);
-      if (view) views.push(view);
+      if (view) views.push({ ...view, name: summary.inferenceProfileName ?? view.id, createdAt: summary.createdAt?.toISOString() ?? null });
     }
     nextToken = out.nextToken;
   } while (nextToken);
   return views;
+}
+
+/** Every system-defined profile offered in the service's Region. */
+export const listSystemProfiles = (): Promise<InferenceProfileView[]> => listProfiles('SYSTEM_DEFINED');
+
+/** Every application profile of the account in the service's Region (the reconciler's orphan search). */
+export const listApplicationProfiles = (): Promise<ListedApplicationProfile[]> => listProfiles('APPLICATION');
+
+/** An application profile's tags (ListTagsForResource); undefined when the profile is gone. */
+export async function profileTags(arn: string): Promise<Record<string, string> | undefined> {
+  try {
+    const out = await control.send(new ListTagsForResourceCommand({ resourceARN: arn }));
+    return Object.fromEntries((out.tags ?? []).map((t) => [t.key ?? '', t.value ?? '']));
+  } catch (err) {
+    if (errorName(err) === 'ResourceNotFoundException') return undefined;
+    throw toUpstreamError(PLATFORM, err);
+  }
 }
 
 export const isGlobalProfile = (p: Pick<InferenceProfileView, 'id'>) => p.id.startsWith('global.');
@@ -84,7 +106,7 @@ export async function systemProfilesByModel(): Promise<Map<string, InferenceProf
 }
 
 /** One profile by id or ARN; undefined when Bedrock does not know it (deleted, or never there). */
-async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
+export async function getProfile(identifier: string): Promise<InferenceProfileView | undefined> {
   try {
     const out = await control.send(new GetInferenceProfileCommand({ inferenceProfileIdentifier: identifier }));
     const view = viewOf(out);

@@ -66,14 +66,30 @@ export default function Orphans() {
                     {o.endpoint_name}
                   </th>
                   <td>{o.status}</td>
-                  <td>{o.instance_type ? `${int(o.instance_count)} × ${o.instance_type}` : '—'}</td>
+                  <td>
+                    {o.kind === 'inference_profile'
+                      ? `Bedrock inference profile${
+                          o.tags
+                            ? ` (${Object.entries(o.tags)
+                                .map(([k, v]) => `${k}=${v}`)
+                                .join(', ')})`
+                            : ''
+                        }`
+                      : o.instance_type
+                        ? `${int(o.instance_count)} × ${o.instance_type}`
+                        : '—'}
+                  </td>
                   <td>{o.hourly_cost_usd === null ? 'unknown' : usd(o.hourly_cost_usd)}</td>
                   <td>{dateTime(o.platform_created_at)}</td>
                   <td>{dateTime(o.found_at)}</td>
                   <td>
-                    <button type="button" className="small" onClick={() => setAdopting(o)}>
-                      Adopt…
-                    </button>{' '}
+                    {o.kind === 'inference_profile' ? null : (
+                      <>
+                        <button type="button" className="small" onClick={() => setAdopting(o)}>
+                          Adopt…
+                        </button>{' '}
+                      </>
+                    )}
                     <button type="button" className="small danger" onClick={() => setDeleting(o)}>
                       Delete…
                     </button>
