@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { nanosOf } from '../../core/money';
 import { logger } from '../../core/observability';
+import { announce } from '../alerts/events';
 import { claimReachedThresholds } from '../alerts/thresholds';
 import { recordSystemAction } from '../audit/system';
 import { mapLimit } from '../concurrency';
@@ -395,6 +396,17 @@ async function findOrphans(
           reason: `Endpoint "${e.name}" (${e.status}) carries this service's tags (stage ${config.stage}${owner.resourceId ? `, resource ${owner.resourceId}` : ''}) but no tracked resource holds it: adopt or delete it (GET /api/admin/orphans)`,
           metric: { name: 'OrphansFound', dimensions: { platform: PLATFORM } },
         });
+        await announce(
+          {
+            event: 'orphan.found',
+            kind: 'endpoint',
+            endpoint_name: e.name,
+            endpoint_arn: e.arn,
+            status: e.status,
+            resource_id: owner.resourceId ?? null,
+          },
+          now,
+        );
       }
     } catch (err) {
       report.errors.push(`${e.name}: ${(err as Error).message}`);

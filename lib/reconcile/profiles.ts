@@ -1,10 +1,9 @@
 import { config } from '../../core/config';
+import { announce } from '../alerts/events';
 import { recordSystemAction } from '../audit/system';
 import { listApplicationProfiles, listSystemProfiles, profileTags, type ListedApplicationProfile } from '../platforms/managed/profiles';
 import { ownership } from '../platforms/tags';
 import { noticeProfileBack, noticeProfileMissing } from '../resources/profile-health';
-import { randomUUID } from 'node:crypto';
-import { putAlertEvent } from '../../tables/alerts';
 import { allOrphans, recordOrphan, removeOrphan } from '../../tables/orphans';
 import { getTrackedResource, listResources, type TrackedResource } from '../../tables/resources';
 import type { Pacer } from './pacer';
@@ -111,16 +110,17 @@ async function findProfileOrphans(
       if (!found) continue;
       report.orphansFound.push(p.name);
       // The alert channels hear of it as of an orphan endpoint (delivered from the table's stream).
-      await putAlertEvent({
-        id: randomUUID(),
-        event: 'orphan.found',
-        at: now.toISOString(),
-        kind: 'inference_profile',
-        endpoint_name: p.name,
-        endpoint_arn: p.arn,
-        resource_id: owner.resourceId ?? null,
-        tags,
-      });
+      await announce(
+        {
+          event: 'orphan.found',
+          kind: 'inference_profile',
+          endpoint_name: p.name,
+          endpoint_arn: p.arn,
+          resource_id: owner.resourceId ?? null,
+          tags,
+        },
+        now,
+      );
       await recordSystemAction(
         {
           actor: 'reconciler',

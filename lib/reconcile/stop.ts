@@ -1,4 +1,5 @@
 import { logger } from '../../core/observability';
+import { announce } from '../alerts/events';
 import { recordSystemAction } from '../audit/system';
 import { endpointsOf } from '../platforms/endpoints';
 import type { EndpointDescription } from '../platforms/types';
@@ -67,5 +68,6 @@ export async function stopForGuardrail(
     reason: stop.detail,
     metric: { name: 'GuardrailStops', dimensions: { reason: stop.reason } },
   });
+  await announce({ event: 'endpoint.stopped', resource_id: r.id, endpoint_name: r.endpoint_name, reason: stop.reason, detail: stop.detail }, now);
   return true;
 }

@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { InvokeEndpointCommand, SageMakerRuntimeClient } from '@aws-sdk/client-sagemaker-runtime';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
+import { alertEvents } from '../helpers/alert-events';
 import { call, type Handler } from '../helpers/invoke';
 import type { reconcile as Reconcile } from '../../lib/reconcile/pass';
 
@@ -451,6 +452,17 @@ describe('monthly budget', () => {
     const report = await reconcile({ now: later(createdAt, 60_000) });
     expect(report.stops).toContainEqual({ resourceId: id, endpointName: name, reason: 'budget' });
     const [entry] = (await auditOf(id)).filter((e) => e.action === 'resource.budget_stop');
+    expect((await alertEvents()).filter((e) => e.event === 'endpoint.stopped' && e.resource_id === id)).toEqual([
+      {
+        id: expect.any(String),
+        at: expect.any(String),
+        event: 'endpoint.stopped',
+        resource_id: id,
+        endpoint_name: name,
+        reason: 'budget',
+        detail: entry.reason,
+      },
+    ]);
     // 60 s of $1.408 an hour, in the one rounding of money the service shows (lib/pricing/money.ts).
     expect(entry.reason).toMatch(/^This month's cost \$0\.0235 reached the monthly budget of \$0\.01/);
 

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { startEmulator, type RunningEmulator } from '../../local/emulator/server';
+import { alertEvents } from '../helpers/alert-events';
 import { call, type Handler } from '../helpers/invoke';
 import type { reconcile as Reconcile } from '../../lib/reconcile/pass';
 
@@ -119,6 +120,19 @@ describe('orphans: endpoints with this service tags that no resource tracks', ()
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ actor: { username: 'reconciler', role: 'system' } });
     expect(entries[0].reason).toContain(`resource ${resourceId}`);
+    // The alert channels hear of it once (the second pass found nothing new).
+    expect((await alertEvents()).filter((e) => e.endpoint_name === name)).toEqual([
+      {
+        id: expect.any(String),
+        at: first.startedAt,
+        event: 'orphan.found',
+        kind: 'endpoint',
+        endpoint_name: name,
+        endpoint_arn: `arn:aws:sagemaker:us-east-1:123456789012:endpoint/${name}`,
+        status: 'InService',
+        resource_id: resourceId,
+      },
+    ]);
   });
 
   test("endpoints without the service's tags, or of another stage, are not orphans, and their tags are asked once", async () => {
