@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { MAX_IMAGE_URL_CHARS } from '../../lib/dialects/common';
-import { MessagesBody } from '../gateway/schemas';
+import { DocumentData, MessagesBody } from '../gateway/schemas';
 
 // ---------------------------------------------------------------------------------------------
 // The /bedrock door's requests: Bedrock's ConverseRequest (bedrock-runtime's REST shape; the model is
@@ -38,6 +38,26 @@ const Image = Type.Object(
   closed,
 );
 
+const DocumentBlock = Type.Object(
+  {
+    document: Type.Object(
+      {
+        format: Type.Union([Type.Literal('pdf'), Type.Literal('txt')], {
+          description: 'pdf or txt (the formats every document-reading model takes)',
+        }),
+        name: Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: "the document's name (made to fit Converse's rule: letters, digits, single spaces, - ( ) [ ])",
+        }),
+        source: Type.Object({ bytes: DocumentData }, closed),
+      },
+      closed,
+    ),
+  },
+  closed,
+);
+
 const ToolUse = Type.Object({ toolUse: Type.Object({ toolUseId: ToolUseId, name: ToolName, input: JsonObject }, closed) }, closed);
 
 const ToolResult = Type.Object(
@@ -64,9 +84,9 @@ const Reasoning = Type.Object(
   closed,
 );
 
-const ContentBlock = Type.Union([Text, Image, ToolUse, ToolResult, Reasoning, CachePoint], {
+const ContentBlock = Type.Union([Text, Image, DocumentBlock, ToolUse, ToolResult, Reasoning, CachePoint], {
   description:
-    'a text, image, toolUse, toolResult, reasoningContent or cachePoint block (document, video and guardContent blocks are not supported yet)',
+    'a text, image, document (pdf or txt), toolUse, toolResult, reasoningContent or cachePoint block (video and guardContent blocks are not supported yet)',
 });
 
 const Message = Type.Object(

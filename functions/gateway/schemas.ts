@@ -560,7 +560,7 @@ const AnthropicImage = Type.Object(
   { ...closed, description: 'an image block takes type, source and cache_control' },
 );
 /** A document's base64 text at most: MAX_DOCUMENT_BYTES (4.5 MB) encoded. */
-const DocumentData = Type.String({ maxLength: Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4, description: 'base64 of at most 4.5 MB' });
+export const DocumentData = Type.String({ maxLength: Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4, description: 'base64 of at most 4.5 MB' });
 const AnthropicDocument = Type.Object(
   {
     type: Type.Literal('document'),

@@ -49,6 +49,8 @@ import {
   streamFailure,
   systemPromptOf,
 } from './common';
+import { documentName } from '../platforms/documents';
+import { base64Document, checkDocuments } from './documents';
 import { eventMessage, exceptionMessage } from './eventstream';
 import type { MeteredEvent, ParsedChat, Settled } from './types';
 
@@ -65,6 +67,7 @@ export type ToolResultContent = { text: string } | { json: unknown };
 export type ContentBlock =
   | { text: string }
   | { image: { format: 'png' | 'jpeg' | 'gif' | 'webp'; source: { bytes: string } } }
+  | { document: { format: 'pdf' | 'txt'; name: string; source: { bytes: string } } }
   | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
   | { toolResult: { toolUseId: string; content: ToolResultContent[]; status?: 'success' | 'error' } }
   | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: string } }
@@ -96,6 +99,7 @@ export const fields: FeatureFields = {
   outputFormat: 'additionalModelRequestFields',
   outputSchema: 'additionalModelRequestFields',
   images: 'messages',
+  documents: 'messages',
   reasoning: 'additionalModelRequestFields.thinking',
 };
 
@@ -127,12 +131,22 @@ function markLast(parts: { cache?: string }[], at: string): void {
   last.cache = CACHED.cache;
 }
 
+/**
+ * A Converse document block as a document part: its bytes checked as every route's are
+ * (lib/dialects/documents.ts), its name made to fit Converse's rule as the other dialects' titles are.
+ */
+function converseDocument(document: { format: 'pdf' | 'txt'; name: string; source: { bytes: string } }, at: string): ContentPart {
+  const mediaType = document.format === 'pdf' ? 'application/pdf' : 'text/plain';
+  return base64Document(mediaType, document.source.bytes, documentName(document.name), `${at}.source.bytes`);
+}
+
 function userTurns(blocks: ContentBlock[], at: string, messages: ChatTurn[], paths: string[]): void {
   const parts: ContentPart[] = [];
   blocks.forEach((block, j) => {
     const where = `${at}.content.${j}`;
     if ('text' in block) parts.push({ type: 'text', text: block.text });
     else if ('image' in block) parts.push(inlineImage(`image/${block.image.format}`, block.image.source.bytes, `${where}.image`));
+    else if ('document' in block) parts.push(converseDocument(block.document, `${where}.document`));
     else if ('cachePoint' in block) {
       const last = parts.at(-1) ?? messages.at(-1);
       if (!last) throw invalid(where, 'a cachePoint must follow a block it caches');
@@ -145,7 +159,7 @@ function userTurns(blocks: ContentBlock[], at: string, messages: ChatTurn[], pat
         ...(block.toolResult.status === 'error' && { isError: true }),
       });
       paths.push(`${where}.toolResult.toolUseId`);
-    } else throw invalid(where, 'a user message takes text, image, toolResult and cachePoint blocks');
+    } else throw invalid(where, 'a user message takes text, image, document, toolResult and cachePoint blocks');
   });
   if (parts.length > 0) {
     messages.push({ role: 'user', content: parts });
@@ -214,6 +228,7 @@ export function parse(input: ConverseInput, _headers?: Record<string, string | u
   checkHasUserTurn(messages, 'messages');
   checkToolTurns(messages, paths, { result: 'a toolResult', call: 'toolUse' });
   checkImageCount(messages, 'messages');
+  checkDocuments(messages, 'messages');
 
   const { tools, choice } = toolsOf(input.toolConfig);
   checkTools(tools, choice, { tools: 'toolConfig.tools', choice: 'toolConfig.toolChoice' });

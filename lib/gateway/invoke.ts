@@ -1,10 +1,8 @@
-import { InvokeBody } from '../../generated/checks/bedrock';
 import { countTokens } from '../calls/count-tokens';
 import * as converse from '../dialects/bedrock-converse';
 import * as invoke from '../dialects/bedrock-invoke';
 import { BadRequest } from '../errors';
 import { reply } from '../http/types';
-import { validator } from '../http/validation';
 import { chatCall, type GatewayInput } from './chat';
 import { countHeaders } from './messages';
 
@@ -30,17 +28,18 @@ export interface CountTokensBody {
     | { converse: Pick<converse.ConverseBody, 'messages' | 'system' | 'toolConfig' | 'additionalModelRequestFields'> };
 }
 
-const invokeBody = validator(InvokeBody, 'body');
+/** The check InvokeModel's body gets (the handler's, from its request schema). */
+export type InvokeBodyCheck = (value: unknown) => invoke.InvokeBody;
 
 /** An InvokeModel body sent for counting (base64 JSON): checked as InvokeModel checks it. */
-function invokeInput(base64: string): invoke.InvokeBody {
+function invokeInput(base64: string, check: InvokeBodyCheck): invoke.InvokeBody {
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(base64, 'base64').toString('utf8'));
   } catch {
     throw new BadRequest('input.invokeModel.body: not JSON (base64 of the InvokeModel body)', { param: 'input.invokeModel.body' });
   }
-  return invokeBody.parse(value);
+  return check(value);
 }
 
 /**
@@ -48,10 +47,12 @@ function invokeInput(base64: string): invoke.InvokeBody {
  * request it counts (Converse's, or InvokeModel's Claude body) and counted as /v1/messages/count_tokens
  * counts (lib/calls/count-tokens.ts): free, rate-limited, the platform's count or the prompt's bound.
  */
-export async function countDoorTokens(input: GatewayInput<CountTokensBody>, modelId: string) {
+export async function countDoorTokens(input: GatewayInput<CountTokensBody>, modelId: string, checkInvoke: InvokeBodyCheck) {
   const body = input.body.input;
   const { model, request } =
-    'converse' in body ? converse.parse({ ...body.converse, modelId }) : invoke.parse({ ...invokeInput(body.invokeModel.body), modelId });
+    'converse' in body
+      ? converse.parse({ ...body.converse, modelId })
+      : invoke.parse({ ...invokeInput(body.invokeModel.body, checkInvoke), modelId });
   const { maxTokens: _unbounded, ...counted } = request;
   const count = await countTokens(input, model, counted);
   return reply(200, { inputTokens: count.inputTokens }, countHeaders(count));

@@ -29,7 +29,7 @@ test('a super_admin creates a user, who then logs in and sees only the menus of 
 
   await page.getByRole('button', { name: 'Log out' }).click();
   await logIn(page, username, password);
-  expect(await mainNav(page).getByRole('link').allTextContents()).toEqual(['Models', 'Resources', 'Chat', 'Usage', 'API keys', 'Teams']);
+  expect(await mainNav(page).getByRole('link').allTextContents()).toEqual(['Models', 'Resources', 'Routes', 'Chat', 'Usage', 'API keys', 'Teams']);
   expect(await adminNav(page).count()).toBe(0);
   // An admin page typed in is not there for a user.
   await page.goto(`${CONSOLE()}/admin/users`);

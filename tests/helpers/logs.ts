@@ -9,6 +9,10 @@ export async function captureLogs(run: () => Promise<void>): Promise<string> {
     chunks.push(String(chunk));
     return true;
   };
+  // The stacks' injectLambdaContext sets the level back to the configured one at each warm
+  // invocation (Powertools' debug sampling, refreshSampleRateCalculation): held at DEBUG meanwhile.
+  const refresh = Object.getOwnPropertyDescriptor(logger, 'refreshSampleRateCalculation');
+  logger.refreshSampleRateCalculation = () => undefined;
   logger.setLogLevel('DEBUG');
   process.stdout.write = grab;
   process.stderr.write = grab;
@@ -17,6 +21,8 @@ export async function captureLogs(run: () => Promise<void>): Promise<string> {
   } finally {
     process.stdout.write = out;
     process.stderr.write = err;
+    if (refresh) Object.defineProperty(logger, 'refreshSampleRateCalculation', refresh);
+    else delete (logger as Partial<typeof logger>).refreshSampleRateCalculation;
     logger.setLogLevel('SILENT');
   }
   return chunks.join('');

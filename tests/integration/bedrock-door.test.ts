@@ -148,6 +148,52 @@ describe('Converse and ConverseStream with a bearer token', () => {
   });
 });
 
+describe('documents on Converse', () => {
+  test('a document block reaches the model and counts in the tokens; one that is not what its format says is 400 naming the field', async () => {
+    const { bedrock, costs } = client(paying.key);
+    const notes = 'Quarterly notes. '.repeat(200);
+    const plain = await bedrock.send(new ConverseCommand({ ...hello('Summarise the notes'), inferenceConfig: { maxTokens: 20 } }));
+    const withDocument = await bedrock.send(
+      new ConverseCommand({
+        modelId: resource.name,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { document: { format: 'txt', name: 'notes.md', source: { bytes: new TextEncoder().encode(notes) } } },
+              { text: 'Summarise the notes' },
+            ],
+          },
+        ],
+        inferenceConfig: { maxTokens: 20 },
+      }),
+    );
+    expect(withDocument.output?.message?.content?.[0]?.text).toEqual(expect.any(String));
+    expect((withDocument.usage?.inputTokens ?? 0) - (plain.usage?.inputTokens ?? 0)).toBeGreaterThan(notes.length / 8);
+    expect(costs).toHaveLength(2);
+
+    const fake = await bedrock
+      .send(
+        new ConverseCommand({
+          modelId: resource.name,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { document: { format: 'pdf', name: 'report', source: { bytes: new TextEncoder().encode('not a pdf') } } },
+                { text: 'Read it' },
+              ],
+            },
+          ],
+        }),
+      )
+      .catch((err: unknown) => err);
+    expect(fake).toBeInstanceOf(ValidationException);
+    expect((fake as Error).message).toContain('messages.0.content.0.document.source.bytes');
+    expect(costs).toHaveLength(2);
+  });
+});
+
 describe("Bedrock's errors", () => {
   test('a key whose budget cannot cover a call: 403 AccessDeniedException before the model is asked, nothing recorded', async () => {
     const { bedrock } = client(broke.key);

@@ -445,7 +445,8 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
       }
     }
     // Session chat (thread and legacy), the gateway's chat (chat completions, the Responses and Messages
-    // APIs: their HTTP API routes and their streaming URLs) and its embeddings, and nothing else
+    // APIs and the Bedrock door's Converse and InvokeModel: their HTTP API routes and their streaming
+    // URLs) and its embeddings, and nothing else
     // (functions granted exactly the same statements share a role).
     const invokers = resources('AWS::Lambda::Function')
       .filter(([, fn]) => byRole.has(fn.Properties.Role['Fn::GetAtt'][0]))
@@ -464,6 +465,9 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
         'ConverseLambdaFunction',
         'ConverseStreamLambdaFunction',
         'ConverseStreamUrlLambdaFunction',
+        'InvokeLambdaFunction',
+        'InvokeStreamLambdaFunction',
+        'InvokeStreamUrlLambdaFunction',
         'EmbeddingsLambdaFunction',
       ].sort(),
     );
