@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminNav, browserPerFile, mainNav, unique } from './helpers';
+import { ADMIN, adminNav, api, apiToken, browserPerFile, mainNav, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
 
@@ -77,4 +77,52 @@ test('thresholds typed beside a key budget as percentages are stored as fraction
   await page.getByRole('button', { name: 'Done' }).click();
   await page.reload();
   await row.getByText('50, 90, 100 %').waitFor();
+});
+
+test("a user's budget and thresholds set on the Users page are read back after a reload; cleared thresholds show the default", async () => {
+  const { page } = b;
+  const username = unique('budgeted');
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  const body = { username, email: `${username}@example.com`, name: 'Budgeted Person', role: 'user', password: 'a-long-enough-password' };
+  const { user } = await api<{ user: { id: string } }>('POST', '/api/admin/users', { token, body });
+
+  await adminNav(page).getByRole('link', { name: 'Users' }).click();
+  const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: username }) });
+  await row.getByText('Alerts at 80, 100 %').waitFor();
+  const dialog = page.getByRole('dialog', { name: `Monthly budget of ${username}` });
+  const openDialog = () => row.getByRole('button', { name: 'Set budget…' }).click();
+  /** Types what is given into the open dialog's fields and saves. */
+  const save = async (fields: { budget?: string; alertAt?: string }) => {
+    if (fields.budget !== undefined) await dialog.getByLabel('Monthly budget (USD)').fill(fields.budget);
+    if (fields.alertAt !== undefined) await dialog.getByLabel('Alert at (% of budget)').fill(fields.alertAt);
+    await dialog.getByRole('button', { name: 'Save budget' }).click();
+  };
+  await openDialog();
+  await save({ budget: '5', alertAt: '50, 90' });
+  await row.getByText('Budget saved.').waitFor();
+
+  await page.reload();
+  await row.getByText('$5.00').waitFor();
+  await row.getByText('Alerts at 50, 90 %').waitFor();
+  await openDialog();
+  expect(await dialog.getByLabel('Monthly budget (USD)').inputValue()).toBe('5');
+  expect(await dialog.getByLabel('Alert at (% of budget)').inputValue()).toBe('50, 90');
+
+  // Thresholds that make no sense are refused in the API's words, in the dialog, and change nothing.
+  await save({ alertAt: '50, 150' });
+  await dialog.getByRole('alert').waitFor();
+  expect(await row.getByText('Alerts at 50, 90 %').count()).toBe(1);
+
+  await save({ alertAt: '' });
+  await row.getByText('Alerts at 80, 100 %').waitFor();
+  await page.reload();
+  await row.getByText('Alerts at 80, 100 %').waitFor();
+  await row.getByText('$5.00').waitFor();
+  expect((await api('GET', `/api/admin/users/${user.id}`, { token })).user).toMatchObject({ monthly_budget_usd: 5, alert_thresholds: [0.8, 1] });
+
+  // An empty budget clears it: the user has none.
+  await openDialog();
+  await save({ budget: '' });
+  await row.getByRole('cell', { name: /^none/ }).waitFor();
+  expect((await api('GET', `/api/admin/users/${user.id}`, { token })).user.monthly_budget_usd).toBeNull();
 });

@@ -2,8 +2,9 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, usePaged } from '../../api/hooks';
 import { getSession, type Role } from '../../api/session';
+import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../../components/AlertThresholdsField';
 import { ConfirmDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
-import { dateTime } from '../../format';
+import { dateTime, usd } from '../../format';
 
 type User = Schemas['User'];
 const ROLES: Role[] = ['user', 'admin', 'super_admin'];
@@ -21,7 +22,7 @@ export default function Users() {
       {list.first.loading && !list.first.data ? <Spinner label="Loading users…" /> : null}
       <ErrorText error={list.first.error} />
       {list.items.length ? (
-        <TableBox label="Users" columns={['Username', 'Name and e-mail', 'Role', 'State', 'Last login', 'Actions']}>
+        <TableBox label="Users" columns={['Username', 'Name and e-mail', 'Role', 'State', 'Monthly budget', 'Last login', 'Actions']}>
           {list.items.map((u) => (
             <UserRow key={u.id} user={u} onChange={(changed) => list.replace((x) => x.id === changed.id, changed)} />
           ))}
@@ -134,6 +135,8 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
   const [role, setRole] = useState<Role>(user.role);
   const [resetting, setResetting] = useState(false);
   const [password, setPassword] = useState('');
+  const [budgeting, setBudgeting] = useState(false);
+  const [budget, setBudget] = useState({ amount: '', alertAt: '' });
   const [done, setDone] = useState<string>();
   const me = getSession()?.user.id === user.id;
   const update = useAction(async (body: Schemas['UpdateUserRequest'], what: string) => {
@@ -174,6 +177,25 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
         </div>
       </td>
       <td>{user.is_active ? 'active' : 'deactivated'}</td>
+      <td>
+        {user.monthly_budget_usd == null ? 'none' : usd(user.monthly_budget_usd)}
+        <br />
+        <span className="hint">Alerts at {thresholdsText(user.alert_thresholds)} %</span>
+        <br />
+        <button
+          type="button"
+          className="small"
+          onClick={() => {
+            setBudget({
+              amount: user.monthly_budget_usd == null ? '' : String(user.monthly_budget_usd),
+              alertAt: thresholdsText(user.alert_thresholds),
+            });
+            setBudgeting(true);
+          }}
+        >
+          Set budget…
+        </button>
+      </td>
       <td>{dateTime(user.last_login)}</td>
       <td>
         <div className="buttons">
@@ -224,6 +246,38 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
               />
             )}
           </Field>
+        </ConfirmDialog>
+        <ConfirmDialog
+          open={budgeting}
+          title={`Monthly budget of ${user.username}`}
+          confirmLabel="Save budget"
+          pending={update.pending}
+          error={update.error}
+          onCancel={() => setBudgeting(false)}
+          onConfirm={async () => {
+            // Empty clears: no budget (null), and the default thresholds (null: 80, 100).
+            const amount = budget.amount.trim() === '' ? null : Number(budget.amount);
+            const res = await update.run({ monthly_budget_usd: amount, alert_thresholds: thresholdsOf(budget.alertAt) }, 'Budget saved.');
+            if (res) setBudgeting(false);
+          }}
+        >
+          <Field
+            label="Monthly budget (USD)"
+            hint="Their chat and API calls together; refused once this month's spend would pass it. Empty for none."
+          >
+            {(id, hint) => (
+              <input
+                id={id}
+                aria-describedby={hint}
+                type="number"
+                min={0}
+                step="any"
+                value={budget.amount}
+                onChange={(e) => setBudget((b) => ({ ...b, amount: e.target.value }))}
+              />
+            )}
+          </Field>
+          <AlertThresholdsField value={budget.alertAt} onChange={(alertAt) => setBudget((b) => ({ ...b, alertAt }))} />
         </ConfirmDialog>
       </td>
     </tr>
