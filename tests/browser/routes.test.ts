@@ -1,7 +1,8 @@
 /**
  * The Routes page: an admin creates a route of two targets and orders them; a throttle on the first
  * target (the emulator's fault) makes a call through the route fall over, and the page shows the
- * first target's cooldown counting down, read again while it is open.
+ * first target's cooldown counting down, read again while it is open. The Chat page then talks to the
+ * route, and its reply names the resource that answered.
  */
 import { ADMIN, CONSOLE, api, apiToken, browserPerFile, mainNav, unique } from './helpers';
 
@@ -67,4 +68,30 @@ test('an admin creates a route of two targets, orders them, and watches the firs
     if (tick >= 40) throw new Error('the cooldown does not count down');
     await page.waitForTimeout(250);
   }
+});
+
+test('the Chat page chats with the route, and the reply names the resource that answered it', async () => {
+  const { page } = b;
+  await mainNav(page).getByRole('link', { name: 'Chat' }).click();
+  const title = unique('route chat');
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Use case').fill('browser test');
+  const resource = page.getByLabel('Resource');
+  await resource.locator('option', { hasText: second }).waitFor({ state: 'attached' });
+  await resource.selectOption({ label: (await resource.locator('option', { hasText: second }).textContent()) as string });
+  await page.getByRole('button', { name: 'Start conversation' }).click();
+  await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+
+  const answerWith = page.getByLabel('Answer with');
+  const routeOption = answerWith.locator('optgroup[label="Routes"] option', { hasText: name });
+  await routeOption.waitFor({ state: 'attached' });
+  await answerWith.selectOption({ label: (await routeOption.textContent()) as string });
+  await page.getByLabel('Message', { exact: true }).fill('Hello through the route');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.message.assistant').first();
+  await reply.getByLabel('Reply figures').waitFor();
+  // The first target still cools down from the throttle above: the second answers, and the reply says so.
+  const who = (await reply.locator('.who').textContent()) ?? '';
+  expect(who.startsWith(second)).toBe(true);
+  expect(who).toContain(`via route ${name}`);
 });
