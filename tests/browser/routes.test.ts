@@ -4,7 +4,7 @@
  * first target's cooldown counting down, read again while it is open. The Chat page then talks to the
  * route, and its reply names the resource that answered.
  */
-import { ADMIN, CONSOLE, api, apiToken, browserPerFile, mainNav, unique } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, chooseOption, mainNav, startConversation, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
 /** A hosted model no other test file calls, so that its fault throttles this file's call only. */
@@ -72,20 +72,9 @@ test('an admin creates a route of two targets, orders them, and watches the firs
 
 test('the Chat page chats with the route, and the reply names the resource that answered it', async () => {
   const { page } = b;
-  await mainNav(page).getByRole('link', { name: 'Chat' }).click();
-  const title = unique('route chat');
-  await page.getByLabel('Title').fill(title);
-  await page.getByLabel('Use case').fill('browser test');
-  const resource = page.getByLabel('Resource');
-  await resource.locator('option', { hasText: second }).waitFor({ state: 'attached' });
-  await resource.selectOption({ label: (await resource.locator('option', { hasText: second }).textContent()) as string });
-  await page.getByRole('button', { name: 'Start conversation' }).click();
-  await page.getByRole('heading', { name: title, level: 2 }).waitFor();
-
+  await startConversation(page, unique('route chat'), second);
   const answerWith = page.getByLabel('Answer with');
-  const routeOption = answerWith.locator('optgroup[label="Routes"] option', { hasText: name });
-  await routeOption.waitFor({ state: 'attached' });
-  await answerWith.selectOption({ label: (await routeOption.textContent()) as string });
+  await chooseOption(answerWith, answerWith.locator('optgroup[label="Routes"] option', { hasText: name }));
   await page.getByLabel('Message', { exact: true }).fill('Hello through the route');
   await page.getByRole('button', { name: 'Send' }).click();
   const reply = page.locator('.message.assistant').first();
