@@ -81,6 +81,8 @@ export interface NewTurn {
   startedAt: string;
   username: string;
   resourceId: string;
+  /** The route the turn named, when it named one (`resourceId` is then the target that answered). */
+  route?: { id: string; name: string };
   userText: string;
   /** Absent when the model call failed: the user's text is kept, marked failed, and nothing is counted. */
   reply?: TurnReply;
@@ -122,6 +124,8 @@ export function turnItem(turn: NewTurn): Record<string, unknown> {
     u: turn.userText,
     un: turn.username,
     r: turn.resourceId,
+    // The route's attributes as a call-log item names them (tables/calls.ts): the breakdown reads `ro`.
+    ...(turn.route && { ro: turn.route.id, rn: turn.route.name }),
   };
   if (turn.reply) Object.assign(item, { a: turn.reply.text }, usageAttributes(turn.startedAt, turn.reply));
   return item;
@@ -205,7 +209,13 @@ function messagesOfTurnItem(item: Record<string, unknown>): StoredMessage[] {
     role: 'assistant',
     content: item.a as string,
     timestamp: new Date(Date.parse(common.turn_ts) + Number(item.dt ?? 0)).toISOString(),
-    metadata: { model_id: modelId, model_response_time: latencyMs / 1000, tokens_used: tokensIn + tokensOut, username },
+    metadata: {
+      model_id: modelId,
+      model_response_time: latencyMs / 1000,
+      tokens_used: tokensIn + tokensOut,
+      username,
+      ...(typeof item.ro === 'string' && { resource_id: common.resource_id, route_id: item.ro, route_name: String(item.rn) }),
+    },
     status: 'ok',
     tokens_in: tokensIn,
     tokens_out: tokensOut,

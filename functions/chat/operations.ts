@@ -57,7 +57,10 @@ export const operations: Operations = {
 is started. Returns the stored user message and the assistant reply. Errors use the thread
 shape (\`threadId: ""\`, \`messages: []\`). 403 when the caller may not use the resource (its
 access, set by admins: the message names the resource and says to ask an admin); 404 when the conversation, thread or resource is not
-found; 409 when the resource is not InService; 429 when a monthly budget cannot cover the
+found; 409 when the resource is not InService. \`resourceId\` may name a route: the route's
+targets the caller may use are tried in its order, falling over on the failures its \`retry_on\`
+lists (403 when the caller may use none of them; 429, or 503, with \`Retry-After\` when every one
+is throttled, or cooling down). 429 when a monthly budget cannot cover the
 turn (the caller's, or one of their teams' or their own within a team: the message names
 it; an upper bound of the turn's cost is held on each before the model is asked, as on /v1)
 or one of their teams' rate limits is used up this minute (with \`Retry-After\`); 500 when
@@ -77,7 +80,8 @@ the model call fails.
               format: 'uuid',
             },
             '/properties/resourceId': {
-              description: 'A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).',
+              description:
+                "A resource's id, or a route's (GET /api/routes): the turn then goes through the route's targets as a /v1 call does, and the reply's metadata names the route and the resource that answered. A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).",
               format: 'uuid',
             },
             '/properties/threadId': { description: 'Omitted starts a new thread.', format: 'uuid' },
@@ -125,7 +129,8 @@ the model call fails.
               format: 'uuid',
             },
             '/properties/resourceId': {
-              description: 'A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).',
+              description:
+                "A resource's id, or a route's (GET /api/routes), as on POST /api/chat/thread. A UUID in lower case, as the service issues them (an id in upper case names nothing and is a 400).",
               format: 'uuid',
             },
           }),

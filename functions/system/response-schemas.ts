@@ -144,10 +144,12 @@ export const MessageMetadata = Named(
       model_id: Type.Optional(Type.String()),
       model_response_time: Type.Optional(Type.Number({ minimum: 0 })),
       tokens_used: Type.Optional(Type.Integer({ minimum: 0 })),
+      route_id: Type.Optional(Ref(Uuid)),
+      route_name: Type.Optional(Type.String()),
     },
     {
       description:
-        'User message: username, resource_id. Assistant message: model_id, model_response_time (seconds), tokens_used, username. Legacy messages may have an empty object.',
+        'User message: username, resource_id. Assistant message: model_id, model_response_time (seconds), tokens_used, username; a turn through a route adds resource_id (the target that answered), route_id and route_name. Legacy messages may have an empty object.',
       additionalProperties: false,
     },
   ),

@@ -3,7 +3,7 @@ import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import { getResource, listResources, type Resource } from '../../tables/resources';
 import { getRoute, listRoutes, modelNamed, resourcesById, type ExpectedHolder, type NameHolder, type Route } from '../../tables/routes';
-import { NotFound } from '../errors';
+import { Forbidden, NotFound } from '../errors';
 import { mayCall, usableBy } from './access';
 
 /**
@@ -117,6 +117,27 @@ async function resolveRoute(key: ApiKey, user: User, model: string, lookup: Name
   });
   const usable = await usableBy(user, present);
   if (usable.length === 0) throw modelNotFound(model);
+  return { route, resources: usable };
+}
+
+/**
+ * A route named by its id (the spec's session chat, whose body names a resource or a route by id):
+ * the route and the targets this user may call, in the route's order; undefined when no route has the
+ * id. The same rule as /v1: a user may use a route when they may use one of its targets, and the route
+ * tries only those. A route with none they may use answers 403, as a resource they may not use does.
+ * It costs two reads (the route, then its targets' resources), made only when the id named no resource.
+ */
+export async function routeTargetById(user: User, routeId: string): Promise<CallTarget | undefined> {
+  const route = await getRoute(routeId);
+  if (!route) return undefined;
+  const resources = await resourcesById(route.targets.map((t) => t.resource_id));
+  const present = route.targets.flatMap((t) => resources.get(t.resource_id) ?? []);
+  const usable = await usableBy(user, present);
+  if (usable.length === 0) {
+    throw new Forbidden(`You may not use the route '${route.name}': ask an admin to grant you access to one of its targets`, {
+      code: 'resource_access_denied',
+    });
+  }
   return { route, resources: usable };
 }
 

@@ -6,7 +6,9 @@ import type { Resource } from '../../tables/resources';
 import { readMemberships } from '../../tables/teams';
 import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
-import { answer, countCall, prepareCall, settlementOf, usageModelOf } from '../calls/metered';
+import { attempt, type AttemptOptions } from '../calls/attempts';
+import { answer, countCall, prepareCall, settlementOf, usageModelOf, type PreparedCall } from '../calls/metered';
+import { routeTargetById, type CallTarget } from '../calls/resolve';
 import { writableConversation } from '../conversations/access';
 import { BadRequest, NotFound } from '../errors';
 import { systemPromptFor } from '../platforms/prompts';
@@ -29,6 +31,11 @@ import { MAX_MESSAGE_CHARS } from './limits';
  *      their spend item), in one transaction of the caller's own items. The service-wide and per-model totals and the resource's chat counters are folded from
  *      the table's stream (lib/usage/aggregator.ts), so concurrent turns of different users never
  *      touch the same item.
+ *
+ * `resourceId` may name a route (docs/routes.md "Chat with a route"): read only when no resource has the
+ * id (two more reads: the route item, its cooldowns with it, and its targets), the turn then goes
+ * through the same attempts as a /v1 call (lib/calls/attempts.ts) and records the resource that
+ * answered beside the route.
  *
  * Writing nothing before the model answers means a failed model call leaves no half turn and counts
  * nothing; writing the turn and its counters in one transaction means a counted turn always has its
@@ -87,18 +94,21 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   ]);
 
   writableConversation(context.conversation, user);
-  const resource = context.resource;
-  if (!resource) throw new NotFound('Resource not found');
+  // The id names a resource, or else a route: read only when no resource has it (lib/calls/resolve.ts).
+  const target: CallTarget = context.resource ? { resource: context.resource } : await routeNamed(user, resourceId);
   if (continuing && !context.threadFound) throw new NotFound('Thread not found');
 
   const history = mode === 'thread' ? buildContext(context.recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
-  const call = await prepareCall({
-    payer: { user, memberships },
-    resource,
-    callId: turnId,
-    now: started,
-    request: { system: systemPrompt(resource), messages: [...history, { role: 'user', content }] },
-  });
+  const messages = [...history, { role: 'user' as const, content }];
+  // Each target a route tries is its own metered call (lib/calls/attempts.ts): held, then released or settled.
+  const prepare = (resource: Resource, how: AttemptOptions) =>
+    prepareCall({
+      payer: { user, memberships },
+      resource,
+      callId: turnId,
+      now: started,
+      request: { system: systemPrompt(resource), messages, ...how },
+    });
 
   const turn: NewTurn = {
     source: mode,
@@ -107,17 +117,29 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     turnId,
     startedAt: turnTs,
     username: user.username,
-    resourceId: resource.id,
+    resourceId: target.route ? target.route.id : target.resource.id,
+    ...(target.route && { route: { id: target.route.id, name: target.route.name } }),
     userText: content,
   };
 
+  // A turn refused before any model was asked (access, a budget, not in service) stores nothing; once a
+  // model was asked and no answer came, the user's message is kept, marked failed.
+  let asked = false;
+  const ask = (prepared: PreparedCall) => {
+    asked = true;
+    return answer(prepared);
+  };
+  let call: PreparedCall;
   let reply: ChatReply;
   try {
-    reply = await answer(call);
+    ({ call, result: reply } = await attempt(target, prepare, ask));
   } catch (err) {
-    await keepFailedTurn(turn, err);
+    if (asked) await keepFailedTurn(turn, err);
     throw err;
   }
+  // The turn records the resource that answered; a route's turn names the route beside it.
+  const resource = call.resource;
+  turn.resourceId = resource.id;
 
   // Round trip 3: the turn and its counters, the user's spend settled when they have a budget.
   const settled = settlementOf(call, reply);
@@ -140,6 +162,12 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   countCall(call, settled, 'ChatTurns');
   const [userMessage, assistantMessage] = messagesOfTurn(turn) as [StoredMessage, StoredMessage];
   return { threadId, userMessage, assistantMessage, resource };
+}
+
+async function routeNamed(user: User, id: string): Promise<CallTarget> {
+  const target = await routeTargetById(user, id);
+  if (!target) throw new NotFound('Resource not found');
+  return target;
 }
 
 async function keepFailedTurn(turn: NewTurn, cause: unknown): Promise<void> {

@@ -1,4 +1,4 @@
-import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, startConversation, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
 const endpoint = unique('chat-haiku');
@@ -44,14 +44,7 @@ test('managed access is planned with its per-token cost and registered on confir
 
 test('a conversation is started with the resource, and a reply shows its tokens, latency and cost', async () => {
   const { page } = b;
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
-  await page.getByLabel('Title').fill(title);
-  await page.getByLabel('Use case').fill('browser test');
-  const resource = page.getByLabel('Resource');
-  await resource.locator('option', { hasText: endpoint }).waitFor({ state: 'attached' });
-  await resource.selectOption({ label: (await resource.locator('option', { hasText: endpoint }).textContent()) as string });
-  await page.getByRole('button', { name: 'Start conversation' }).click();
-  await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+  await startConversation(page, title, endpoint);
 
   await page.getByLabel('Message', { exact: true }).fill('What is the capital of France?');
   await page.getByRole('button', { name: 'Send' }).click();

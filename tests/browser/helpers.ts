@@ -5,7 +5,7 @@
  * errors and Content-Security-Policy violations. API calls for fixtures go straight to the API.
  */
 import { randomUUID } from 'node:crypto';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { launchChromium, type LaunchedBrowser } from '../../console/scripts/chromium';
 
 export const CONSOLE = () => process.env.E2E_CONSOLE_URL as string;
@@ -86,3 +86,20 @@ export async function apiToken(username: string, password: string): Promise<stri
 
 export const mainNav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 export const adminNav = (page: Page) => page.getByRole('navigation', { name: 'Admin' });
+
+/** Chooses the option of a select that `option` finds, once the page has listed it (options are loaded, not rendered at once). */
+export async function chooseOption(select: Locator, option: Locator): Promise<void> {
+  await option.waitFor({ state: 'attached' });
+  await select.selectOption({ label: (await option.textContent()) as string });
+}
+
+/** Starts a conversation on the Chat page with the resource whose option names `resource`; returns once it is open. */
+export async function startConversation(page: Page, title: string, resource: string): Promise<void> {
+  await mainNav(page).getByRole('link', { name: 'Chat' }).click();
+  await page.getByLabel('Title').fill(title);
+  await page.getByLabel('Use case').fill('browser test');
+  const select = page.getByLabel('Resource');
+  await chooseOption(select, select.locator('option', { hasText: resource }));
+  await page.getByRole('button', { name: 'Start conversation' }).click();
+  await page.getByRole('heading', { name: title, level: 2 }).waitFor();
+}

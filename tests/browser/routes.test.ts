@@ -1,9 +1,10 @@
 /**
  * The Routes page: an admin creates a route of two targets and orders them; a throttle on the first
  * target (the emulator's fault) makes a call through the route fall over, and the page shows the
- * first target's cooldown counting down, read again while it is open.
+ * first target's cooldown counting down, read again while it is open. The Chat page then talks to the
+ * route, and its reply names the resource that answered.
  */
-import { ADMIN, CONSOLE, api, apiToken, browserPerFile, mainNav, unique } from './helpers';
+import { ADMIN, CONSOLE, api, apiToken, browserPerFile, chooseOption, mainNav, startConversation, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
 /** A hosted model no other test file calls, so that its fault throttles this file's call only. */
@@ -67,4 +68,19 @@ test('an admin creates a route of two targets, orders them, and watches the firs
     if (tick >= 40) throw new Error('the cooldown does not count down');
     await page.waitForTimeout(250);
   }
+});
+
+test('the Chat page chats with the route, and the reply names the resource that answered it', async () => {
+  const { page } = b;
+  await startConversation(page, unique('route chat'), second);
+  const answerWith = page.getByLabel('Answer with');
+  await chooseOption(answerWith, answerWith.locator('optgroup[label="Routes"] option', { hasText: name }));
+  await page.getByLabel('Message', { exact: true }).fill('Hello through the route');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const reply = page.locator('.message.assistant').first();
+  await reply.getByLabel('Reply figures').waitFor();
+  // The first target still cools down from the throttle above: the second answers, and the reply says so.
+  const who = (await reply.locator('.who').textContent()) ?? '';
+  expect(who.startsWith(second)).toBe(true);
+  expect(who).toContain(`via route ${name}`);
 });

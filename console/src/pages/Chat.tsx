@@ -8,6 +8,7 @@ import { count, dateTime, int, ms, usd } from '../format';
 
 type Message = Schemas['ConversationMessage'];
 type Resource = Schemas['Resource'];
+type Route = Schemas['Route'];
 type Conversation = Schemas['Conversation'];
 type Price = { input: number; output: number } | 'hourly' | undefined;
 
@@ -103,19 +104,35 @@ function NewConversation(props: { resources?: Resource[]; resourcesError: unknow
   );
 }
 
-function ResourceSelect(props: { label: string; resources?: Resource[]; value: string; onChange: (id: string) => void }) {
+function ResourceSelect(props: { label: string; resources?: Resource[]; routes?: Route[]; value: string; onChange: (id: string) => void }) {
   // Only what chats: an embedding model answers /v1/embeddings, not a conversation.
   const chatting = props.resources?.filter((r) => r.capabilities.chat);
+  // A route the caller may call (GET /api/routes lists only those for a user) chats as a resource does (docs/routes.md).
+  const routes = props.routes?.filter((r) => r.kind === 'chat') ?? [];
+  const resourceOptions = chatting?.map((r) => (
+    <option key={r.id} value={r.id}>
+      {r.name} ({r.type}, {r.model_name})
+    </option>
+  ));
   return (
     <Field label={props.label} hint={chatting && chatting.length === 0 ? 'No resource that chats is InService yet: deploy one first.' : undefined}>
       {(id, hint) => (
         <select id={id} aria-describedby={hint} value={props.value} onChange={(e) => props.onChange(e.target.value)} required>
           <option value="">{chatting ? 'Choose a resource' : 'Loading resources…'}</option>
-          {chatting?.map((r) => (
-            <option key={r.id} value={r.id}>
-              {r.name} ({r.type}, {r.model_name})
-            </option>
-          ))}
+          {routes.length > 0 ? (
+            <>
+              <optgroup label="Resources">{resourceOptions}</optgroup>
+              <optgroup label="Routes">
+                {routes.map((r) => (
+                  <option key={r.id} value={r.id}>
+                    {r.name} (route, {count(r.targets.length, 'target')})
+                  </option>
+                ))}
+              </optgroup>
+            </>
+          ) : (
+            resourceOptions
+          )}
         </select>
       )}
     </Field>
@@ -160,9 +177,12 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
   const defaultResource = resources.find(
     (r) => r.name === conversation.deployed_resource.resource_name && r.type === conversation.deployed_resource.resource_type,
   );
+  const routes = useQuery(() => unwrap(api.GET('/api/routes', { params: { query: { limit: 100 } } })), []);
   const [resourceId, setResourceId] = useState('');
   const chosen = resourceId || defaultResource?.id || '';
-  const facts = useResourceFacts(messages, chosen);
+  const chosenRoute = routes.data?.routes.some((r) => r.id === chosen) ?? false;
+  // A route has no prices of its own: a reply through one is priced as the resource that answered it.
+  const facts = useResourceFacts(messages, chosenRoute ? '' : chosen);
 
   const send = useAction(async (text: string) => {
     const threadId = thread && thread.id !== null ? thread.id : undefined;
@@ -218,7 +238,15 @@ function ConversationView({ conversation, resources }: { conversation: Conversat
       {thread?.id === null ? (
         <p className="hint">Legacy messages were sent without thread context; they can be read here. New messages go into threads.</p>
       ) : (
-        <Composer resources={resources} resourceId={chosen} onResource={setResourceId} pending={send.pending} error={send.error} onSend={send.run} />
+        <Composer
+          resources={resources}
+          routes={routes.data?.routes}
+          resourceId={chosen}
+          onResource={setResourceId}
+          pending={send.pending}
+          error={send.error}
+          onSend={send.run}
+        />
       )}
     </article>
   );
@@ -277,7 +305,9 @@ function MessageItem({ message: m, price, author }: { message: Message; price: P
   return (
     <li className={`message ${m.role}${m.status === 'failed' ? ' failed' : ''}`}>
       <p className="who">
-        {m.role === 'user' ? (m.metadata.username ?? 'You') : author} <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
+        {m.role === 'user' ? (m.metadata.username ?? 'You') : author}
+        {m.metadata.route_name ? <span className="hint"> via route {m.metadata.route_name}</span> : null}{' '}
+        <time dateTime={m.timestamp}>{dateTime(m.timestamp)}</time>
       </p>
       {m.role === 'assistant' ? <Markdown text={m.content} /> : <div className="content">{m.content}</div>}
       {m.status === 'failed' ? <p className="error">The model did not answer this message.</p> : null}
@@ -296,6 +326,7 @@ function MessageItem({ message: m, price, author }: { message: Message; price: P
 
 function Composer(props: {
   resources: Resource[];
+  routes?: Route[];
   resourceId: string;
   onResource: (id: string) => void;
   pending: boolean;
@@ -315,7 +346,7 @@ function Composer(props: {
   };
   return (
     <form className="composer form" onSubmit={submit}>
-      <ResourceSelect label="Answer with" resources={props.resources} value={props.resourceId} onChange={props.onResource} />
+      <ResourceSelect label="Answer with" resources={props.resources} routes={props.routes} value={props.resourceId} onChange={props.onResource} />
       <Field label="Message" hint="Ctrl+Enter sends.">
         {(id, hint) => (
           <textarea
