@@ -85,7 +85,9 @@ describe('the count', () => {
             system: [{ text: question.system }],
             messages: [{ role: 'user', content: [{ text: question.messages[0]?.content as string }] }],
             toolConfig: {
-              tools: [{ toolSpec: { name: WEATHER.name, description: WEATHER.description, inputSchema: { json: WEATHER.input_schema as DocumentType } } }],
+              tools: [
+                { toolSpec: { name: WEATHER.name, description: WEATHER.description, inputSchema: { json: WEATHER.input_schema as DocumentType } } },
+              ],
             },
           },
         },

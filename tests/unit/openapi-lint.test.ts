@@ -34,9 +34,5 @@ test('Redocly CLI finds no error in the document, and only the warnings redocly.
   const problems = (JSON.parse(out.slice(out.indexOf('{'))) as { problems: Problem[] }).problems;
   expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
   const warned = [...new Set(problems.map((p) => p.ruleId))].sort();
-  expect(warned).toEqual([
-    'no-illogical-composition-keywords',
-    'no-required-schema-properties-undefined',
-    'operation-2xx-response',
-  ]);
+  expect(warned).toEqual(['no-illogical-composition-keywords', 'no-required-schema-properties-undefined', 'operation-2xx-response']);
 });
