@@ -15,8 +15,9 @@ export const logger = new Logger({
 
 /**
  * Business metrics in CloudWatch Embedded Metric Format (Powertools): written to the log as JSON,
- * turned into metrics by CloudWatch with no API call on the request path. Flushed once per request
- * by the request-log middleware. Off under POWERTOOLS_DEV (local) and in tests.
+ * turned into metrics by CloudWatch with no API call on the request path. Published once per
+ * invocation by Powertools' logMetrics in the stacks (lib/http/stack.ts, lib/background.ts). Off under
+ * POWERTOOLS_DEV (local) and in tests.
  */
 export const metrics = new Metrics({
   namespace: 'ModelOps',

@@ -45,7 +45,7 @@ function background<E, R>(job: string, run: (event: E, context: Context) => Prom
 
 /** A consumer of the table's stream: one batch of records per invocation. */
 export function streamConsumer<R>(job: string, consume: (event: DynamoDBStreamEvent) => Promise<R>) {
-  return background<DynamoDBStreamEvent, R>(job, (event) => consume(event));
+  return background<DynamoDBStreamEvent, R>(job, consume);
 }
 
 /**

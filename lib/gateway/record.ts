@@ -10,8 +10,9 @@ import type { Attribution } from './attribution';
  * What a /v1 call stores: nothing of the client's data (an OpenAI-compatible gateway is a pipe its
  * clients' data passes through), only the call itself, in ONE write on the critical path: the
  * pending call item (tables/calls.ts), settled from the table's stream into the key's call log, the
- * user's and the key's usage and the budgets' spend. `streamed`: a stream's settle runs after its
- * invocation's request log flushed the metrics, so it flushes its own. A call through a route names it
+ * user's and the key's usage and the budgets' spend. `streamed`: a stream's settle runs after the
+ * stack's logMetrics published the invocation's metrics (when the handler returned the stream), so it
+ * publishes its own. A call through a route names it
  * beside the resource that answered. A call of a client's session (lib/gateway/attribution.ts) names it
  * and counts in that session's usage too.
  */
@@ -43,7 +44,5 @@ export async function recordGatewayCall(
     ],
   });
   countCall(call, settlement, 'GatewayCalls');
-  // A streamed answer is recorded after the stack's logMetrics has run (when the handler returned
-  // the stream): its metrics are published here.
   if (streamed) flushMetrics();
 }
