@@ -119,12 +119,13 @@ test('the usage charts by conversation and by hour grow with the next reply', as
   expect(before.lastDay).toBeGreaterThanOrEqual(before.conversation);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Chat' }).click();
   await page.getByRole('link', { name: title }).click();
+  // The conversation holds the replies of the two tests above; the next one is its third request. (Waiting
+  // for "2 requests" here once let a loaded run read the charts before the reply was recorded.)
+  const usageLine = page.getByLabel('Conversation usage');
+  await usageLine.getByText(/ · 2 requests$/).waitFor();
   await page.getByLabel('Message', { exact: true }).fill('And of Italy?');
   await page.getByRole('button', { name: 'Send' }).click();
-  await page
-    .getByLabel('Conversation usage')
-    .getByText(/2 requests/)
-    .waitFor();
+  await usageLine.getByText(/ · 3 requests$/).waitFor();
   let after = await usageTokens();
   expect(after.conversation).toBeGreaterThan(before.conversation);
   // Seen once in a loaded full run: the hours chart read unchanged right after the reply, while the
