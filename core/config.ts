@@ -247,6 +247,16 @@ export function loadConfig(env: Env = process.env) {
       maxAttempts: int(env, 'UPSTREAM_MAX_ATTEMPTS', 2, 1, 10),
     },
 
+    routes: {
+      /**
+       * How long a function instance keeps a route's definition (its name, targets, strategy) after
+       * reading it, so a call through the route on the happy path reads only its targets' items
+       * (their cooldowns are never kept: lib/calls/resolve.ts). A change made on another instance is
+       * seen after at most this long; 0 reads the route on every call.
+       */
+      definitionSeconds: int(env, 'ROUTE_DEFINITION_TTL_SECONDS', 5, 0, 300),
+    },
+
     catalogue: {
       cacheTtlSeconds: int(env, 'MODEL_CACHE_TTL_SECONDS', 3600, 0, 7 * 86_400),
     },

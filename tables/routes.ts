@@ -18,10 +18,14 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * share a name whichever is written first, and a /v1 call finds a route with the same BatchGet of
  * guards that finds a resource: a direct call reads nothing more because routes exist.
  *
- * Cooldowns live on the route item (`cooldowns`: resource id -> until, why), so the call that reads
- * the route reads them in the same round trip, and every function instance sees the same ones. The
- * item is read by every call of the route and written only when a target fails (a conditional
- * UpdateItem that only moves a cooldown later), so callers never queue behind one another on it.
+ * Cooldowns live on the targets' resource items, one attribute per route (`cooldown#<route id>`:
+ * until, why), so the call reads them with the resources it reads anyway, and every function instance
+ * sees the same ones. A resource item is written by a route only when the target fails (a conditional
+ * UpdateItem that only moves that route's cooldown later), so callers never queue behind one another
+ * on it. A cooldown belongs to one route: another route over the same resource, and a direct call to
+ * it, are not refused by it (lib/calls/attempts.ts). The route item holds the definition alone, which
+ * a warm container keeps in memory for a few seconds (lib/calls/resolve.ts), so a call through a route
+ * on the happy path does not read it.
  */
 
 /** Why a target failed, as `retry_on` names it. */
@@ -54,7 +58,11 @@ export interface Route {
   created_at: string;
   updated_at: string;
   created_by: string;
-  /** By resource id; a past `until` is no cooldown. */
+}
+
+/** A route target's resource, with the cooldowns routes set on its item (by route id; a past `until` is no cooldown). */
+export interface TargetResource {
+  resource: Resource;
   cooldowns: Record<string, Cooldown>;
 }
 
@@ -66,18 +74,34 @@ function routeFromItem(item: Record<string, unknown>): Route {
   const route = Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as Route;
   route.cooldown_seconds = Number(route.cooldown_seconds);
   route.targets = ((item.targets as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }));
-  const cooldowns = (item.cooldowns ?? {}) as Record<string, { until: unknown; reason: RouteFailure }>;
-  route.cooldowns = Object.fromEntries(Object.entries(cooldowns).map(([id, c]) => [id, { until: Number(c.until), reason: c.reason }]));
   return route;
+}
+
+/** The attribute of a target's resource item that holds one route's cooldown of it. */
+const COOLDOWN = 'cooldown#';
+
+function targetFromItem(item: Record<string, unknown>): TargetResource {
+  const cooldowns: Record<string, Cooldown> = {};
+  for (const [name, value] of Object.entries(item)) {
+    if (!name.startsWith(COOLDOWN)) continue;
+    const c = value as { until: unknown; reason: RouteFailure };
+    cooldowns[name.slice(COOLDOWN.length)] = { until: Number(c.until), reason: c.reason };
+  }
+  return { resource: resourceFromItem(item), cooldowns };
+}
+
+/** This route's cooldowns of its targets, by resource id, from their resource items. */
+export function cooldownsOf(route: Pick<Route, 'id'>, targets: Map<string, TargetResource>): Record<string, Cooldown> {
+  const cooldowns: Record<string, Cooldown> = {};
+  for (const [id, target] of targets) {
+    const cooldown = target.cooldowns[route.id];
+    if (cooldown) cooldowns[id] = cooldown;
+  }
+  return cooldowns;
 }
 
 const routeNameTaken = (name: string) =>
   new DataError('NameTaken', `The name "${name}" is taken by a resource or another route`, 'Routes share the names /v1 accepts as model');
-
-const definition = (route: Route) => {
-  const { cooldowns: _cooldowns, ...fields } = route;
-  return fields;
-};
 
 const guardPuts = (route: Pick<Route, 'id' | 'name' | 'created_at'>): TransactItems =>
   PLATFORMS.map((type) => ({
@@ -106,7 +130,7 @@ export async function insertRoute(route: Route): Promise<void> {
     {
       Put: {
         TableName: TABLE,
-        Item: { ...routeKey(route.id), ...listKeys(route), entity: 'route', ...definition(route), cooldowns: {} },
+        Item: { ...routeKey(route.id), ...listKeys(route), entity: 'route', ...route },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -121,11 +145,11 @@ export async function insertRoute(route: Route): Promise<void> {
 }
 
 /**
- * Replaces a route's definition (its cooldowns stay), conditional on the version read (`before.updated_at`:
+ * Replaces a route's definition (its targets' cooldowns stay on their items), conditional on the version read (`before.updated_at`:
  * StaleWrite when another change came first). A new name is taken and the old one freed in the same transaction.
  */
 export async function replaceRoute(before: Route, after: Route): Promise<void> {
-  const { id: _id, ...fields } = definition(after);
+  const { id: _id, ...fields } = after;
   const names = Object.keys(fields);
   const update: TransactItems[number] = {
     Update: {
@@ -185,18 +209,19 @@ export async function listRoutes(options: { limit: number; cursor?: string }): P
 }
 
 /**
- * A target cools down until `cooldown.until` for every caller of the route: one UpdateItem that only
- * ever moves a cooldown later (concurrent failures of one target write once in effect; a later one wins).
+ * A target cools down until `cooldown.until` for every caller of the route: one UpdateItem of the
+ * target's resource item that only ever moves this route's cooldown later (concurrent failures of one
+ * target write once in effect; a later one wins). Nothing is written when the resource is gone.
  */
 export async function coolDown(routeId: string, resourceId: string, cooldown: Cooldown): Promise<void> {
   await db
     .send(
       new UpdateCommand({
         TableName: TABLE,
-        Key: routeKey(routeId),
-        UpdateExpression: 'SET cooldowns.#r = :c',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(cooldowns.#r) OR cooldowns.#r.#until < :until)',
-        ExpressionAttributeNames: { '#r': resourceId, '#until': 'until' },
+        Key: resourceKey(resourceId),
+        UpdateExpression: 'SET #c = :c',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#c) OR #c.#until < :until)',
+        ExpressionAttributeNames: { '#c': `${COOLDOWN}${routeId}`, '#until': 'until' },
         ExpressionAttributeValues: { ':c': cooldown, ':until': cooldown.until },
       }),
     )
@@ -207,9 +232,14 @@ export async function coolDown(routeId: string, resourceId: string, cooldown: Co
 
 /** The resources of these ids that exist, by id: one BatchGet. */
 export async function resourcesById(ids: string[]): Promise<Map<string, Resource>> {
+  return new Map([...(await targetResources(ids))].map(([id, t]) => [id, t.resource]));
+}
+
+/** The resources of these ids that exist, with the cooldowns routes set on them, by id: one BatchGet (eventually consistent). */
+export async function targetResources(ids: string[]): Promise<Map<string, TargetResource>> {
   if (ids.length === 0) return new Map();
   const items = await getItems(ids.map(resourceKey), false);
-  return new Map(ids.flatMap((id) => (items(resourceKey(id)) ? [[id, resourceFromItem(items(resourceKey(id)) as Record<string, unknown>)]] : [])));
+  return new Map(ids.flatMap((id) => (items(resourceKey(id)) ? [[id, targetFromItem(items(resourceKey(id)) as Record<string, unknown>)]] : [])));
 }
 
 // ------------------------------------------------------------------------- a /v1 model name's lookup
@@ -226,14 +256,14 @@ export interface NamedModel {
   resource?: Resource;
   /** The expected route, if its guards still point at it, with those of its targets' resources that were read. */
   route?: Route;
-  targets?: Map<string, Resource>;
+  targets?: Map<string, TargetResource>;
 }
 
 /**
  * The holders of a model name on the platforms given, in one round trip whatever the number of
  * resources and routes: one eventually consistent BatchGet of the name guards with, when the caller
  * already knows what held the name last, that item beside them: a resource, or a route and its
- * targets' resources (their cooldowns are on the route item, so they cost no read of their own).
+ * targets' resources (with the route's cooldowns on them).
  * What the guards no longer point at is not returned; the caller reads the holder then.
  */
 export async function modelNamed(name: string, types: readonly PlatformName[], expected?: ExpectedHolder): Promise<NamedModel> {
@@ -255,10 +285,10 @@ export async function modelNamed(name: string, types: readonly PlatformName[], e
   if (expected && 'routeId' in expected) {
     const item = items(routeKey(expected.routeId));
     if (!item || !holders.some((h) => 'routeId' in h && h.routeId === expected.routeId)) return { holders };
-    const targets = new Map<string, Resource>();
+    const targets = new Map<string, TargetResource>();
     for (const id of expected.targetIds) {
       const resource = items(resourceKey(id));
-      if (resource) targets.set(id, resourceFromItem(resource));
+      if (resource) targets.set(id, targetFromItem(resource));
     }
     return { holders, route: routeFromItem(item), targets };
   }

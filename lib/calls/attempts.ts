@@ -9,7 +9,9 @@ import type { CallTarget } from './resolve';
  * A call through a route (or straight to one resource): the fallback loop around the one metered call.
  *
  *   - The targets are tried in the route's order (lib/calls/choose.ts), those cooling down left out.
- *     Their cooldowns came with the route item in the call's one round of reads (lib/calls/resolve.ts).
+ *     Their cooldowns came with the targets' resource items in the call's one round of reads
+ *     (lib/calls/resolve.ts). A cooldown is the route's: a direct call to a cooling resource is made
+ *     as usual, and it neither reads nor sets one (nor does another route over the same resource).
  *   - Each attempt is a whole metered call of its own (`prepare`: access, capabilities, the holds on
  *     every budget and rate limit; `ask`: the model, or a stream's first event), so an attempt that
  *     fails has released its holds and recorded nothing before the next one starts (lib/calls/metered.ts
@@ -21,7 +23,7 @@ import type { CallTarget } from './resolve';
  *   - Only failures before the first byte fall over: `ask` returns once a stream's first event is in
  *     hand, and what fails after that is the stream's to tell.
  *   - A target that throttled, timed out, was unavailable or not in service cools down for every
- *     function instance (one UpdateItem on the route item, tables/routes.ts `coolDown`), written while
+ *     function instance (one UpdateItem on the target's resource item, tables/routes.ts `coolDown`), written while
  *     the next target is asked: a fallback adds one platform call and no DynamoDB round trip before it.
  *   - When nothing is left: 429 when every target the caller may use is throttled, else 503, with
  *     Retry-After the shortest cooldown left.
@@ -82,7 +84,7 @@ export async function attempt<C, R>(
   const { route, resources } = target;
   const weights = new Map(route.targets.map((t) => [t.resource_id, t.weight]));
   const candidates = resources.map((r) => ({ target: r, id: r.id, weight: weights.get(r.id) ?? 1 }));
-  const cooldowns: Record<string, Cooldown> = { ...route.cooldowns };
+  const cooldowns: Record<string, Cooldown> = { ...target.cooldowns };
   const order = orderTargets(route.strategy, candidates, cooldowns, Date.now());
   const writes: Promise<void>[] = [];
   const failsOverOnThrottling = route.retry_on.includes('throttled');

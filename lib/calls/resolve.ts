@@ -1,8 +1,20 @@
+import { config } from '../../core/config';
 import { PLATFORMS, type PlatformName } from '../../core/vocabulary';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import { getResource, listResources, type Resource } from '../../tables/resources';
-import { getRoute, listRoutes, modelNamed, resourcesById, type ExpectedHolder, type NameHolder, type Route } from '../../tables/routes';
+import {
+  cooldownsOf,
+  getRoute,
+  listRoutes,
+  modelNamed,
+  targetResources,
+  type Cooldown,
+  type ExpectedHolder,
+  type NameHolder,
+  type Route,
+  type TargetResource,
+} from '../../tables/routes';
 import { Forbidden, NotFound } from '../errors';
 import { mayCall, usableBy } from './access';
 
@@ -19,20 +31,39 @@ import { mayCall, usableBy } from './access';
  * resource held a name last, so the same BatchGet also brings that resource's item and the usual call
  * needs no second round trip; a guard that now points elsewhere (the name changed hands) costs one.
  *
- * A route (tables/routes.ts) holds its name on every platform's guard, so the same BatchGet finds it;
- * the container remembers it with its targets, and the next call's BatchGet brings the route item
- * (its cooldowns included) and its targets' resources beside the guards: a call through a route
- * makes the same one round trip as a direct call.
+ * A route (tables/routes.ts) holds its name on every platform's guard, so the same BatchGet finds it.
+ * The container remembers the route's definition for ROUTE_DEFINITION_TTL_SECONDS after reading it
+ * (the name, then, cannot have changed hands without the route's own change: the route holds the name
+ * on every platform), so a call within that time reads only its targets' resource items, which carry
+ * the route's cooldowns: one BatchGet of as many items as the route has targets, where a direct call
+ * reads its name's guards and its resource. After that time the guards, the route item and its
+ * targets are read again, in the same one round trip. A change made on this instance
+ * (lib/routes/service.ts) is seen here at once (forgetRoute); on another, after at most that time.
+ * Cooldowns are never kept in memory: every call reads them from the table.
  */
 
 const HOLDERS_KEPT = 5_000;
-const lastHolder = new Map<string, ExpectedHolder>();
 
-function remember(wanted: string, id: ExpectedHolder): void {
+/** What held a name when this container last resolved it: a resource, or a route read at `readAt` (epoch ms). */
+type Known = { resourceId: string } | { route: Route; readAt: number };
+const lastHolder = new Map<string, Known>();
+
+function remember(wanted: string, known: Known): void {
   lastHolder.delete(wanted);
   if (lastHolder.size >= HOLDERS_KEPT) lastHolder.delete(lastHolder.keys().next().value as string);
-  lastHolder.set(wanted, id);
+  lastHolder.set(wanted, known);
 }
+
+/** Whether a route definition read at `readAt` may still be used without reading it again. */
+const fresh = (readAt: number, now = Date.now()) => now - readAt < config.routes.definitionSeconds * 1000;
+
+/** A route changed or deleted by this instance: its next call reads it again (its name's guards included). */
+export function forgetRoute(routeId: string): void {
+  for (const [wanted, known] of lastHolder) if ('route' in known && known.route.id === routeId) lastHolder.delete(wanted);
+}
+
+const expectedOf = (known: Known): ExpectedHolder =>
+  'route' in known ? { routeId: known.route.id, targetIds: known.route.targets.map((t) => t.resource_id) } : known;
 
 /** The name and the platforms it may be on: `<platform>/<name>` names one; a bare name is looked up on all. */
 function parseModelName(model: string): { name: string; types: readonly PlatformName[] } {
@@ -48,13 +79,19 @@ const modelNotFound = (model: string) =>
     param: 'model',
   });
 
-/** What a model name points at: the resources (or the route) holding it, and what the container expected, read beside them. */
+/**
+ * What a model name points at: the resources (or the route) holding it, and what the container expected,
+ * read beside them. `remembered`: a route this container read less than ROUTE_DEFINITION_TTL_SECONDS ago,
+ * at `readAt`, with only its targets read now (no guard was read: `holders` is empty).
+ */
 export interface NameLookup {
   wanted: string;
   holders: NameHolder[];
   expected?: Resource;
   route?: Route;
-  targets?: Map<string, Resource>;
+  targets?: Map<string, TargetResource>;
+  readAt?: number;
+  remembered?: true;
 }
 
 /**
@@ -64,8 +101,14 @@ export interface NameLookup {
 export async function lookUpModel(model: string): Promise<NameLookup> {
   const { name, types } = parseModelName(model);
   const wanted = `${types.length === 1 ? types[0] : '*'}/${name.toLowerCase()}`;
-  const found = await modelNamed(name, types, lastHolder.get(wanted));
-  return { wanted, holders: found.holders, expected: found.resource, route: found.route, targets: found.targets };
+  const known = lastHolder.get(wanted);
+  if (known && 'route' in known && fresh(known.readAt)) {
+    const targets = await targetResources(known.route.targets.map((t) => t.resource_id));
+    return { wanted, holders: [], route: known.route, targets, readAt: known.readAt, remembered: true };
+  }
+  const readAt = Date.now();
+  const found = await modelNamed(name, types, known && expectedOf(known));
+  return { wanted, holders: found.holders, expected: found.resource, route: found.route, targets: found.targets, readAt };
 }
 
 /** Whether a key may call a resource (its resource_ids, when it has any). */
@@ -75,7 +118,7 @@ const mayUseId = (key: Pick<ApiKey, 'resource_ids'>, id: string) => !key.resourc
  * What a call names: one resource, or a route and the resources among its targets this key and its
  * owner may call (in the route's order; the route chooses among them, lib/calls/attempts.ts).
  */
-export type CallTarget = { resource: Resource; route?: undefined } | { route: Route; resources: Resource[] };
+export type CallTarget = { resource: Resource; route?: undefined } | { route: Route; resources: Resource[]; cooldowns: Record<string, Cooldown> };
 
 /**
  * The resource a call names, for this key and its owner; 404 model_not_found when there is none they
@@ -87,6 +130,7 @@ export type CallTarget = { resource: Resource; route?: undefined } | { route: Ro
  */
 export async function resolveTarget(key: ApiKey, user: User, model: string, prefetched?: Promise<NameLookup>): Promise<CallTarget> {
   const lookup = await (prefetched ?? lookUpModel(model));
+  if (lookup.remembered && lookup.route) return resolveRoute(key, user, model, lookup, lookup.route.id);
   const routeHolder = lookup.holders.find((h) => 'routeId' in h);
   if (routeHolder) {
     if (!lookup.wanted.startsWith('*/')) throw modelNotFound(model);
@@ -103,21 +147,23 @@ export async function resolveTarget(key: ApiKey, user: User, model: string, pref
 }
 
 async function resolveRoute(key: ApiKey, user: User, model: string, lookup: NameLookup, routeId: string): Promise<CallTarget> {
+  const readAt = Date.now();
   const route = lookup.route?.id === routeId ? lookup.route : await getRoute(routeId);
   if (!route) throw modelNotFound(model);
   const ids = route.targets.map((t) => t.resource_id);
-  const read = lookup.route === route ? (lookup.targets ?? new Map<string, Resource>()) : new Map<string, Resource>();
+  const read = lookup.route === route ? (lookup.targets ?? new Map<string, TargetResource>()) : new Map<string, TargetResource>();
   const unread = ids.filter((id) => !read.has(id));
   // Targets the lookup did not bring (a cold container, targets changed): one more BatchGet.
-  const resources = unread.length > 0 ? new Map([...read, ...(await resourcesById(unread))]) : read;
-  remember(lookup.wanted, { routeId: route.id, targetIds: ids });
+  const targets = unread.length > 0 ? new Map([...read, ...(await targetResources(unread))]) : read;
+  // A remembered definition keeps the time it was read: it is read again that long after, however often it is used.
+  remember(lookup.wanted, { route, readAt: lookup.route === route ? (lookup.readAt ?? readAt) : readAt });
   const present = ids.flatMap((id) => {
-    const resource = resources.get(id);
-    return resource && mayUseId(key, id) ? [resource] : [];
+    const target = targets.get(id);
+    return target && mayUseId(key, id) ? [target.resource] : [];
   });
   const usable = await usableBy(user, present);
   if (usable.length === 0) throw modelNotFound(model);
-  return { route, resources: usable };
+  return { route, resources: usable, cooldowns: cooldownsOf(route, targets) };
 }
 
 /**
@@ -130,15 +176,15 @@ async function resolveRoute(key: ApiKey, user: User, model: string, lookup: Name
 export async function routeTargetById(user: User, routeId: string): Promise<CallTarget | undefined> {
   const route = await getRoute(routeId);
   if (!route) return undefined;
-  const resources = await resourcesById(route.targets.map((t) => t.resource_id));
-  const present = route.targets.flatMap((t) => resources.get(t.resource_id) ?? []);
+  const targets = await targetResources(route.targets.map((t) => t.resource_id));
+  const present = route.targets.flatMap((t) => targets.get(t.resource_id)?.resource ?? []);
   const usable = await usableBy(user, present);
   if (usable.length === 0) {
     throw new Forbidden(`You may not use the route '${route.name}': ask an admin to grant you access to one of its targets`, {
       code: 'resource_access_denied',
     });
   }
-  return { route, resources: usable };
+  return { route, resources: usable, cooldowns: cooldownsOf(route, targets) };
 }
 
 // ------------------------------------------------------------------------------------- the listing

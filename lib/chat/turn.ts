@@ -33,7 +33,7 @@ import { MAX_MESSAGE_CHARS } from './limits';
  *      touch the same item.
  *
  * `resourceId` may name a route (docs/routes.md "Chat with a route"): read only when no resource has the
- * id (two more reads: the route item, its cooldowns with it, and its targets), the turn then goes
+ * id (two more reads: the route item, then its targets' items with the route's cooldowns), the turn then goes
  * through the same attempts as a /v1 call (lib/calls/attempts.ts) and records the resource that
  * answered beside the route.
  *

@@ -8,13 +8,16 @@ import {
   removeRoute,
   replaceRoute,
   resourcesById,
+  targetResources,
   type Route,
   type RouteFailure,
   type RouteStrategy,
   type RouteTarget,
+  type TargetResource,
 } from '../../tables/routes';
 import type { User } from '../../tables/users';
 import { isAdminRole, usableBy } from '../calls/access';
+import { forgetRoute } from '../calls/resolve';
 import { BadRequest, NotFound } from '../errors';
 import { capabilitiesOf } from '../platforms/capabilities';
 
@@ -61,13 +64,17 @@ async function checkedTargets(targets: RouteInput['targets']): Promise<RouteTarg
   });
 }
 
-/** A route as the API shows it: each target with its resource's name and status (`gone` once deleted) and its cooldown. */
-function routeView(route: Route, resources: Map<string, Resource>, now: number, only?: ReadonlySet<string>) {
+/**
+ * A route as the API shows it: each target with its resource's name and status (`gone` once deleted)
+ * and the route's cooldown of it, read from the resource's item as every call reads it.
+ */
+function routeView(route: Route, read: Map<string, TargetResource>, now: number, only?: ReadonlySet<string>) {
+  const resources = new Map([...read].map(([id, t]) => [id, t.resource]));
   const targets = route.targets
     .filter((t) => !only || only.has(t.resource_id))
     .map((t) => {
       const resource = resources.get(t.resource_id);
-      const cooldown = route.cooldowns[t.resource_id];
+      const cooldown = read.get(t.resource_id)?.cooldowns[route.id];
       const cooling = cooldown && cooldown.until > now ? cooldown : undefined;
       return {
         resource_id: t.resource_id,
@@ -98,10 +105,17 @@ export type RouteView = ReturnType<typeof routeView>;
 
 /** The routes as this caller sees them: all with every target for admins; for users those with a target they may call, showing only those. */
 async function viewsFor(user: User, routes: Route[], now = Date.now()): Promise<RouteView[]> {
-  const resources = await resourcesById([...new Set(routes.flatMap((r) => r.targets.map((t) => t.resource_id)))]);
-  if (isAdminRole(user.role)) return routes.map((r) => routeView(r, resources, now));
-  const usable = new Set((await usableBy(user, [...resources.values()])).map((r) => r.id));
-  return routes.filter((r) => r.targets.some((t) => usable.has(t.resource_id))).map((r) => routeView(r, resources, now, usable));
+  const targets = await targetResources([...new Set(routes.flatMap((r) => r.targets.map((t) => t.resource_id)))]);
+  if (isAdminRole(user.role)) return routes.map((r) => routeView(r, targets, now));
+  const usable = new Set(
+    (
+      await usableBy(
+        user,
+        [...targets.values()].map((t) => t.resource),
+      )
+    ).map((r) => r.id),
+  );
+  return routes.filter((r) => r.targets.some((t) => usable.has(t.resource_id))).map((r) => routeView(r, targets, now, usable));
 }
 
 export async function createRoute(user: User, input: RouteInput, now = new Date()) {
@@ -116,7 +130,6 @@ export async function createRoute(user: User, input: RouteInput, now = new Date(
     created_at: at,
     updated_at: at,
     created_by: user.id,
-    cooldowns: {},
   };
   await insertRoute(route);
   return { success: true, route: (await viewsFor(user, [route], now.getTime()))[0] };
@@ -148,11 +161,13 @@ export async function updateRoute(user: User, routeId: string, changes: Partial<
     updated_at: now.toISOString(),
   };
   await replaceRoute(before, after);
+  forgetRoute(routeId);
   return { success: true, route: (await viewsFor(user, [after], now.getTime()))[0] };
 }
 
 export async function deleteRoute(user: User, routeId: string) {
   const route = await getRoute(routeId);
   if (!route || !(await removeRoute(route))) throw routeNotFound(routeId);
+  forgetRoute(routeId);
   return { success: true, route: (await viewsFor(user, [route]))[0] };
 }

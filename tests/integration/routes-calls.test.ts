@@ -10,10 +10,13 @@ import { handler as responses } from '../../functions/gateway/responses';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as createRoute } from '../../functions/routes/create';
 import { handler as getRoute } from '../../functions/routes/get';
+import { handler as updateRoute } from '../../functions/routes/update';
+import { DbMeter } from '../../bench/harness';
 import { monthOf, readSpend } from '../../tables/budgets';
 import { pendingCallsOf } from '../../tables/calls';
 import type { Resource } from '../../tables/resources';
-import { coolDown, type RouteFailure } from '../../tables/routes';
+import { db } from '../../tables/client';
+import { coolDown, getRoute as readRoute, replaceRoute, targetResources, type RouteFailure } from '../../tables/routes';
 import { call, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
@@ -286,6 +289,86 @@ describe('cooldowns', () => {
     expect(res.status).toBe(503);
     expect(Number(res.headers['Retry-After'])).toBeGreaterThanOrEqual(29);
     expect(Number(res.headers['Retry-After'])).toBeLessThanOrEqual(30);
+  });
+});
+
+describe('what a call through a route reads', () => {
+  const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'TransactGetItemsCommand']);
+  /** The keys (PK) a call reads, and its sequential DynamoDB round trips, measured on the service's own client. */
+  async function readsOf(fn: () => Promise<{ status: number }>) {
+    const meter = new DbMeter();
+    meter.install(db);
+    meter.record = true;
+    try {
+      const { result, meter: seen } = await meter.measure(fn);
+      expect(result.status).toBe(200);
+      const keys = seen.records
+        .filter((r) => READS.has(r.command))
+        .flatMap((r): string[] =>
+          r.command === 'BatchGetItemCommand'
+            ? Object.values(r.input.RequestItems as Record<string, { Keys: { PK: string }[] }>).flatMap((t) => t.Keys.map((k) => k.PK))
+            : [String(r.input.Key?.PK ?? r.input.ExpressionAttributeValues?.[':pk'] ?? r.command)],
+        );
+      return { keys, rounds: seen.rounds };
+    } finally {
+      db.middlewareStack.remove('benchDbMeter');
+    }
+  }
+
+  test('on the happy path, a warm call through a route reads no more items than a direct call and the same round trips, and not the route item', async () => {
+    const created = await route([maverick, hosted]);
+    await ask('chat', maverick.endpoint_name);
+    await ask('chat', created.name);
+    const direct = await readsOf(() => ask('chat', maverick.endpoint_name));
+    const routed = await readsOf(() => ask('chat', created.name));
+    expect(routed.rounds).toBe(direct.rounds);
+    expect(routed.keys.length).toBeLessThanOrEqual(direct.keys.length);
+    expect(routed.keys.filter((k) => k.startsWith('ROUTE#'))).toEqual([]);
+    // Its targets' items, which carry the route's cooldowns, are read.
+    expect(routed.keys).toEqual(expect.arrayContaining([`RES#${maverick.id}`, `RES#${hosted.id}`]));
+  });
+
+  test('a cooldown is kept on the target’s resource item: another route over it and a direct call to it are not refused', async () => {
+    const [cooled, other] = [await route([hosted, maverick]), await route([hosted, maverick])];
+    await coolDown(cooled.id, hosted.id, { until: Date.now() + 60_000, reason: 'throttled' });
+    expect((await targetResources([hosted.id])).get(hosted.id)?.cooldowns[cooled.id]).toMatchObject({ reason: 'throttled' });
+    expect((await ask('chat', cooled.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
+    expect((await ask('chat', other.name)).headers['x-model-ops-resource']).toBe(hosted.endpoint_name);
+    expect((await ask('chat', hosted.endpoint_name)).headers).toMatchObject({
+      'x-model-ops-resource': hosted.endpoint_name,
+      'x-model-ops-attempts': '1',
+    });
+    // An earlier cooldown never shortens a later one.
+    await coolDown(cooled.id, hosted.id, { until: Date.now() + 1_000, reason: 'timeout' });
+    const shown = (await call(getRoute as Handler, { token: admin.token, pathParameters: { routeId: cooled.id } })).body.route;
+    expect(shown.targets[0]).toMatchObject({ resource_id: hosted.id, cooldown_reason: 'throttled' });
+    expect(Date.parse(shown.targets[0].cooldown_until) - Date.now()).toBeGreaterThan(30_000);
+  });
+
+  test('a route changed on another instance is used as changed after ROUTE_DEFINITION_TTL_SECONDS; on this instance, at once', async () => {
+    const created = await route([maverick, hosted]);
+    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
+    // Another instance reorders the targets: all this one shares with it is the table.
+    const before = await readRoute(created.id);
+    if (!before) throw new Error('the route is not in the table');
+    await replaceRoute(before, { ...before, targets: [...before.targets].reverse(), updated_at: new Date().toISOString() });
+    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
+    const now = Date.now();
+    const later = jest.spyOn(Date, 'now').mockImplementation(() => now + config.routes.definitionSeconds * 1000 + 1);
+    try {
+      expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(hosted.endpoint_name);
+    } finally {
+      later.mockRestore();
+    }
+    // This instance changes it back through the API: its next call uses the change.
+    const patched = await call(updateRoute as Handler, {
+      method: 'PATCH',
+      token: admin.token,
+      pathParameters: { routeId: created.id },
+      body: { targets: [{ resource_id: maverick.id }, { resource_id: hosted.id }] },
+    });
+    expect(patched.status).toBe(200);
+    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
   });
 });
 
