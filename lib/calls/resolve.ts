@@ -54,8 +54,11 @@ function remember(wanted: string, known: Known): void {
   lastHolder.set(wanted, known);
 }
 
-/** Whether a route definition read at `readAt` may still be used without reading it again. */
-const fresh = (readAt: number, now = Date.now()) => now - readAt < config.routes.definitionSeconds * 1000;
+/** Whether a route definition read at `readAt` may still be used without reading it again (not if the clock went back past it). */
+function fresh(readAt: number, now = Date.now()): boolean {
+  const age = now - readAt;
+  return age >= 0 && age < config.routes.definitionSeconds * 1000;
+}
 
 /** A route changed or deleted by this instance: its next call reads it again (its name's guards included). */
 export function forgetRoute(routeId: string): void {

@@ -11,6 +11,7 @@ import { handler as createKey } from '../../functions/keys/create';
 import { handler as createRoute } from '../../functions/routes/create';
 import { handler as getRoute } from '../../functions/routes/get';
 import { handler as updateRoute } from '../../functions/routes/update';
+import { handler as deleteRoute } from '../../functions/routes/delete';
 import { DbMeter } from '../../bench/harness';
 import { monthOf, readSpend } from '../../tables/budgets';
 import { pendingCallsOf } from '../../tables/calls';
@@ -345,30 +346,37 @@ describe('what a call through a route reads', () => {
     expect(Date.parse(shown.targets[0].cooldown_until) - Date.now()).toBeGreaterThan(30_000);
   });
 
-  test('a route changed on another instance is used as changed after ROUTE_DEFINITION_TTL_SECONDS; on this instance, at once', async () => {
+  test('a route changed on this instance is used as changed at once; changed on another, after ROUTE_DEFINITION_TTL_SECONDS', async () => {
     const created = await route([maverick, hosted]);
-    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
-    // Another instance reorders the targets: all this one shares with it is the table.
-    const before = await readRoute(created.id);
-    if (!before) throw new Error('the route is not in the table');
-    await replaceRoute(before, { ...before, targets: [...before.targets].reverse(), updated_at: new Date().toISOString() });
-    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
-    const now = Date.now();
-    const later = jest.spyOn(Date, 'now').mockImplementation(() => now + config.routes.definitionSeconds * 1000 + 1);
-    try {
-      expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(hosted.endpoint_name);
-    } finally {
-      later.mockRestore();
-    }
-    // This instance changes it back through the API: its next call uses the change.
+    const answeredBy = async () => (await ask('chat', created.name)).headers['x-model-ops-resource'];
+    expect(await answeredBy()).toBe(maverick.endpoint_name);
+    // This instance reorders the targets through the API: it forgets the definition it kept.
     const patched = await call(updateRoute as Handler, {
       method: 'PATCH',
       token: admin.token,
       pathParameters: { routeId: created.id },
-      body: { targets: [{ resource_id: maverick.id }, { resource_id: hosted.id }] },
+      body: { targets: [{ resource_id: hosted.id }, { resource_id: maverick.id }] },
     });
     expect(patched.status).toBe(200);
-    expect((await ask('chat', created.name)).headers['x-model-ops-resource']).toBe(maverick.endpoint_name);
+    expect(await answeredBy()).toBe(hosted.endpoint_name);
+    // Another instance puts them back: all this one shares with it is the table, so it keeps its definition for a while.
+    const before = await readRoute(created.id);
+    if (!before) throw new Error('the route is not in the table');
+    await replaceRoute(before, { ...before, targets: [...before.targets].reverse(), updated_at: new Date().toISOString() });
+    expect(await answeredBy()).toBe(hosted.endpoint_name);
+    const now = Date.now();
+    const later = jest.spyOn(Date, 'now').mockImplementation(() => now + config.routes.definitionSeconds * 1000 + 1);
+    try {
+      expect(await answeredBy()).toBe(maverick.endpoint_name);
+    } finally {
+      later.mockRestore();
+    }
+    // Kept again from now (read with the clock back), then deleted on this instance: its name names nothing at once.
+    expect(await answeredBy()).toBe(maverick.endpoint_name);
+    expect((await call(deleteRoute as Handler, { method: 'DELETE', token: admin.token, pathParameters: { routeId: created.id } })).status).toBe(200);
+    const gone = await ask('chat', created.name);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: 'model_not_found' });
   });
 });
 
