@@ -145,8 +145,9 @@ export async function insertRoute(route: Route): Promise<void> {
 }
 
 /**
- * Replaces a route's definition (its targets' cooldowns stay on their items), conditional on the version read (`before.updated_at`:
- * StaleWrite when another change came first). A new name is taken and the old one freed in the same transaction.
+ * Replaces a route's definition (its targets' cooldowns stay on their items), conditional on the
+ * version read (`before.updated_at`: StaleWrite when another change came first). A new name is taken
+ * and the old one freed in the same transaction.
  */
 export async function replaceRoute(before: Route, after: Route): Promise<void> {
   const { id: _id, ...fields } = after;
