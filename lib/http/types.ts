@@ -56,7 +56,10 @@ export interface ApiRequest<B, Q, P, A extends AuthLevel> {
   context: ApiContext;
 }
 
-/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
+/**
+ * What a handler may return: its data (200) or a `reply` with another status or headers. On the spec's
+ * routes the stack wraps either in `{success: true, ...}` (lib/http/envelope.ts); a handler never does.
+ */
 export interface Reply {
   readonly [REPLY]: true;
   statusCode: number;
