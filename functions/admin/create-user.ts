@@ -5,5 +5,5 @@ import { CreateUserBody } from '../../generated/checks/admin';
 /** POST /api/admin/users (super_admin) */
 export const handler = auditedEndpoint(
   { auth: 'super_admin', body: CreateUserBody, audit: { action: 'user.create', target: ({ body }) => body.username } },
-  async ({ body }) => reply(201, { success: true, user: await createUser(body) }),
+  async ({ body }) => reply(201, { user: await createUser(body) }),
 );

@@ -4,6 +4,5 @@ import { UserPath } from '../../generated/checks/admin';
 
 /** GET /api/admin/users/{userId} (super_admin) */
 export const handler = endpoint({ auth: 'super_admin', path: UserPath }, async ({ path }) => ({
-  success: true,
   user: await getUser(path.userId),
 }));

@@ -6,7 +6,6 @@ import { UpdateUserBody, UserPath } from '../../generated/checks/admin';
 export const handler = auditedEndpoint(
   { auth: 'super_admin', path: UserPath, body: UpdateUserBody, audit: { action: 'user.update' } },
   async ({ path, body }) => ({
-    success: true,
     user: (await withAlertThresholds([await updateUser(path.userId, body)]))[0],
   }),
 );

@@ -3,6 +3,5 @@ import { auditedEndpoint } from '../../lib/http/endpoint';
 
 /** GET /api/auth/aws-credentials (admin, super_admin): masked cloud credentials and example calls. */
 export const handler = auditedEndpoint({ auth: 'admin', audit: { action: 'credentials.read.cloud' } }, async () => ({
-  success: true,
   credentials: cloudCredentials(),
 }));

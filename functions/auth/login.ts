@@ -7,5 +7,5 @@ import { LoginBody } from '../../generated/checks/auth';
 export const handler = publicEndpoint({ body: LoginBody, errorShape: 'message' }, async ({ body, event }) => {
   if (!body.username?.trim() || !body.password) throw new BadRequest('Username and password are required');
   const { token, user } = await login({ login: body.username.trim(), password: body.password, sourceIp: event.requestContext?.http?.sourceIp });
-  return { success: true, message: 'Login successful', token, user };
+  return { message: 'Login successful', token, user };
 });

@@ -8,5 +8,5 @@ import { signOutEverywhere } from '../../lib/users/service';
  */
 export const handler = endpoint({ auth: 'user' }, async ({ user }) => {
   await signOutEverywhere(user.id);
-  return { success: true, message: 'Signed out everywhere: every token issued until now is refused. Sign in again to continue.' };
+  return { message: 'Signed out everywhere: every token issued until now is refused. Sign in again to continue.' };
 });

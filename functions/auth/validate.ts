@@ -2,7 +2,6 @@ import { endpoint } from '../../lib/http/endpoint';
 
 /** GET /api/auth/validate (docs/openapi.yaml validate): the middleware has verified the token and read the user. */
 export const handler = endpoint({ auth: 'user', errorShape: 'message' }, async ({ user }) => ({
-  success: true,
   message: 'Token is valid',
   user,
 }));

@@ -5,5 +5,5 @@ import { CreateConversationBody } from '../../generated/checks/conversations';
 /** POST /api/conversations (docs/openapi.yaml createConversation): the caller's new conversation. */
 export const handler = endpoint({ auth: 'user', body: CreateConversationBody }, async ({ body, user }) => {
   const { conversation_id, conversation } = await createConversation(user, body);
-  return { success: true, conversation_id, conversation };
+  return { conversation_id, conversation };
 });

@@ -5,5 +5,5 @@ import { ListConversationsQuery } from '../../generated/checks/conversations';
 /** GET /api/conversations: the caller's own conversations, newest first, paginated with a cursor. */
 export const handler = endpoint({ auth: 'user', query: ListConversationsQuery }, async ({ query, user }) => {
   const { conversations, nextCursor } = await listConversations(user, query.limit, query.cursor);
-  return { success: true, conversations, count: conversations.length, nextCursor };
+  return { conversations, count: conversations.length, nextCursor };
 });

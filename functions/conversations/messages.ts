@@ -5,5 +5,5 @@ import { ConversationMessagesQuery, ConversationPath } from '../../generated/che
 /** GET /api/conversations/{id}/messages: every message of the conversation, threads and legacy, oldest first. */
 export const handler = endpoint({ auth: 'user', path: ConversationPath, query: ConversationMessagesQuery }, async ({ path, query, user }) => {
   const { messages, nextCursor } = await listConversationMessages(user, path.id, query.limit, query.cursor);
-  return { success: true, conversationId: path.id, messages, count: messages.length, nextCursor };
+  return { conversationId: path.id, messages, count: messages.length, nextCursor };
 });

@@ -5,5 +5,5 @@ import { CreateKeyBody } from '../../generated/checks/keys';
 /** POST /api/keys: a new API key of the caller; its secret is in this answer only. */
 export const handler = auditedEndpoint(
   { auth: 'user', body: CreateKeyBody, audit: { action: 'key.create', target: ({ body }) => body.name } },
-  async ({ body, user }) => reply(201, { success: true, ...(await createKey(user, body)) }),
+  async ({ body, user }) => reply(201, await createKey(user, body)),
 );

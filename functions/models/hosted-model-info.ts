@@ -3,7 +3,4 @@ import { endpoint } from '../../lib/http/endpoint';
 import { ModelInfoPath } from '../../generated/checks/models';
 
 /** GET /api/hosted/model-info/{modelId+} (docs/openapi.yaml hostedModelInfo, ModelInfo): the id keeps its slash, or arrives as %2F. */
-export const handler = endpoint({ auth: 'user', path: ModelInfoPath, platformFailures: 502 }, async ({ path }) => ({
-  success: true,
-  ...(await hostedModelDetail(path.modelId)),
-}));
+export const handler = endpoint({ auth: 'user', path: ModelInfoPath, platformFailures: 502 }, async ({ path }) => hostedModelDetail(path.modelId));

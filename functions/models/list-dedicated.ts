@@ -10,5 +10,5 @@ export const handler = endpoint({ auth: 'user', query: DedicatedModelsQuery, pla
     max: Number(query.max),
     source: query.source,
   });
-  return reply(200, { success: true, region, source, models }, originHeaders(origin));
+  return reply(200, { region, source, models }, originHeaders(origin));
 });

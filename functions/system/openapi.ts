@@ -5,4 +5,4 @@ import document from '../../generated/openapi.json' with { type: 'json' };
  * GET /api/openapi.json (public): the API contract, generated from docs/openapi.yaml by
  * `npm run generate` and bundled into the function, so the document served is the one tested.
  */
-export const handler = publicEndpoint({}, async () => document);
+export const handler = publicEndpoint({ bare: true }, async () => document);

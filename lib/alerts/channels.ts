@@ -87,16 +87,16 @@ export async function createChannel(admin: User, input: NewChannel, now = new Da
     channel.address = input.address as string;
   }
   await insertChannel(channel);
-  return { success: true, channel: { ...channelView(channel), ...(generated ? { secret: generated } : {}) } };
+  return { channel: { ...channelView(channel), ...(generated ? { secret: generated } : {}) } };
 }
 
 export async function listAlertChannels() {
-  return { success: true, channels: (await listChannels()).map(channelView) };
+  return { channels: (await listChannels()).map(channelView) };
 }
 
 export async function deleteChannel(id: string) {
   if (!(await removeChannel(id))) throw new NotFound('Alert channel not found');
-  return { success: true };
+  return {};
 }
 
 /**
@@ -108,10 +108,10 @@ export async function testChannel(id: string, now = new Date()) {
   if (!channel) throw new NotFound('Alert channel not found');
   const event: AlertEvent = { id: randomUUID(), event: 'alert.test', channel_id: channel.id, channel_name: channel.name, at: now.toISOString() };
   await putAlertEvent(event);
-  return { success: true, event };
+  return { event };
 }
 
 export async function listAlertDeliveries(limit: number, cursor?: string) {
   const page = await listDeliveries(limit, cursor);
-  return { success: true, deliveries: page.deliveries, nextCursor: page.nextCursor };
+  return { deliveries: page.deliveries, nextCursor: page.nextCursor };
 }

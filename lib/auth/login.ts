@@ -146,7 +146,7 @@ export async function login(attempt: LoginAttempt, now = Date.now()): Promise<{ 
  * failures and every address's wait on it, so the next attempt from anywhere goes ahead at once.
  * The addresses' own counts stay: they hold back the sources, not the account.
  */
-export async function clearLoginFailures(userId: string): Promise<{ success: true; failures_cleared: number }> {
+export async function clearLoginFailures(userId: string): Promise<{ failures_cleared: number }> {
   if (!(await getUserById(userId))) throw new NotFound('User not found');
-  return { success: true, failures_cleared: await clearAccountAttempts(userId) };
+  return { failures_cleared: await clearAccountAttempts(userId) };
 }

@@ -7,7 +7,6 @@ import { config } from '../../core/config';
  */
 export function authSettings() {
   return {
-    success: true,
     password_login: config.auth.passwordLogin,
     sso: config.auth.oidc ? { enabled: true, login_url: '/api/auth/oidc/login' } : { enabled: false, login_url: null },
   };

@@ -62,6 +62,27 @@ export function rateRefusalMessage(
   return `Rate limit reached for ${limit.label} on tokens per minute (TPM): Limit ${limit.tpm}, Used ${count.tokens}, Requested ${requestedTokens}. ${wait}`;
 }
 
+/** What a call's caller is told of their windows: known at once, or once the windows' counts are read. */
+export type RateNews = RateReport | Promise<RateReport>;
+
+const REPORTED = Symbol('rate report');
+
+/**
+ * A call's error carrying the rate report of its holds (a rate limit's refusal, a platform failure
+ * after the windows were taken), so that its answer tells the windows as the call found them. The
+ * first report an error is given is kept: the one nearest the write.
+ */
+export function reportingRates<E>(err: E, report: RateNews | undefined): E {
+  if (report !== undefined && err !== null && typeof err === 'object' && !(REPORTED in err)) {
+    Object.defineProperty(err, REPORTED, { value: report });
+  }
+  return err;
+}
+
+/** The rate report an error carries, if its call held (or was refused) any window. */
+export const reportedRates = (err: unknown): RateNews | undefined =>
+  err !== null && typeof err === 'object' ? (err as { [REPORTED]?: RateNews })[REPORTED] : undefined;
+
 /** The windows as they stand now, for an answer whose call held nothing (GET /v1/models, a refused body). */
 export async function currentRateReport(limits: RateLimit[], now = new Date()): Promise<RateReport> {
   const minute = minuteOf(now);

@@ -3,7 +3,7 @@ import { markRefused, monthOf, release, type BudgetOwner, type Reservation, type
 import { holdCall } from '../../tables/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
 import { BudgetExceeded, TooManyRequests } from '../errors';
-import { rateRefusalMessage, rateReport, type NamedLimit, type RateReport } from './rate-limits';
+import { rateRefusalMessage, rateReport, reportingRates, type NamedLimit, type RateNews } from './rate-limits';
 import { documentTokenBound } from '../platforms/documents';
 import { documentsOf, systemText, textOf, type ChatRequest } from '../platforms/types';
 
@@ -64,15 +64,16 @@ export interface Budget {
 export interface Held {
   reservations: Reservation[];
   rates: RateHold[];
-  report?: RateReport | Promise<RateReport>;
+  report?: RateNews;
 }
 
 /**
  * Holds everything a call needs before the model is asked, in one conditional write (tables/holds.ts):
  * `amount` (nano-dollars) on every budget that is set (when there is an amount), and a request and `tokens` on
  * every limited level's minute; all or none. BudgetExceeded (worded by `refusal`) when a budget cannot
- * cover it, TooManyRequests `rate_limit_exceeded` with Retry-After when a window is used up.
- * `onReport` hears what the caller should be told of the windows, refusals included.
+ * cover it, TooManyRequests `rate_limit_exceeded` with Retry-After when a window is used up. What the
+ * caller is told of the windows comes back with the holds (`report`), or on the refusal
+ * (reportingRates: lib/budgets/rate-limits.ts).
  */
 export async function holdAll(input: {
   budgets: Budget[];
@@ -82,7 +83,6 @@ export async function holdAll(input: {
   callId: string;
   now: Date;
   refusal: (budget: Budget) => string;
-  onReport?: (report: RateReport | Promise<RateReport>) => void;
 }): Promise<Held> {
   const { now, limits } = input;
   const month = monthOf(now);
@@ -103,10 +103,8 @@ export async function holdAll(input: {
             limits.map((l) => l.level),
             minute,
           ).then((counts) => rateReport(limits, counts, minute, new Date()));
-    if (report) {
-      if (report instanceof Promise) report.catch(() => undefined);
-      input.onReport?.(report);
-    }
+    // Read only if an answer tells it (a /v1 answer's headers; the session chat's does not).
+    if (report instanceof Promise) report.catch(() => undefined);
     return { reservations: result.reservations, rates: result.rates, report };
   }
   const { refusal } = result;
@@ -124,8 +122,10 @@ export async function holdAll(input: {
   // The refused dimension has nothing left, whatever the other levels hold.
   const status = report[refusal.kind];
   if (status) status.remaining = 0;
-  input.onReport?.(report);
-  throw new TooManyRequests(rateRefusalMessage(limit, refusal.kind, refusal.count, tokens, retryAfter), retryAfter, { code: 'rate_limit_exceeded' });
+  throw reportingRates(
+    new TooManyRequests(rateRefusalMessage(limit, refusal.kind, refusal.count, tokens, retryAfter), retryAfter, { code: 'rate_limit_exceeded' }),
+    report,
+  );
 }
 
 /** A failed call's holds given back: its reservations, and its token bounds (its requests stay counted). */

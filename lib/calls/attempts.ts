@@ -1,6 +1,7 @@
 import { dimensionedMetric, logger } from '../../core/observability';
 import type { Resource } from '../../tables/resources';
 import { coolDown, type Cooldown, type Route, type RouteFailure } from '../../tables/routes';
+import { reportedRates, reportingRates } from '../budgets/rate-limits';
 import { NotInService, ServiceUnavailable, TooManyRequests, UpstreamError } from '../errors';
 import { isCooling, orderTargets } from './choose';
 import type { CallTarget } from './resolve';
@@ -112,7 +113,8 @@ export async function attempt<C, R>(
   } finally {
     await Promise.all(writes);
   }
-  throw nothingLeft(route, resources, cooldowns, last);
+  // The last attempt's holds are what the caller is told of their rate windows.
+  throw reportingRates(nothingLeft(route, resources, cooldowns, last), reportedRates(last));
 }
 
 /** Every target the caller may use is cooling down or has just failed: 429 if all throttled, else 503, after the shortest cooldown. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiKey } from '../../tables/keys';
+import { reportingRates, type RateNews } from '../budgets/rate-limits';
 import { holdAll, promptTokenBound } from '../budgets/reservations';
 import { BadRequest } from '../errors';
 import { capabilitiesOf } from '../platforms/capabilities';
@@ -31,6 +32,8 @@ export interface TokenCount {
   counted: boolean;
   /** The resource whose tokenizer counted. */
   resource: { endpoint_name: string };
+  /** What its admission found of the caller's rate windows (absent: no limit applies). */
+  rateReport?: RateNews;
 }
 
 export async function countTokens(
@@ -49,21 +52,18 @@ export async function countTokens(
     });
   }
   const limits = rateLimitsOf(payer);
-  if (limits.length > 0) {
-    await holdAll({
-      budgets: [],
-      limits,
-      amount: 0,
-      tokens: 0,
-      callId: randomUUID(),
-      now: new Date(),
-      refusal: refusalOf(payer),
-      onReport: payer.onRates,
-    });
-  }
+  const rateReport =
+    limits.length > 0
+      ? (await holdAll({ budgets: [], limits, amount: 0, tokens: 0, callId: randomUUID(), now: new Date(), refusal: refusalOf(payer) })).report
+      : undefined;
   const request: ChatRequest = { ...input, target: traitsOf(resource.type).target(resource), model: resource.model_id };
-  const counted = await chatOf(resource.type).countTokens?.(request);
+  const counted = await chatOf(resource.type)
+    .countTokens?.(request)
+    .catch((err: unknown) => {
+      throw reportingRates(err, rateReport);
+    });
+  const reported = rateReport && { rateReport };
   return counted === undefined
-    ? { inputTokens: promptTokenBound(request), counted: false, resource }
-    : { inputTokens: counted, counted: true, resource };
+    ? { inputTokens: promptTokenBound(request), counted: false, resource, ...reported }
+    : { inputTokens: counted, counted: true, resource, ...reported };
 }

@@ -2,7 +2,7 @@ import { memberBudgetOwner } from '../../tables/budgets';
 import type { ApiKey } from '../../tables/keys';
 import type { Membership } from '../../tables/teams';
 import type { User } from '../../tables/users';
-import type { NamedLimit, RateReport } from '../budgets/rate-limits';
+import type { NamedLimit } from '../budgets/rate-limits';
 import type { Budget } from '../budgets/reservations';
 
 /**
@@ -27,14 +27,12 @@ import type { Budget } from '../budgets/reservations';
 
 /**
  * Who pays for a call: the caller with their team memberships, and the API key it came with (none for
- * the session chat). `onRates` hears what the caller should be told of their rate windows (the /v1
- * answers' x-ratelimit-* headers).
+ * the session chat).
  */
 export interface Payer {
   user: User;
   memberships: Membership[];
   key?: ApiKey;
-  onRates?: (report: RateReport | Promise<RateReport>) => void;
 }
 
 /** The teams a payer's call counts in: a team key's own team, or every team the caller has joined. */

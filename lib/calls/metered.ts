@@ -5,6 +5,7 @@ import { MetricUnit, dimensionedMetric } from '../../core/observability';
 import type { Reservation, SpendSettle } from '../../tables/budgets';
 import type { RateHold } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
+import { reportingRates, type RateNews } from '../budgets/rate-limits';
 import { embeddingTokenBound, holdAll, promptTokenBound, releaseHeld, settlesOf, type Budget } from '../budgets/reservations';
 import { BadRequest, NotInService, UpstreamError } from '../errors';
 import { serviceTierOf } from './tiers';
@@ -44,6 +45,9 @@ import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
  *      write before the model is asked (BudgetExceeded, TooManyRequests rate_limit_exceeded);
  *   4. the model asked (answer, or openStream for a stream: lib/calls/stream.ts); a failure gives the
  *      reservations back, and on a platform with endpoints says so if the endpoint left service;
+ *      what the holds found of the caller's rate windows comes back with the prepared call
+ *      (`rateReport`), and with a refusal or a failure as the error's (lib/budgets/rate-limits.ts
+ *      reportingRates), for the /v1 answers' x-ratelimit-* headers;
  *   5. the settlement: tokens, latency and cost clamped and priced, and what each budget owner's spend
  *      item gets (settlementOf). The entry point records it with what it stores: the chat turn its
  *      turn item and counters in one transaction (tables/turns.ts), the gateway one pending item
@@ -67,6 +71,8 @@ export interface MeteredCall {
   reservations: Reservation[];
   /** The rate windows it took a request and its token bound from, settled to its true tokens. */
   rates: RateHold[];
+  /** What its holds found of the caller's rate windows (absent: no limit applies). */
+  rateReport?: RateNews;
   /** The processing tier it asked for (absent: the platform's default). */
   serviceTier?: ServiceTier;
 }
@@ -210,10 +216,9 @@ async function reserveFor(payer: Payer, resource: Resource, callId: string, star
           callId,
           now: started,
           refusal: refusalOf(payer),
-          onReport: payer.onRates,
         })
       : { reservations: [], rates: [] };
-  return { price, budgets, reservations: held.reservations, rates: held.rates };
+  return { price, budgets, reservations: held.reservations, rates: held.rates, ...(held.report && { rateReport: held.report }) };
 }
 
 /**
@@ -314,6 +319,12 @@ export async function prepareEmbedding(input: {
 /** A call that produced nothing: its reservations and rate holds go back, nothing is counted. */
 export const releaseCall = (call: MeteredCall) => releaseHeld(call);
 
+/** A call the platform failed before it answered: its holds go back, and the failure, explained, carries its rate report. */
+export async function failedCall(call: MeteredCall, err: unknown): Promise<never> {
+  await releaseCall(call);
+  throw reportingRates(await explainFailure(call.resource, err), call.rateReport);
+}
+
 /**
  * Why a model call failed, for the caller: the platform's failure, unless the resource is an endpoint
  * that has left service meanwhile (then NotInService says so; a failure to ask keeps the original).
@@ -337,12 +348,23 @@ export async function embed(call: PreparedEmbedding, embed: (request: EmbeddingR
   return asked(call, () => embed(call.request));
 }
 
+/**
+ * What an entry point does with an answered call (its record, its checks of the answer); a failure
+ * there still tells the rate windows the call held, so it carries the call's report.
+ */
+export async function afterAnswer<T>(call: MeteredCall, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw reportingRates(err, call.rateReport);
+  }
+}
+
 async function asked<T>(call: MeteredCall, ask: () => Promise<T>): Promise<T> {
   try {
     return await ask();
   } catch (err) {
-    await releaseCall(call);
-    throw await explainFailure(call.resource, err);
+    return failedCall(call, err);
   }
 }
 

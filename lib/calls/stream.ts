@@ -1,5 +1,14 @@
 import type { ChatStreamEvent, FinishReason } from '../platforms/types';
-import { explainFailure, inputBoundUsage, jsonOutputFailure, releaseCall, settlementOf, type PreparedCall, type Settlement } from './metered';
+import {
+  explainFailure,
+  failedCall,
+  inputBoundUsage,
+  jsonOutputFailure,
+  releaseCall,
+  settlementOf,
+  type PreparedCall,
+  type Settlement,
+} from './metered';
 
 /**
  * A metered call answered as a stream (step 4 of lib/calls/metered.ts for `stream: true`): the
@@ -62,8 +71,7 @@ export async function openStream(call: PreparedCall, options: StreamOptions): Pr
   try {
     first = await events.next();
   } catch (err) {
-    await releaseCall(call);
-    throw await explainFailure(call.resource, err);
+    return failedCall(call, err);
   }
   return metered(call, options, first, events, upstream);
 }

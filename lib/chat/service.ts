@@ -10,7 +10,6 @@ import { toApiMessage } from '../conversations/view';
 export async function threadChat(user: User, input: { message: string; conversationId: string; resourceId: string; threadId?: string }) {
   const turn = await chatTurn({ user, ...input, mode: 'thread' });
   return {
-    success: true,
     threadId: turn.threadId as string,
     messages: [toApiMessage(turn.userMessage), toApiMessage(turn.assistantMessage)],
   };
@@ -21,7 +20,6 @@ export async function legacyChat(user: User, input: { message: string; conversat
   const turn = await chatTurn({ user, ...input, mode: 'legacy' });
   const reply = turn.assistantMessage;
   return {
-    success: true,
     response: reply.content,
     metadata: {
       model_response_time: (reply.latency_ms ?? 0) / 1000,
@@ -45,7 +43,7 @@ export async function threadMessages(user: User, conversationId: string, threadI
   ]);
   readableConversation(conversation, user);
   if (!thread) throw new NotFound('Thread not found');
-  return { success: true, threadId, messages: page.messages.map((m) => toApiMessage(m)), nextCursor: page.nextCursor };
+  return { threadId, messages: page.messages.map((m) => toApiMessage(m)), nextCursor: page.nextCursor };
 }
 
 /** The marker GET /api/chat/legacy answers with in `source`: these messages are the thread-less store. */
@@ -62,5 +60,5 @@ export async function legacyMessages(user: User, conversationId: string, limit: 
     const { role, content, timestamp, metadata, status } = toApiMessage(m);
     return status ? { role, content, timestamp, metadata, status } : { role, content, timestamp, metadata };
   });
-  return { success: true, messages, source: LEGACY_SOURCE, count: messages.length, nextCursor: page.nextCursor };
+  return { messages, source: LEGACY_SOURCE, count: messages.length, nextCursor: page.nextCursor };
 }

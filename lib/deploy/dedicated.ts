@@ -182,7 +182,7 @@ function plan(checked: Checked) {
  */
 export async function deployDedicated(input: DedicatedDeployRequest, user: User, now = new Date()) {
   const checked = await check(input);
-  if (input.dryRun) return { success: true, dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
+  if (input.dryRun) return { dryRun: true, plan: plan(checked), message: DRY_RUN_NOTE };
 
   const { spec, modelPackage, guardrails } = checked;
   const at = now.toISOString();
@@ -260,7 +260,6 @@ function deployedCapabilities(spec: Checked['spec'], modelPackage?: DedicatedMod
 function deployAnswer(r: TrackedResource, o: { repeated?: boolean; message?: string } = {}) {
   const creating = `Endpoint creation started for "${r.endpoint_name}": its status reads Creating for ${stateChangeTime()}, then InService, ready for chat`;
   return {
-    success: true,
     message:
       o.message ??
       (o.repeated ? `The same deploy of "${r.endpoint_name}" was already accepted (resource ${r.id}); nothing new was created` : creating),

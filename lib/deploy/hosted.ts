@@ -51,7 +51,6 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
 
   if (input.dryRun) {
     return {
-      success: true,
       provider: 'hosted',
       modelId: input.modelId,
       endpoint,
@@ -95,7 +94,6 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
     const existing = isDataError(err, 'NameTaken') ? await sameRegistration(name, input.modelId) : undefined;
     if (!existing) throw err;
     return {
-      success: true,
       provider: 'hosted',
       modelId: input.modelId,
       endpoint: existing.endpoint_url,
@@ -107,7 +105,6 @@ export async function deployHosted(input: HostedDeployRequest, user: User, now =
     };
   }
   return {
-    success: true,
     provider: 'hosted',
     modelId: input.modelId,
     endpoint,

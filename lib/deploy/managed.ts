@@ -100,7 +100,6 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
     if (legacy) warnings.push(legacy);
     if (price.source === 'fallback') warnings.push('No price entry for this model: the cost shown is a conservative estimate');
     return {
-      success: true,
       dryRun: true,
       plan: {
         modelId: input.modelId,
@@ -165,7 +164,6 @@ export async function deployManaged(input: ManagedDeployRequest, user: User, now
     throw err;
   }
   return {
-    success: true,
     message: `Access to ${info.modelName} configured as "${input.endpointName}": nothing was provisioned, the model is usable at once`,
     endpoint: resource.endpoint_url,
     modelId: input.modelId,

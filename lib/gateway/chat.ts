@@ -2,11 +2,11 @@ import { usdText, type Nanos } from '../../core/money';
 import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import { attempt, type AttemptOptions } from '../calls/attempts';
-import { answer, jsonOutputFailure, prepareCall, settlementOf, type FeatureFields, type Payer } from '../calls/metered';
+import { afterAnswer, answer, jsonOutputFailure, prepareCall, settlementOf, type FeatureFields, type Payer } from '../calls/metered';
 import { resolveTarget, type NameLookup } from '../calls/resolve';
 import { openStream } from '../calls/stream';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from '../dialects/types';
-import { reply, streamed } from '../http/types';
+import { reply, streamed, withRates } from '../http/types';
 import type { ChatReply } from '../platforms/types';
 import type { Resource } from '../../tables/resources';
 import { StreamedCalls } from '../dialects/common';
@@ -141,27 +141,23 @@ export async function chatCall<B, C extends ParsedChat>(dialect: ChatDialect<B, 
       openStream(call, { record: (settlement) => recordGatewayCall(call, settlement, input.requestId, true, route, attribution), deadlineAt }),
     );
     const at = meta(call.callId, call.started);
-    return streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), {
-      ...SSE_HEADERS,
-      ...(dialect.streamType && { 'Content-Type': dialect.streamType }),
-      ...answerHeaders(call, attempts),
-    });
+    const headers = { ...SSE_HEADERS, ...(dialect.streamType && { 'Content-Type': dialect.streamType }), ...answerHeaders(call, attempts) };
+    return withRates(streamed(200, dialect.frames(keep ? keeping(events, keep, at, parsed) : events, at, parsed), headers), call.rateReport);
   }
 
   const { call, result: answered, attempts } = await attempt(target, prepare, answer);
-  const answeredAt = new Date();
-  const settlement = settlementOf(call, answered, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId, false, route, attribution);
-  const failure = jsonOutputFailure(call.request, answered.content, {
-    calledTools: (answered.toolCalls?.length ?? 0) > 0,
-    finishReason: answered.finishReason,
-  });
-  if (failure) throw failure;
-  const at = meta(call.callId, answeredAt);
-  await keep?.(answered, settlement, at, parsed);
-  return reply(200, dialect.answer(answered, settlement, at, parsed), {
-    ...costHeader(settlement.cost),
-    ...answerHeaders(call, attempts),
-    ...dialect.headers?.(answered, settlement),
+  return afterAnswer(call, async () => {
+    const answeredAt = new Date();
+    const settlement = settlementOf(call, answered, answeredAt);
+    await recordGatewayCall(call, settlement, input.requestId, false, route, attribution);
+    const failure = jsonOutputFailure(call.request, answered.content, {
+      calledTools: (answered.toolCalls?.length ?? 0) > 0,
+      finishReason: answered.finishReason,
+    });
+    if (failure) throw failure;
+    const at = meta(call.callId, answeredAt);
+    await keep?.(answered, settlement, at, parsed);
+    const headers = { ...costHeader(settlement.cost), ...answerHeaders(call, attempts), ...dialect.headers?.(answered, settlement) };
+    return withRates(reply(200, dialect.answer(answered, settlement, at, parsed), headers), call.rateReport);
   });
 }

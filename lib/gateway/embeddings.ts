@@ -1,8 +1,8 @@
 import { attempt } from '../calls/attempts';
-import { embed, prepareEmbedding, settlementOf } from '../calls/metered';
+import { afterAnswer, embed, prepareEmbedding, settlementOf } from '../calls/metered';
 import { resolveTarget } from '../calls/resolve';
 import * as openAiEmbeddings from '../dialects/openai-embeddings';
-import { reply } from '../http/types';
+import { reply, withRates } from '../http/types';
 import { embeddingsOf } from '../platforms/embeddings';
 import { answeredBy, costHeader, type GatewayInput } from './chat';
 import { attributionOf } from './attribution';
@@ -26,12 +26,12 @@ export async function answerEmbeddings(input: GatewayInput<openAiEmbeddings.Embe
     (resource, how) => prepareEmbedding({ payer: input.payer, resource, request: { ...parsed.request, ...how } }),
     (call) => embed(call, (request) => embeddingsOf(call.resource.type).embed(request)),
   );
-  const answeredAt = new Date();
-  const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
-  await recordGatewayCall(call, settlement, input.requestId, false, target.route, attribution);
-  const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
-  return reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), {
-    ...costHeader(settlement.cost),
-    ...answeredBy(call.resource, attempts),
+  return afterAnswer(call, async () => {
+    const answeredAt = new Date();
+    const settlement = settlementOf(call, { ...embedded, tokensOut: 0 }, answeredAt);
+    await recordGatewayCall(call, settlement, input.requestId, false, target.route, attribution);
+    const meta = { id: call.callId, model: parsed.model, created: Math.floor(answeredAt.getTime() / 1000) };
+    const headers = { ...costHeader(settlement.cost), ...answeredBy(call.resource, attempts) };
+    return withRates(reply(200, openAiEmbeddings.answer(embedded, settlement, meta, parsed), headers), call.rateReport);
   });
 }

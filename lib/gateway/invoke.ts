@@ -2,7 +2,7 @@ import { countTokens } from '../calls/count-tokens';
 import * as converse from '../dialects/bedrock-converse';
 import * as invoke from '../dialects/bedrock-invoke';
 import { BadRequest } from '../errors';
-import { reply } from '../http/types';
+import { reply, withRates } from '../http/types';
 import { chatCall, type GatewayInput } from './chat';
 import { countHeaders } from './messages';
 
@@ -55,5 +55,5 @@ export async function countDoorTokens(input: GatewayInput<CountTokensBody>, mode
       : invoke.parse({ ...invokeInput(body.invokeModel.body, checkInvoke), modelId });
   const { maxTokens: _unbounded, ...counted } = request;
   const count = await countTokens(input, model, counted);
-  return reply(200, { inputTokens: count.inputTokens }, countHeaders(count));
+  return withRates(reply(200, { inputTokens: count.inputTokens }, countHeaders(count)), count.rateReport);
 }

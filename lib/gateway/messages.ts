@@ -1,6 +1,6 @@
 import * as anthropicMessages from '../dialects/anthropic-messages';
 import { countTokens, type TokenCount } from '../calls/count-tokens';
-import { reply } from '../http/types';
+import { reply, withRates } from '../http/types';
 import { chatCall, type GatewayInput } from './chat';
 
 /** POST /v1/messages: Anthropic's Messages API (lib/dialects/anthropic-messages.ts), streamed or not, with Anthropic's errors. */
@@ -36,5 +36,5 @@ export const countHeaders = (count: TokenCount) => ({
 export async function countMessageTokens(input: GatewayInput<CountTokensBody>) {
   const { model, input: request } = countedRequest(input.body, input.event?.headers ?? {});
   const count = await countTokens(input, model, request);
-  return reply(200, { input_tokens: count.inputTokens }, countHeaders(count));
+  return withRates(reply(200, { input_tokens: count.inputTokens }, countHeaders(count)), count.rateReport);
 }

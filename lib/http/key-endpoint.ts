@@ -3,7 +3,7 @@ import type { ApiKey } from '../../tables/keys';
 import type { User } from '../../tables/users';
 import type { Payer } from '../calls/levels';
 import { authenticateKey, requestIdHeader } from './middlewares/authenticate-key';
-import { rateLimitHeaders } from './middlewares/rate-limit-headers';
+import { rateLimitHeaders, withRateLimitHeaders } from './middlewares/rate-limit-headers';
 import { stack, type EmptyObject } from './stack';
 import type { ApiEvent } from './types';
 import type { Check, Checked } from './validation';
@@ -55,24 +55,21 @@ export function keyEndpoint<B extends TSchema, P = never, Path extends TObject =
   return stack(
     { auth: 'user', body: options.body, path: options.path, errorShape: dialect, streaming: options.streaming },
     [requestIdHeader(requestIds), authenticateKey({ apiKeyHeader: anthropic, prefetch: options.prefetch }), rateLimitHeaders()],
-    (request) =>
-      handler({
+    async (request) => {
+      const payer: Payer = { user: request.user, key: request.context.state.apiKey, memberships: request.context.state.memberships ?? [] };
+      const answer = await handler({
         body: request.body,
         path: request.path,
         key: request.context.state.apiKey as ApiKey,
         user: request.user,
-        payer: {
-          user: request.user,
-          key: request.context.state.apiKey,
-          memberships: request.context.state.memberships ?? [],
-          onRates: (report) => {
-            request.context.state.rates = report;
-          },
-        },
+        payer,
         event: request.event,
         requestId: request.context.awsRequestId,
         remainingMs: () => request.context.getRemainingTimeInMillis(),
         prefetched: request.context.state.prefetched as Promise<P> | undefined,
-      }),
+      });
+      // The headers come from what the handler returned: its metered call's rate report, or the windows as they stand.
+      return withRateLimitHeaders(answer, payer);
+    },
   );
 }

@@ -11,6 +11,7 @@ import { tracingMiddlewares } from '#tracing';
 import { config } from '../../core/config';
 import { logger, metrics } from '../../core/observability';
 import { EmptyObject } from '../../generated/checks/http';
+import { successBody } from './envelope';
 import { validator, type Check, type Checked } from './validation';
 import type { ErrorRoute } from './errors';
 import { errorResponder, type ErrorShapeOf } from './middlewares/error-responder';
@@ -40,11 +41,17 @@ export interface EndpointOptions<B extends TSchema, Q extends TObject, P extends
   path?: Check<P>;
   /**
    * Which error body shape (docs/openapi.yaml's error responses) errors take: `message` for login and validate, `thread` for chat threads,
-   * `openai` on /v1; or a function of the request (the 404 route answers each prefix in its shape).
+   * `openai` on /v1; or a function of the request (the 404 route answers each prefix in its shape). The
+   * spec's shapes also wrap the handler's data in `{success: true, ...}` (lib/http/envelope.ts).
    */
   errorShape?: ErrorShapeOf;
   /** The endpoint's contract for any platform failure (the spec's chat and dedicated deploy: 500). */
   platformFailures?: ErrorRoute['platformFailures'];
+  /**
+   * The answer is a document of its own (the OpenAPI document), sent as the handler returns it rather
+   * than in the spec's `{success: true, ...}` envelope (lib/http/envelope.ts).
+   */
+  bare?: boolean;
   /** Skip body parsing and validation (the $default route answers 404 whatever it is sent). */
   ignoreInput?: boolean;
   /**
@@ -76,6 +83,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
   const body = validator<TSchema>(options.body ?? EmptyObject, 'body');
   const query = validator<TSchema>(options.query ?? EmptyObject, 'query');
   const path = validator<TSchema>(options.path ?? EmptyObject, 'path');
+  const errorShape = options.errorShape ?? 'standard';
 
   return middy<ApiEvent, APIGatewayProxyResultV2, Error, ApiContext>({ streamifyResponse: options.streaming ?? false })
     .use(tracingMiddlewares())
@@ -102,7 +110,7 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
         };
       },
     })
-    .use(errorResponder(options.errorShape ?? 'standard', { platformFailures: options.platformFailures }))
+    .use(errorResponder(errorShape, { platformFailures: options.platformFailures }))
     .handler(async (event, context) => {
       const { state } = context;
       const input = state.input as { body: Checked<B>; query: Checked<Q>; path: Checked<P> };
@@ -123,10 +131,11 @@ export function stack<A extends AuthLevel, B extends TSchema = EmptyObject, Q ex
       state.auditTarget = auditTarget;
       // A reply without a body (a redirect) carries no Content-Type for a body it does not have.
       if (payload === undefined) return { statusCode, headers: { 'Cache-Control': 'no-store', ...headers } };
+      const shape = typeof errorShape === 'function' ? errorShape(event) : errorShape;
       return {
         statusCode,
         headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
-        body: JSON.stringify(payload),
+        body: JSON.stringify(options.bare ? payload : successBody(shape, payload)),
       };
     });
 }

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyResultV2, Context } from 'aws-lambda';
 import type { ApiKey } from '../../tables/keys';
 import type { Membership } from '../../tables/teams';
-import type { RateReport } from '../budgets/rate-limits';
+import type { RateNews } from '../budgets/rate-limits';
 import type { User } from '../../tables/users';
 
 /**
@@ -34,8 +34,6 @@ interface RequestState {
   input?: { body: unknown; query: unknown; path: unknown };
   /** Set from the handler's reply: what an audited action was done to, as the domain resolved it. */
   auditTarget?: string;
-  /** Set from the handler's reply: what a metered /v1 call found of its caller's rate windows (the x-ratelimit-* headers). */
-  rates?: RateReport | Promise<RateReport>;
 }
 
 /** Lambda's context with the request's state (lib/http/stack.ts gives every invocation its own). */
@@ -56,7 +54,10 @@ export interface ApiRequest<B, Q, P, A extends AuthLevel> {
   context: ApiContext;
 }
 
-/** What a handler may return: a plain object (200) or a `reply` with another status or headers. */
+/**
+ * What a handler may return: its data (200) or a `reply` with another status or headers. On the spec's
+ * routes the stack wraps either in `{success: true, ...}` (lib/http/envelope.ts); a handler never does.
+ */
 export interface Reply {
   readonly [REPLY]: true;
   statusCode: number;
@@ -64,6 +65,8 @@ export interface Reply {
   headers?: Record<string, string>;
   /** For the audit log (audited endpoints): what the action was done to, when the request alone cannot say. */
   auditTarget?: string;
+  /** What a metered /v1 call found of its caller's rate windows: the x-ratelimit-* headers (lib/http/key-endpoint.ts). */
+  rates?: RateNews;
 }
 export const REPLY = Symbol('reply');
 
@@ -98,9 +101,16 @@ export interface Streamed {
   /** Text (server-sent events) or bytes (AWS's event stream). */
   body: AsyncIterable<string | Uint8Array>;
   headers: Record<string, string>;
+  /** As a Reply's: sent in the headers, before the first piece. */
+  rates?: RateNews;
 }
 export const STREAMED = Symbol('streamed');
 
 export function streamed(statusCode: number, body: AsyncIterable<string | Uint8Array>, headers: Record<string, string>): Streamed {
   return { [STREAMED]: true, statusCode, body, headers };
+}
+
+/** An answer of a metered call with the rate report its holds returned (none: no limit applied). */
+export function withRates<T extends Reply | Streamed>(answer: T, rates: RateNews | undefined): T {
+  return rates === undefined ? answer : { ...answer, rates };
 }

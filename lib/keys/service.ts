@@ -124,11 +124,11 @@ export async function listKeys(user: User, query: { scope?: 'all' | 'user'; team
     if (query.scope)
       throw new BadRequest("Invalid query: 'scope' and 'team_id' cannot be combined", "team_id lists one team's keys; leave scope out");
     const { keys, nextCursor } = await listTeamKeys(user, query.team_id, query);
-    return { success: true, keys: await withSpend(keys, user, now), nextCursor };
+    return { keys: await withSpend(keys, user, now), nextCursor };
   }
   if (query.scope === 'all' && !isAdmin(user)) throw new Forbidden('Admin privileges required');
   const { keys, nextCursor } = await listApiKeyRecords(query.scope === 'all' ? 'all' : { userId: user.id }, query.limit, query.cursor);
-  return { success: true, keys: await withSpend(keys, user, now), nextCursor };
+  return { keys: await withSpend(keys, user, now), nextCursor };
 }
 
 /**
@@ -173,7 +173,7 @@ export async function updateKey(user: User, id: string, changes: KeyChanges, now
   const key = Object.keys(patch).length ? await updateApiKeyRecord(id, patch) : current;
   if (changes.monthly_budget_usd !== undefined) await setBudget({ kind: 'key', id }, monthOf(now), changes.monthly_budget_usd);
   if (thresholds !== undefined) await setAlertThresholds({ kind: 'key', id }, thresholds);
-  return { success: true, key: (await withSpend([key], user, now))[0] };
+  return { key: (await withSpend([key], user, now))[0] };
 }
 
 /**
@@ -185,5 +185,5 @@ export async function revokeKey(user: User, id: string, now = new Date()) {
   const { key: current } = await keyOf(user, id, true);
   const key = current.revoked_at ? current : await updateApiKeyRecord(id, { revoked_at: now.toISOString() });
   await deleteKeysStoredResponses(id);
-  return { success: true, key: (await withSpend([key], user, now))[0] };
+  return { key: (await withSpend([key], user, now))[0] };
 }

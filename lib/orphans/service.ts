@@ -52,7 +52,6 @@ async function orphanView(o: Orphan) {
 export async function listOrphanEndpoints(limit: number, cursor?: string) {
   const [{ orphans, nextCursor }, last] = await Promise.all([listOrphans(limit, cursor), lastReconcilerPass()]);
   return {
-    success: true,
     orphans: await Promise.all(orphans.map(orphanView)),
     count: orphans.length,
     nextCursor,
@@ -166,7 +165,6 @@ export async function adoptOrphan(endpointName: string, input: AdoptOrphanReques
       .catch((err: Error) => logger.warn({ message: 'adopted endpoint not re-tagged', endpointName, error: err.message }));
   }
   return {
-    success: true,
     message: `Endpoint "${orphan.endpoint_name}" adopted: it is tracked as resource ${resource.id}`,
     id: resource.id,
     resource: resourceView(resource, user),
@@ -185,7 +183,6 @@ export async function deleteOrphan(endpointName: string, confirm: boolean) {
     await deleteApplicationProfile(recorded.endpoint_arn);
     await removeOrphan(recorded.endpoint_name);
     return {
-      success: true,
       message: `Application inference profile "${recorded.endpoint_name}" deleted on Bedrock; its orphan record is removed`,
       endpointName: recorded.endpoint_name,
       status: 'deleting' as const,
@@ -199,7 +196,6 @@ export async function deleteOrphan(endpointName: string, confirm: boolean) {
   if (status !== 'Deleting') await endpointsOf(PLATFORM).delete(orphan.endpoint_name);
   await removeOrphan(orphan.endpoint_name);
   return {
-    success: true,
     message: `Deletion of endpoint "${orphan.endpoint_name}" initiated on the dedicated platform; its orphan record is removed`,
     endpointName: orphan.endpoint_name,
     status: 'deleting' as const,

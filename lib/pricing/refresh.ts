@@ -127,7 +127,6 @@ export async function refreshFromPriceList(user: User, options: { overrideAdminE
   invalidatePriceCache();
   const changedKeys = new Set(changes.map((c) => `${c.platform}#${c.key}`));
   return {
-    success: true,
     message: `Prices refreshed from the AWS Price List API: ${changedKeys.size} changed, ${writes.length - changedKeys.size} unchanged`,
     source: 'aws-price-list',
     region,

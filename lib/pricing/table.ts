@@ -121,7 +121,6 @@ export async function pricingTable() {
   for (const e of all) sources[e.source]++;
   const used = (Object.keys(sources) as EntrySource[]).filter((s) => sources[s] > 0);
   return {
-    success: true,
     currency: 'USD',
     /** One word when every entry has the same origin, `mixed` otherwise; `sources` has the counts. */
     source: used.length === 1 ? used[0] : 'mixed',
@@ -202,7 +201,6 @@ export async function upsertPrices(entries: PriceEntryInput[], user: User, now =
   await putPriceEntries(stored);
   invalidatePriceCache();
   return {
-    success: true,
     message: `${stored.length} price ${stored.length === 1 ? 'entry' : 'entries'} saved`,
     updated: stored.length,
     last_updated: at,

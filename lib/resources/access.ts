@@ -76,7 +76,6 @@ export async function setAccess(id: string, input: AccessUpdate, admin: Pick<Use
       ? 'admins only'
       : `admins, ${access.user_ids.length} user(s) and the members of ${access.team_ids.length} team(s)`;
   return {
-    success: true,
     message: `"${updated.name}" may now be used by ${who}`,
     resourceId: id,
     access: await accessView(updated),

@@ -59,7 +59,6 @@ export async function resourceStatus(id: string, caller: Pick<User, 'role'>, now
     alertThresholdsOf(hasEndpoint ? [endpointOwner(id)] : []),
   ]);
   return {
-    success: true,
     resource: resourceView(resource, caller),
     metrics,
     costs,
@@ -83,7 +82,7 @@ export async function listResources(
 ) {
   const { resources, nextCursor } = await listStored({ type: filter.type, status: filter.status, limit: filter.limit, cursor: filter.cursor });
   const shown = resources.map((r) => ({ ...resourceView(r, caller), ...(seesAccess(caller) ? { access: accessSetting(r) } : {}) }));
-  return { success: true, resources: shown, count: resources.length, nextCursor };
+  return { resources: shown, count: resources.length, nextCursor };
 }
 
 /** PATCH /api/resources/{resourceId}'s input: a number sets a guardrail, null clears it, absent leaves it. */
@@ -130,7 +129,6 @@ export async function updateGuardrails(id: string, input: GuardrailUpdate, now =
     warnings.push('The endpoint is stopped: action start brings it back');
   }
   return {
-    success: true,
     message: `Guardrails of "${updated.name}" updated; the reconciler applies them on its next pass`,
     resourceId: id,
     guardrails: guardrailView(updated, price, thresholds(endpointOwner(id)), now),
@@ -173,7 +171,6 @@ export async function controlResource(id: string, action: ControlAction, confirm
     if (profile?.type === 'APPLICATION') await deleteApplicationProfile(profile.arn);
     if (!(await removeResource(resource))) throw notTracked();
     return {
-      success: true,
       message:
         profile?.type === 'APPLICATION'
           ? `Resource "${resource.name}" removed from tracking; its application inference profile ${profile.arn} was deleted`
@@ -233,7 +230,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
     // it has finished: the start is accepted now (Creating, billed from now as any start) and carried
     // out by the first status read or reconciler pass that finds the endpoint gone (./sync.ts).
     await queueClaimedOperation(id, { action: op, at, from: current.status });
-    return { success: true, message: MESSAGES.queued(current.endpoint_name), action, status: decision.word, resourceId: id };
+    return { message: MESSAGES.queued(current.endpoint_name), action, status: decision.word, resourceId: id };
   }
 
   try {
@@ -263,7 +260,7 @@ export async function controlResource(id: string, action: ControlAction, confirm
     logger.warn({ message: 'control bookkeeping write failed', resourceId: id, error: err.message }),
   );
   const message = decision.operation === 'recreate' ? MESSAGES.recreate(current.endpoint_name) : MESSAGES[op](current.endpoint_name);
-  return { success: true, message, action, status: decision.word, resourceId: id };
+  return { message, action, status: decision.word, resourceId: id };
 }
 
 /**
@@ -275,7 +272,6 @@ async function deleteStopped(r: TrackedResource) {
   if (r.endpoint_config_name) await endpointsOf(r.type).deleteRetained(r.endpoint_config_name);
   await removeResource(r);
   return {
-    success: true,
     message: `Resource "${r.name}" removed from tracking: its endpoint was already ${r.stopped ? 'stopped' : 'gone from the platform'}; its kept configuration and model were deleted`,
     action: 'delete' as const,
     status: 'deleting',

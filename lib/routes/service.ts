@@ -132,12 +132,12 @@ export async function createRoute(user: User, input: RouteInput, now = new Date(
     created_by: user.id,
   };
   await insertRoute(route);
-  return { success: true, route: (await viewsFor(user, [route], now.getTime()))[0] };
+  return { route: (await viewsFor(user, [route], now.getTime()))[0] };
 }
 
 export async function listRoutesFor(user: User, query: { limit: number; cursor?: string }) {
   const page = await listRoutes(query);
-  return { success: true, routes: await viewsFor(user, page.routes), nextCursor: page.nextCursor };
+  return { routes: await viewsFor(user, page.routes), nextCursor: page.nextCursor };
 }
 
 /** One route; a user who may call none of its targets is told it does not exist. */
@@ -145,7 +145,7 @@ export async function getRouteFor(user: User, routeId: string) {
   const route = await getRoute(routeId);
   const [view] = route ? await viewsFor(user, [route]) : [];
   if (!view) throw routeNotFound(routeId);
-  return { success: true, route: view };
+  return { route: view };
 }
 
 export async function updateRoute(user: User, routeId: string, changes: Partial<RouteInput>, now = new Date()) {
@@ -162,12 +162,12 @@ export async function updateRoute(user: User, routeId: string, changes: Partial<
   };
   await replaceRoute(before, after);
   forgetRoute(routeId);
-  return { success: true, route: (await viewsFor(user, [after], now.getTime()))[0] };
+  return { route: (await viewsFor(user, [after], now.getTime()))[0] };
 }
 
 export async function deleteRoute(user: User, routeId: string) {
   const route = await getRoute(routeId);
   if (!route || !(await removeRoute(route))) throw routeNotFound(routeId);
   forgetRoute(routeId);
-  return { success: true, route: (await viewsFor(user, [route]))[0] };
+  return { route: (await viewsFor(user, [route]))[0] };
 }

@@ -77,12 +77,7 @@ export interface Audited<T> {
  * Invites a user (the team's owners and admins). 409 when the same name has a pending invitation, or
  * names someone who is already a member (the inviter sees the roster, so that tells them nothing new).
  */
-export async function invite(
-  user: User,
-  teamId: string,
-  input: NewMember,
-  now = new Date(),
-): Promise<Audited<{ success: true; invitation: PublicInvitation }>> {
+export async function invite(user: User, teamId: string, input: NewMember, now = new Date()): Promise<Audited<{ invitation: PublicInvitation }>> {
   const { team } = await teamAccess(user, teamId, 'manage');
   if (team.deleting_since) throw new NotFound('Team not found');
   const target = await namedUser(input);
@@ -103,7 +98,7 @@ export async function invite(
     expires_at: new Date(now.getTime() + INVITATION_LIFETIME_DAYS * 86_400_000).toISOString(),
   };
   await insertInvitation(inv);
-  return { answer: { success: true, invitation: view(inv, team.name, user) }, subject: subjectOf(inv) };
+  return { answer: { invitation: view(inv, team.name, user) }, subject: subjectOf(inv) };
 }
 
 type PageQuery = { limit: number; cursor?: string };
@@ -112,7 +107,7 @@ type PageQuery = { limit: number; cursor?: string };
 export async function listInvitationsOfTeam(user: User, teamId: string, query: PageQuery, now = new Date()) {
   const { team } = await teamAccess(user, teamId, 'manage');
   const page = await listTeamInvitations(teamId, now.toISOString(), query.limit, query.cursor);
-  return { success: true, invitations: page.invitations.map((inv) => view(inv, team.name, user)), nextCursor: page.nextCursor };
+  return { invitations: page.invitations.map((inv) => view(inv, team.name, user)), nextCursor: page.nextCursor };
 }
 
 /** The caller's own pending invitations, newest first, with their teams' names (a team deleted meanwhile is left out). */
@@ -123,7 +118,7 @@ export async function listMyInvitations(user: User, query: PageQuery, now = new 
     const team = teams.get(inv.team_id);
     return team && !team.deleting_since ? [view(inv, team.name, user)] : [];
   });
-  return { success: true, invitations, nextCursor: page.nextCursor };
+  return { invitations, nextCursor: page.nextCursor };
 }
 
 /** A pending invitation of the team, as `check` allows the caller to see it; anything else is "not found". */
@@ -140,13 +135,13 @@ export async function accept(
   teamId: string,
   invitationId: string,
   now = new Date(),
-): Promise<Audited<{ success: true; member: PublicMember; invitation: PublicInvitation }>> {
+): Promise<Audited<{ member: PublicMember; invitation: PublicInvitation }>> {
   const inv = await pending(teamId, invitationId, now, (i) => i.user_id === user.id);
   const { team } = await getTeamAndMember(teamId, user.id);
   if (!team || team.deleting_since) throw new NotFound('Team not found');
   const member = newMember(teamId, user, inv.role, inv.monthly_budget_usd, 'invitation', now);
   const joined = await join(member, now, (m) => acceptInvitation(inv, m, now.toISOString()));
-  return { answer: { success: true, member: joined, invitation: view(inv, team.name, user, 'accepted') }, subject: subjectOf(inv) };
+  return { answer: { member: joined, invitation: view(inv, team.name, user, 'accepted') }, subject: subjectOf(inv) };
 }
 
 /** The invitee declines; or an owner or admin revokes (`as: 'manager'`). Either way the invitation is gone. */
@@ -156,10 +151,10 @@ export async function endInvitation(
   invitationId: string,
   as: 'invitee' | 'manager',
   now = new Date(),
-): Promise<Audited<{ success: true; invitation: PublicInvitation }>> {
+): Promise<Audited<{ invitation: PublicInvitation }>> {
   const team = as === 'manager' ? (await teamAccess(user, teamId, 'manage')).team : (await getTeamAndMember(teamId, user.id)).team;
   const inv = await pending(teamId, invitationId, now, (i) => as === 'manager' || i.user_id === user.id);
   await removeInvitation(inv, as === 'invitee' ? user.id : null, now.toISOString());
   const status = as === 'invitee' ? 'declined' : 'revoked';
-  return { answer: { success: true, invitation: view(inv, team?.name ?? '', user, status) }, subject: subjectOf(inv) };
+  return { answer: { invitation: view(inv, team?.name ?? '', user, status) }, subject: subjectOf(inv) };
 }

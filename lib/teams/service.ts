@@ -172,18 +172,18 @@ export async function listTeams(user: User, query: { scope?: 'all' | 'user'; lim
   if (all && !isAdmin(user)) throw new Forbidden('Admin privileges required');
   if (all) {
     const [page, roles] = await Promise.all([readTeams(query.limit, query.cursor), rolesOf(user.id)]);
-    return { success: true, teams: await withSpend(page.teams, roles, now), nextCursor: page.nextCursor };
+    return { teams: await withSpend(page.teams, roles, now), nextCursor: page.nextCursor };
   }
   const page = await listMemberships(user.id, query.limit, query.cursor);
   const teams = await getTeams(page.memberships.map((m) => m.team_id));
   const roles = new Map(page.memberships.map((m) => [m.team_id, m.role]));
   const found = page.memberships.flatMap((m) => (teams.get(m.team_id) ? [teams.get(m.team_id) as Team] : []));
-  return { success: true, teams: await withSpend(found, roles, now), nextCursor: page.nextCursor };
+  return { teams: await withSpend(found, roles, now), nextCursor: page.nextCursor };
 }
 
 export async function getTeamView(user: User, teamId: string, now = new Date()) {
   const { team, member } = await teamAccess(user, teamId);
-  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
+  return { team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
 }
 
 /**
@@ -201,7 +201,7 @@ export async function updateTeam(user: User, teamId: string, changes: TeamChange
   await propagateTeam(team);
   if (changes.monthly_budget_usd !== undefined) await setBudget(teamOwner(team), monthOf(now), changes.monthly_budget_usd);
   if (thresholds !== undefined) await setAlertThresholds(teamOwner(team), thresholds);
-  return { success: true, team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
+  return { team: (await withSpend([team], new Map(member ? [[team.id, member.role]] : []), now))[0] };
 }
 
 /**
@@ -215,13 +215,13 @@ export async function deleteTeam(user: User, teamId: string, now = new Date()) {
   const [view] = await withSpend([marked], new Map(), now);
   await deleteTeamInvitations(team.id);
   await deleteMarkedTeam(marked);
-  return { success: true, team: view };
+  return { team: view };
 }
 
 export async function listMembers(user: User, teamId: string, query: { limit: number; cursor?: string }, now = new Date()) {
   await teamAccess(user, teamId);
   const page = await readMembers(teamId, query.limit, query.cursor);
-  return { success: true, members: await membersWithSpend(page.members, now), nextCursor: page.nextCursor };
+  return { members: await membersWithSpend(page.members, now), nextCursor: page.nextCursor };
 }
 
 /** The user an add or an invitation names, by id or by username or e-mail; undefined when none answers. */
@@ -288,7 +288,7 @@ export async function addMemberAs(user: User, teamId: string, input: NewMember, 
       `POST /api/teams/${team.id}/invitations: they become a member when they accept`,
     );
   }
-  return { success: true, member: await addMember(teamId, input, now) };
+  return { member: await addMember(teamId, input, now) };
 }
 
 /** Changes a member's role or budget (admins and owners); a change by hand makes a sign-on membership manual. */
@@ -300,7 +300,7 @@ export async function updateMember(user: User, teamId: string, userId: string, c
   const { member } = await getTeamAndMember(teamId, userId);
   if (!member) throw new NotFound('The user is not a member of this team');
   if (thresholds !== undefined) await setAlertThresholds(memberBudgetOwner(teamId, userId), thresholds);
-  return { success: true, member: (await membersWithSpend([member], now))[0] };
+  return { member: (await membersWithSpend([member], now))[0] };
 }
 
 /**
@@ -327,7 +327,7 @@ export async function removeMember(teamId: string, userId: string, now = new Dat
 
 export async function removeMemberAs(user: User, teamId: string, userId: string, now = new Date()) {
   await teamAccess(user, teamId, userId === user.id ? 'see' : 'manage');
-  return { success: true, ...(await removeMember(teamId, userId, now)) };
+  return removeMember(teamId, userId, now);
 }
 
 /** A team's keys (admins and its owners), newest first. */

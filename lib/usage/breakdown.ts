@@ -42,7 +42,6 @@ interface BreakdownEntry extends BreakdownFigures {
 }
 
 export interface Breakdown {
-  success: true;
   from: string;
   to: string;
   groupBy: BreakdownKind;
@@ -149,7 +148,6 @@ export async function usageBreakdown(user: User, query: BreakdownQuery, now = ne
         .map(([date, d]) => ({ date, cost_usd: usdText(d.cost), requests: d.requests })),
     }));
   return {
-    success: true,
     from,
     to,
     groupBy,

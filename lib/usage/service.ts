@@ -43,7 +43,7 @@ export async function currentUsage(user: User, query: UsageQuery, now = new Date
     // items, the ones not settled yet (a second or so) are added from the caller's pending calls.
     const session = query.session;
     const pending = pendingCallsOf(user.id).then((calls) => calls.filter((c) => c.session === session));
-    return { success: true, scope: 'session', session, ...(await readUsage(sessionScope(user.id, session), now, unsettledCalls(pending))) };
+    return { scope: 'session', session, ...(await readUsage(sessionScope(user.id, session), now, unsettledCalls(pending))) };
   }
   if (query.teamId) {
     if (query.keyId || query.conversationId || query.scope) throw new BadRequest("Pass 'teamId' alone, without 'keyId', 'conversationId' or 'scope'");
@@ -53,7 +53,7 @@ export async function currentUsage(user: User, query: UsageQuery, now = new Date
     const mine = unsettledCalls(user.id, undefined, query.teamId);
     mine.catch(() => undefined);
     const [, usage] = await Promise.all([teamAccess(user, query.teamId), readUsage({ kind: 'team', id: query.teamId }, now, mine)]);
-    return { success: true, scope: 'team', ...usage };
+    return { scope: 'team', ...usage };
   }
   if (query.keyId) {
     if (query.conversationId || query.scope) throw new BadRequest("Pass 'keyId' alone, without 'conversationId' or 'scope'");
@@ -66,17 +66,17 @@ export async function currentUsage(user: User, query: UsageQuery, now = new Date
     const [key, usage] = await Promise.all([record, readUsage({ kind: 'key', id: query.keyId }, now, unsettledCalls(owners, query.keyId))]);
     // Another user's key is as unknown as a key that does not exist; admins read any key's figures.
     if (!key || (key.user_id !== user.id && user.role !== 'admin' && user.role !== 'super_admin')) throw new NotFound('API key not found');
-    return { success: true, scope: 'key', ...usage };
+    return { scope: 'key', ...usage };
   }
   if (query.scope === 'all') {
     if (query.conversationId) throw new BadRequest("Pass either 'conversationId' or scope=all, not both");
     if (user.role !== 'admin' && user.role !== 'super_admin') throw new Forbidden('Admin privileges required');
-    return { success: true, scope: 'all', ...(await readUsage({ kind: 'all' }, now)) };
+    return { scope: 'all', ...(await readUsage({ kind: 'all' }, now)) };
   }
   if (query.conversationId) {
     const { conversation, usage } = await readConversationUsage(query.conversationId, now);
     readableConversation(conversation, user);
-    return { success: true, scope: 'conversation', ...usage };
+    return { scope: 'conversation', ...usage };
   }
-  return { success: true, scope: 'user', ...(await readUsage({ kind: 'user', id: user.id }, now, unsettledCalls(user.id))) };
+  return { scope: 'user', ...(await readUsage({ kind: 'user', id: user.id }, now, unsettledCalls(user.id))) };
 }

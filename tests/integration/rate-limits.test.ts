@@ -7,12 +7,15 @@ import { jest } from '@jest/globals';
 import { handler as listModels } from '../../functions/gateway/models';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as updateUser } from '../../functions/admin/update-user';
+import { reportedRates } from '../../lib/budgets/rate-limits';
+import { prepareCall, releaseCall, type Payer } from '../../lib/calls/metered';
+import { getApiKeyRecord } from '../../tables/keys';
 import { minuteOf, readRateCounts } from '../../tables/rates';
 import type { Resource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
 import { drainStream } from '../helpers/stream';
 import { makeUser } from '../helpers/users';
-import { listed, managedResource, newConversation } from './chat-fixtures';
+import { listed, managedResource, newConversation, withModelFault } from './chat-fixtures';
 import { completeOn, createTeam, inOneMinute, joinTeam, keyOf, type Caller } from './levels-fixtures';
 
 jest.setTimeout(180_000);
@@ -169,6 +172,38 @@ describe('the x-ratelimit headers', () => {
     const key = await keyOf(owner, { rpm_limit: 50 });
     const res = await complete(key.secret);
     expect(res.headers).toMatchObject({ 'x-ratelimit-limit-requests': '2', 'x-ratelimit-remaining-requests': '1' });
+  });
+});
+
+describe('the rate report comes back with the call', () => {
+  test('a metered call returns the report of its holds with the prepared call, and its refusal carries it on the 429', async () => {
+    await inOneMinute();
+    const owner = await makeUser('user');
+    const created = await keyOf(owner, { rpm_limit: 1, tpm_limit: 1000 });
+    const payer: Payer = { user: owner.user, key: await getApiKeyRecord(created.id), memberships: [] };
+    const request = { messages: [{ role: 'user' as const, content: 'Hello there' }], maxTokens: 100 };
+    const held = await prepareCall({ payer, resource, request });
+    expect(await held.rateReport).toMatchObject({ requests: { limit: 1, remaining: 0 }, tokens: { limit: 1000 } });
+    await releaseCall(held);
+    const refused = await prepareCall({ payer, resource, request }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toMatchObject({ code: 'rate_limit_exceeded' });
+    expect(await reportedRates(refused)).toMatchObject({ requests: { limit: 1, remaining: 0 } });
+  });
+
+  test('a call the platform fails after its holds tells the windows as its holds found them, not as they are once given back', async () => {
+    await inOneMinute();
+    const owner = await makeUser('user');
+    const key = await keyOf(owner, { rpm_limit: 5, tpm_limit: 5000 });
+    const failed = await withModelFault(resource, () => complete(key.secret));
+    expect(failed.status).toBe(502);
+    expect(header(failed, 'x-ratelimit-remaining-requests')).toBe('4');
+    // Its token bound (the prompt's bound plus max_tokens 100) was held when the call was let through.
+    expect(5000 - Number(header(failed, 'x-ratelimit-remaining-tokens'))).toBeGreaterThan(100);
+    // Given back since: the windows as they stand keep only its request.
+    expect((await models(key.secret)).headers).toMatchObject({ 'x-ratelimit-remaining-requests': '4', 'x-ratelimit-remaining-tokens': '5000' });
   });
 });
 

@@ -26,17 +26,17 @@ describe('the JSON body parser in the stack', () => {
   test('a JSON object body reaches the handler parsed', async () => {
     const res = await call(echo, { method: 'POST', body: login });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ got: login });
+    expect(res.body).toEqual({ success: true, got: login });
   });
 
   test('a base64-encoded body is decoded before it is parsed', async () => {
     const res = await callBase64(echo, JSON.stringify(login));
-    expect(res).toEqual({ status: 200, body: { got: login } });
+    expect(res).toEqual({ status: 200, body: { success: true, got: login } });
   });
 
   test('a blank base64-encoded body counts as none, whatever the Content-Type', async () => {
     const res = await callBase64(echo, '  \n', 'text/plain');
-    expect(res).toEqual({ status: 200, body: { got: {} } });
+    expect(res).toEqual({ status: 200, body: { success: true, got: {} } });
   });
 
   test.each(['{"username":', '{username: "ada"}', 'undefined', '{"a":1}}'])('malformed JSON %j is a 400 saying so, never a 415', async (text) => {

@@ -1,7 +1,7 @@
 import { logger } from '../../../core/observability';
-import { currentRateReport, type RateReport, type RateStatus } from '../../budgets/rate-limits';
-import { rateLimitsOf } from '../../calls/levels';
-import type { ApiMiddleware, ApiMiddlewareFn } from '../types';
+import { currentRateReport, reportedRates, type RateNews, type RateReport, type RateStatus } from '../../budgets/rate-limits';
+import { rateLimitsOf, type Payer } from '../../calls/levels';
+import { REPLY, STREAMED, reply, type ApiMiddleware, type Reply, type Streamed } from '../types';
 
 /** OpenAI's duration form ("1s", "6m0s", "350ms"): how long until a window resets. */
 function resetText(seconds: number): string {
@@ -23,27 +23,45 @@ function triple(kind: 'requests' | 'tokens', status: RateStatus | undefined): Re
 const rateLimitHeaderValues = (report: RateReport) => ({ ...triple('requests', report.requests), ...triple('tokens', report.tokens) });
 
 /**
- * OpenAI's rate-limit headers on every /v1 answer of a caller whom a limit applies to (their key's,
- * or a team's the call counts in): x-ratelimit-limit-, -remaining- and -reset-requests and the same
- * for tokens, each the level with the least left. A metered call reports what its one write found
- * (`state.rates`: refusals included); any other answer (GET /v1/models, a body refused before
- * the call) reads the windows (one BatchGet). A caller without limits gets none: there is nothing
- * to report. Part of the /v1 stack (lib/http/key-endpoint.ts), so every route added there has them.
+ * OpenAI's rate-limit headers of a caller whom a limit applies to (their key's, or a team's the call
+ * counts in): x-ratelimit-limit-, -remaining- and -reset-requests and the same for tokens, each the
+ * level with the least left. A metered call's answer says what its one write found (`reported`: the
+ * report it returned, or carried on its error); any other answer (GET /v1/models, a body refused
+ * before the call) reads the windows (one BatchGet). A caller without limits gets none: there is
+ * nothing to report.
+ */
+async function rateLimitHeadersOf(payer: Payer, reported: RateNews | undefined): Promise<Record<string, string>> {
+  const limits = rateLimitsOf(payer);
+  if (limits.length === 0) return {};
+  try {
+    return rateLimitHeaderValues(await (reported ?? currentRateReport(limits)));
+  } catch (err) {
+    // Informative headers: an answer is never failed for want of them.
+    logger.warn({ message: 'rate-limit headers left out: the windows could not be read', reason: (err as Error).message });
+    return {};
+  }
+}
+
+/** A /v1 handler's answer (a plain body is a 200) with its caller's rate-limit headers, from the report it returned. */
+export async function withRateLimitHeaders(answer: unknown, payer: Payer): Promise<Reply | Streamed> {
+  const sent =
+    answer !== null && typeof answer === 'object' && (REPLY in answer || STREAMED in answer) ? (answer as Reply | Streamed) : reply(200, answer);
+  return { ...sent, headers: { ...sent.headers, ...(await rateLimitHeadersOf(payer, sent.rates)) } };
+}
+
+/**
+ * The same headers on a /v1 error: from the report the error carries (a rate limit's refusal, a
+ * platform failure after the call's holds were taken), else read. Part of the /v1 stack
+ * (lib/http/key-endpoint.ts), so every route added there has them.
  */
 export function rateLimitHeaders(): ApiMiddleware {
-  const stamp: ApiMiddlewareFn = async (request) => {
-    const { apiKey, user, memberships, rates } = request.context.state;
-    const response = request.response as { headers?: Record<string, string> } | undefined;
-    if (!apiKey || !user || !response || typeof response !== 'object') return;
-    const limits = rateLimitsOf({ user, key: apiKey, memberships: memberships ?? [] });
-    if (limits.length === 0) return;
-    try {
-      const report = await (rates ?? currentRateReport(limits));
-      response.headers = { ...response.headers, ...rateLimitHeaderValues(report) };
-    } catch (err) {
-      // Informative headers: an answer is never failed for want of them.
-      logger.warn({ message: 'rate-limit headers left out: the windows could not be read', reason: (err as Error).message });
-    }
+  return {
+    onError: async (request) => {
+      const { apiKey, user, memberships } = request.context.state;
+      const response = request.response as { headers?: Record<string, string> } | undefined;
+      if (!apiKey || !user || !response || typeof response !== 'object') return;
+      const headers = await rateLimitHeadersOf({ user, key: apiKey, memberships: memberships ?? [] }, reportedRates(request.error));
+      response.headers = { ...response.headers, ...headers };
+    },
   };
-  return { after: stamp, onError: stamp };
 }
