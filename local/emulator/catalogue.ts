@@ -187,7 +187,8 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     // launched March 13, 2024, "Model EOL date: September 10, 2026" under the lifecycle policy for models
     // launched before September 7, 2026 (model-lifecycle-legacy.html). It gives no Legacy or public
     // extended access date. Past that date it still answers in ca-central-1, eu-central-2 and sa-east-1,
-    // and is Legacy in ap-northeast-2; elsewhere Bedrock refuses it as past its end of life.
+    // and is Legacy in ap-northeast-2; elsewhere Bedrock refuses it as past its end of life. The emulator
+    // keeps answering it, as those Regions do, so that a LEGACY on-demand model stays testable.
     lifecycle: { status: 'LEGACY', startOfLifeTime: '2024-03-13T00:00:00Z', endOfLifeTime: '2026-09-10T00:00:00Z' },
     contextWindow: 200_000,
     maxOutputTokens: 4_096,
