@@ -21,6 +21,8 @@ import type { TransactItems } from './transactions';
  *   r   resource id                  a   the reply (absent: the model call failed; the user text is kept)
  *   dt  ms from the turn's start to the reply     m  model that answered    um  model counted (when not m)
  *   p   platform    ti/to  tokens in/out    ms  model latency    usd  cost (0 on dedicated endpoints)
+ *   ct/cw  prompt tokens read from / written to the prompt cache    cu  their share of usd (all three
+ *          only where the cache served or stored anything; ti is the input besides them)
  *   x   1: the turn's index entry was written with it (absent on turns written before that)
  * The spec's message fields (metadata, tokens_total, model_response_time, ...) are derived from these
  * when a page is read.
@@ -68,6 +70,8 @@ export interface StoredMessage {
   model_id?: string;
   /** What the reply cost, in nano-dollars, as charged (absent on messages stored before turn items). */
   cost?: Nanos;
+  /** What went through the prompt cache for the reply, where anything did (TurnReply `cache`). */
+  cache?: TurnReply['cache'];
 }
 
 /** A turn as the chat domain records it. */
@@ -101,6 +105,8 @@ export interface TurnReply {
   usageModelId: string;
   /** What it cost, in nano-dollars (core/money.ts). */
   cost: Nanos;
+  /** Prompt tokens the cache served (`read`) and stored (`write`), and their share of `cost`; absent: none. */
+  cache?: { read: number; write: number; cost: Nanos };
 }
 
 const threadPartition = (threadId: string) => `THREAD#${threadId}`;
@@ -127,8 +133,13 @@ export function turnItem(turn: NewTurn): Record<string, unknown> {
     // The route's attributes as a call-log item names them (tables/calls.ts): the breakdown reads `ro`.
     ...(turn.route && { ro: turn.route.id, rn: turn.route.name }),
   };
-  if (turn.reply) Object.assign(item, { a: turn.reply.text }, usageAttributes(turn.startedAt, turn.reply));
+  if (turn.reply) Object.assign(item, { a: turn.reply.text }, usageAttributes(turn.startedAt, turn.reply), cacheAttributes(turn.reply.cache));
   return item;
+}
+
+/** A reply's prompt-cache figures; `ct` is also what the spend breakdown sums as cached tokens (tables/breakdown.ts). */
+function cacheAttributes(cache: TurnReply['cache']): Record<string, unknown> {
+  return cache ? { ct: cache.read, cw: cache.write, cu: storedUsd(cache.cost) } : {};
 }
 
 /**
@@ -223,6 +234,7 @@ function messagesOfTurnItem(item: Record<string, unknown>): StoredMessage[] {
     latency_ms: latencyMs,
     model_id: modelId,
     cost: readUsd(item.usd),
+    ...(item.cu !== undefined && { cache: { read: Number(item.ct ?? 0), write: Number(item.cw ?? 0), cost: readUsd(item.cu) } }),
   };
   return [user, assistant];
 }

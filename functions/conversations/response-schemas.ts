@@ -2,7 +2,7 @@
 /** The response schemas of functions/conversations/ (and schemas the document shows that no request check declares). */
 import { Type } from '@sinclair/typebox';
 import { Named, OneOf, Ref } from '../../lib/http/contract';
-import { MessageMetadata, Platform, Timestamp, Uuid } from '../system/response-schemas';
+import { MessageMetadata, Platform, PromptCacheFigures, Timestamp, Uuid } from '../system/response-schemas';
 
 /** A message in the conversation-wide listing, with where it lives. */
 export const ConversationMessage = Named(
@@ -25,6 +25,7 @@ export const ConversationMessage = Named(
           minimum: 0,
         }),
       ),
+      ...PromptCacheFigures,
       status: Type.Optional(Type.Unsafe<'failed'>({ const: 'failed' })),
       source: Type.Unsafe<'thread' | 'legacy'>({ type: 'string', enum: ['thread', 'legacy'] }),
       thread_id: OneOf([Ref(Uuid), Type.Null()], { description: 'Null for legacy messages.' }),

@@ -155,6 +155,22 @@ export const MessageMetadata = Named(
   ),
 );
 
+/**
+ * What the prompt cache did for an assistant reply (docs/bedrock.md "Prompt caching in the session
+ * chat"): present only where it served or stored anything. The prompt was tokens_in plus these.
+ */
+export const PromptCacheFigures = {
+  cache_read_tokens: Type.Optional(
+    Type.Integer({ description: "Prompt tokens the model's prompt cache served, beside tokens_in (Bedrock's cacheReadInputTokens).", minimum: 0 }),
+  ),
+  cache_write_tokens: Type.Optional(
+    Type.Integer({ description: "Prompt tokens written to the prompt cache, beside tokens_in (Bedrock's cacheWriteInputTokens).", minimum: 0 }),
+  ),
+  cache_cost_usd: Type.Optional(
+    Type.Number({ description: "The cache reads' and writes' share of cost_usd (exact, up to 9 decimals).", minimum: 0 }),
+  ),
+};
+
 /** A chat message (spec 2.4). Assistant messages carry the token and latency figures. */
 export const ChatMessage = Named(
   'ChatMessage',
@@ -176,6 +192,7 @@ export const ChatMessage = Named(
           minimum: 0,
         }),
       ),
+      ...PromptCacheFigures,
       status: Type.Optional(
         Type.Unsafe<'failed'>({ description: 'Only on a user message whose model call failed (it got no reply).', const: 'failed' }),
       ),

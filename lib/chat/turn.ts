@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../core/config';
 import { logger } from '../../core/observability';
-import { messagesOfTurn, type NewTurn, type StoredMessage } from '../../tables/messages';
+import { messagesOfTurn, type NewTurn, type StoredMessage, type TurnReply } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
 import { readMemberships } from '../../tables/teams';
 import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/turns';
 import type { User } from '../../tables/users';
 import { attempt, type AttemptOptions } from '../calls/attempts';
-import { answer, countCall, prepareCall, settlementOf, usageModelOf, type PreparedCall } from '../calls/metered';
+import { answer, countCall, prepareCall, settlementOf, usageModelOf, type PreparedCall, type Settlement } from '../calls/metered';
 import { routeTargetById, type CallTarget } from '../calls/resolve';
 import { writableConversation } from '../conversations/access';
 import { BadRequest, NotFound } from '../errors';
 import { systemPromptFor } from '../platforms/prompts';
-import type { ChatReply } from '../platforms/types';
-import { storedPrices } from '../pricing/service';
+import type { CacheTokens, ChatReply } from '../platforms/types';
+import { callCost, storedPrices } from '../pricing/service';
+import { withHistoryCheckpoints } from './caching';
 import { buildContext } from './context';
 import { MAX_MESSAGE_CHARS } from './limits';
 
@@ -99,16 +100,13 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   if (continuing && !context.threadFound) throw new NotFound('Thread not found');
 
   const history = mode === 'thread' ? buildContext(context.recent, config.chat.contextTurns, config.chat.contextTokenBudget) : [];
-  const messages = [...history, { role: 'user' as const, content }];
-  // Each target a route tries is its own metered call (lib/calls/attempts.ts): held, then released or settled.
-  const prepare = (resource: Resource, how: AttemptOptions) =>
-    prepareCall({
-      payer: { user, memberships },
-      resource,
-      callId: turnId,
-      now: started,
-      request: { system: systemPrompt(resource), messages, ...how },
-    });
+  // Each target a route tries is its own metered call (lib/calls/attempts.ts): held, then released or
+  // settled; its prompt is cached where its model caches (lib/chat/caching.ts).
+  const prepare = (resource: Resource, how: AttemptOptions) => {
+    const system = systemPrompt(resource);
+    const messages = [...withHistoryCheckpoints(resource, system, history), { role: 'user' as const, content }];
+    return prepareCall({ payer: { user, memberships }, resource, callId: turnId, now: started, request: { system, messages, ...how } });
+  };
 
   const turn: NewTurn = {
     source: mode,
@@ -153,6 +151,7 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
     platform: resource.type,
     usageModelId: settled.usageModelId,
     cost: settled.cost,
+    ...(settled.cache && { cache: cacheFigures(call, settled) }),
   };
   await recordTurn(
     { turn, userId: user.id, startsThread: mode === 'thread' && !continuing, teamIds: memberships.map((m) => m.team_id) },
@@ -162,6 +161,13 @@ export async function chatTurn(request: TurnRequest): Promise<TurnResult> {
   countCall(call, settled, 'ChatTurns');
   const [userMessage, assistantMessage] = messagesOfTurn(turn) as [StoredMessage, StoredMessage];
   return { threadId, userMessage, assistantMessage, resource };
+}
+
+/** What the prompt cache served and stored for the turn, and what that part of its charge was (the same pricing as the whole). */
+function cacheFigures(call: PreparedCall, settled: Settlement): NonNullable<TurnReply['cache']> {
+  const cache = settled.cache as CacheTokens;
+  const cost = call.price ? callCost(call.price, { tokensIn: 0, tokensOut: 0, cache, serviceTier: settled.serviceTier }) : 0;
+  return { read: cache.read, write: cache.write5m + cache.write1h, cost };
 }
 
 async function routeNamed(user: User, id: string): Promise<CallTarget> {

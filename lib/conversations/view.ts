@@ -14,6 +14,10 @@ export interface ApiMessage {
   model_id?: string;
   /** What the reply was charged (USD, exact to the nano-dollar; 0 on dedicated endpoints, which bill by the hour). */
   cost_usd?: number;
+  /** Where the prompt cache served or stored anything (functions/system/response-schemas.ts PromptCacheFigures). */
+  cache_read_tokens?: number;
+  cache_write_tokens?: number;
+  cache_cost_usd?: number;
   /** Only on a user message whose model call failed. */
   status?: 'failed';
   /** Only in the conversation-wide listing: where the message lives. */
@@ -30,6 +34,7 @@ export function toApiMessage(m: StoredMessage, options: { origin?: boolean } = {
     out.latency_ms = m.latency_ms ?? 0;
     out.model_id = m.model_id ?? '';
     if (m.cost !== undefined) out.cost_usd = usdOf(m.cost);
+    if (m.cache) Object.assign(out, { cache_read_tokens: m.cache.read, cache_write_tokens: m.cache.write, cache_cost_usd: usdOf(m.cache.cost) });
   }
   if (m.status === 'failed') out.status = 'failed';
   if (options.origin) {

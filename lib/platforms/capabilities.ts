@@ -24,6 +24,7 @@ import {
   managedReasoning,
   managedTopK,
   serviceTiersOf,
+  type CachingFacts,
   type ReasoningStyle,
 } from './managed/features';
 import type { CacheTtl, ModelCapabilities, PlatformName, ServiceTier } from './types';
@@ -70,7 +71,16 @@ export function serviceTiersOfResource(resource: ResourceModel): readonly Servic
  * platform's adapter caches).
  */
 export function cacheTtlsOfResource(resource: ResourceModel): readonly CacheTtl[] {
-  return (resource.type === 'managed' ? cachingOf(resource.model_id)?.ttls : undefined) ?? [];
+  return promptCachingOf(resource)?.ttls ?? [];
+}
+
+/**
+ * How the resource's model caches prompts: the fewest tokens a checkpoint's prefix must hold, its TTLs
+ * and the request fields that take a checkpoint; undefined where it caches nothing (only Bedrock's
+ * family table says it today).
+ */
+export function promptCachingOf(resource: ResourceModel): CachingFacts | undefined {
+  return resource.type === 'managed' ? cachingOf(resource.model_id) : undefined;
 }
 
 export type { ReasoningStyle } from './managed/features';

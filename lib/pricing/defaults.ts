@@ -107,10 +107,19 @@ export const UNPRICED_CACHE = { read: 1, write5m: 1.25, write1h: 2 } as const;
 
 /**
  * What a processing tier costs, in percent of the Standard price, on every token of the call (cached
- * ones included). AWS publishes the tiers' terms ("Standard rate + premium" for Priority, a "discounted
- * standard model rate" for Flex: aws.amazon.com/bedrock/service-tiers and the user guide's "Service
- * tiers for optimizing performance and cost") but renders each model's tier prices only in the
- * pricing page's tables, per model; these are the launch's figures for the models offering both
- * tiers (Priority a 75 % premium, Flex a 50 % discount). Whole percents keep the cost exact.
+ * ones included). Whole percents keep the cost exact.
+ *
+ * UNCONFIRMED (checked 2026-11-28): AWS states the tiers' terms but no factor. The user guide's
+ * "Service tiers for optimizing performance and cost" (docs.aws.amazon.com/bedrock/latest/userguide/
+ * service-tiers-inference.html) says Priority is "a price premium over standard on-demand pricing" and
+ * Flex "a pricing discount", and sends the reader to the pricing page; aws.amazon.com/bedrock/
+ * service-tiers says "Standard rate + premium" and "Discounted standard model rate"; the launch
+ * announcement (What's New, 2025-11-18) "a discount relative to the Standard tier" and "a premium
+ * price". The per-model tier prices are only in the tables of aws.amazon.com/bedrock/pricing, which
+ * the copies we could read render without figures, and we found no Price List usage type for either
+ * tier. 50 % (Flex) and 175 % (Priority) are therefore this service's working figures, not AWS's: the
+ * one documented 50 % is Batch inference's ("Capacity, Limits, and Cost Optimization"), a different
+ * mode. Check them against the pricing page's tables for the models you serve (docs/bedrock.md
+ * "Service tiers").
  */
 export const SERVICE_TIER_PRICE_PERCENT = { default: 100, flex: 50, priority: 175 } as const;

@@ -57,8 +57,12 @@ export interface FoundationModel {
    * `INFERENCE_PROFILE` (callable only through a cross-Region profile), `PROVISIONED`.
    */
   inferenceTypesSupported: string[];
-  /** ListFoundationModels' modelLifecycle; the times only where AWS gives them. */
-  lifecycle: { status: 'ACTIVE' | 'LEGACY'; legacyTime?: string; publicExtendedAccessTime?: string; endOfLifeTime?: string };
+  /**
+   * ListFoundationModels' modelLifecycle (the SDK's FoundationModelLifecycle): the times are Smithy
+   * `date-time` timestamps, ISO 8601 strings on the wire that the SDK parses into Dates, each only
+   * where AWS publishes it.
+   */
+  lifecycle: Lifecycle;
   /** Tokens: the context window, and the most one answer may hold (the model card's figures). */
   contextWindow: number;
   maxOutputTokens: number;
@@ -97,8 +101,21 @@ export interface FoundationModel {
   reasoning?: 'budget' | 'adaptive' | 'effort';
 }
 
-const ACTIVE = { status: 'ACTIVE' } as const;
-const LEGACY = { status: 'LEGACY' } as const;
+interface Lifecycle {
+  status: 'ACTIVE' | 'LEGACY';
+  startOfLifeTime?: string;
+  legacyTime?: string;
+  publicExtendedAccessTime?: string;
+  endOfLifeTime?: string;
+}
+
+const ACTIVE: Lifecycle = { status: 'ACTIVE' };
+/**
+ * A LEGACY model whose dates we could not find published by AWS ("Model lifecycle (Legacy)",
+ * https://docs.aws.amazon.com/bedrock/latest/userguide/model-lifecycle-legacy.html, and the model cards):
+ * the emulator invents none, as ListFoundationModels gives none where AWS has set none.
+ */
+const LEGACY: Lifecycle = { status: 'LEGACY' };
 const ON_DEMAND = ['ON_DEMAND'];
 const PROFILE_ONLY = ['INFERENCE_PROFILE'];
 
@@ -166,7 +183,13 @@ export const FOUNDATION_MODELS: FoundationModel[] = [
     responseStreamingSupported: true,
     customizationsSupported: [],
     inferenceTypesSupported: ON_DEMAND,
-    lifecycle: LEGACY,
+    // AWS's model card "Claude 3 Haiku" (https://docs.aws.amazon.com/bedrock/latest/userguide/model-card-anthropic-claude-3-haiku.html):
+    // launched March 13, 2024, "Model EOL date: September 10, 2026" under the lifecycle policy for models
+    // launched before September 7, 2026 (model-lifecycle-legacy.html). It gives no Legacy or public
+    // extended access date. Past that date it still answers in ca-central-1, eu-central-2 and sa-east-1,
+    // and is Legacy in ap-northeast-2; elsewhere Bedrock refuses it as past its end of life. The emulator
+    // keeps answering it, as those Regions do, so that a LEGACY on-demand model stays testable.
+    lifecycle: { status: 'LEGACY', startOfLifeTime: '2024-03-13T00:00:00Z', endOfLifeTime: '2026-09-10T00:00:00Z' },
     contextWindow: 200_000,
     maxOutputTokens: 4_096,
     profiles: ['us', 'eu', 'apac'],

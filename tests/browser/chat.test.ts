@@ -153,3 +153,25 @@ test('legacy messages of a conversation are readable', async () => {
   await page.getByRole('list', { name: 'Legacy messages' }).getByText('A legacy question', { exact: true }).waitFor();
   expect(await page.getByLabel('Message', { exact: true }).count()).toBe(0);
 });
+
+test('a long conversation with a model that caches shows what the prompt cache read and wrote in the reply figures', async () => {
+  const { page } = b;
+  const token = await apiToken(ADMIN().username, ADMIN().password);
+  const sonnet = unique('chat-sonnet');
+  // Claude Sonnet 4.5 is profile-only: `auto` deploys it through the US geographic profile.
+  await api('POST', '/api/deploy/managed', {
+    token,
+    body: { modelId: 'anthropic.claude-sonnet-4-5-20250929-v1:0', endpointName: sonnet, dryRun: false },
+  });
+  await startConversation(page, unique('Cached chat'), sonnet);
+  const replies = page.getByRole('listitem').filter({ has: page.getByLabel('Reply figures') });
+  // The first message puts the history over Sonnet 4.5's 1,024-token minimum; the third turn reads what the second wrote.
+  const messages = ['Keep this paragraph in mind for the rest of our talk, please. '.repeat(100), 'And now?', 'One more thing.'];
+  for (const [i, text] of messages.entries()) {
+    await page.getByLabel('Message', { exact: true }).fill(text);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await replies.nth(i).waitFor();
+  }
+  expect(await replies.nth(0).getByLabel('Prompt cache').count()).toBe(0);
+  await expect(replies.nth(2).getByLabel('Prompt cache').textContent()).resolves.toMatch(/^cache: [\d,]+ read, [\d,]+ written \(\$0\.\d+\)$/);
+});

@@ -9,12 +9,12 @@ test('the three catalogues are browsable and searchable, and a model shows its m
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
   const table = page.getByRole('region', { name: 'Managed models' });
   await table.getByRole('link', { name: 'anthropic.claude-3-haiku-20240307-v1:0' }).waitFor();
-  // Each model says how it is invoked and whether it is LEGACY.
+  // Each model says how it is invoked and whether it is LEGACY, with the end of life Bedrock gives.
   const sonnet = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'anthropic.claude-sonnet-4-5-20250929-v1:0' }) });
   await sonnet.getByText('global.anthropic.claude-sonnet-4-5-20250929-v1:0').waitFor();
   expect(await sonnet.getByText('on demand').count()).toBe(0);
   const haiku = table.getByRole('row').filter({ has: page.getByRole('link', { name: 'anthropic.claude-3-haiku-20240307-v1:0' }) });
-  await haiku.getByText('LEGACY').waitFor();
+  await haiku.getByText('LEGACY, end of life 2026-09-10').waitFor();
   await page.getByLabel('Search models').fill('nova');
   await page.getByText('1 of 14 models').waitFor();
   await table.getByRole('link', { name: 'amazon.nova-lite-v1:0' }).click();

@@ -36,7 +36,8 @@ describe('Bedrock control plane', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'LEGACY' },
+      // Smithy date-time timestamps on the wire, which the SDK parses into Dates (AWS's model card dates).
+      modelLifecycle: { status: 'LEGACY', startOfLifeTime: new Date('2024-03-13T00:00:00Z'), endOfLifeTime: new Date('2026-09-10T00:00:00Z') },
     });
   });
 

@@ -66,6 +66,23 @@ export async function putResource(fields: Partial<TrackedResource> & Pick<Resour
 }
 
 export const managedResource = (modelId = MANAGED_MODEL) => putResource({ type: 'managed', model_id: modelId, model_name: modelId });
+
+/** A managed resource of a profile-only model, called and priced through its US geographic profile (`us.<modelId>`). */
+export const usProfileResource = (modelId: string, modelName: string) => {
+  const profile = `us.${modelId}`;
+  return putResource({
+    type: 'managed',
+    model_id: modelId,
+    model_name: modelName,
+    inference_profile: {
+      id: profile,
+      arn: `arn:aws:bedrock:us-east-1:123456789012:inference-profile/${profile}`,
+      type: 'SYSTEM_DEFINED',
+      regions: ['us-east-1', 'us-east-2', 'us-west-2'],
+      priced_as: profile,
+    },
+  });
+};
 export const hostedResource = (modelId = HOSTED_MODEL) => putResource({ type: 'hosted', model_id: modelId, model_name: modelId });
 
 /**

@@ -191,8 +191,8 @@ describe('POST /api/deploy/managed with inference profiles', () => {
     expect(res.status).toBe(400);
   });
 
-  test('the plan warns about a LEGACY model', async () => {
+  test('the plan warns about a LEGACY model, with the end-of-life date Bedrock gives', async () => {
     const res = await deploy({ modelId: HAIKU_3, endpointName: `p-${tag()}` });
-    expect(res.body.plan.warnings).toContainEqual(expect.stringContaining('LEGACY'));
+    expect(res.body.plan.warnings).toContainEqual(expect.stringMatching(/LEGACY on Bedrock; Bedrock ends it on 2026-09-10/));
   });
 });

@@ -28,7 +28,7 @@ import { call, type Handler } from '../helpers/invoke';
 import { PNG } from '../helpers/dialects';
 import { makeUser } from '../helpers/users';
 import { getTokenPrice } from '../../lib/pricing/service';
-import { listed, managedResource, putResource } from './chat-fixtures';
+import { listed, managedResource, usProfileResource } from './chat-fixtures';
 
 jest.setTimeout(120_000);
 
@@ -154,20 +154,7 @@ describe('a stream that would outlast its function', () => {
   test('a cut-off stream that asked for caching is charged its input bound at the 1-hour cache write price its hold used, not at the input price', async () => {
     const SONNET = 'anthropic.claude-sonnet-4-5-20250929-v1:0';
     const profile = `us.${SONNET}`;
-    const sonnet = await listed(
-      putResource({
-        type: 'managed',
-        model_id: SONNET,
-        model_name: 'Claude Sonnet 4.5',
-        inference_profile: {
-          id: profile,
-          arn: `arn:aws:bedrock:us-east-1:123456789012:inference-profile/${profile}`,
-          type: 'SYSTEM_DEFINED',
-          regions: ['us-east-1', 'us-east-2', 'us-west-2'],
-          priced_as: profile,
-        },
-      }),
-    );
+    const sonnet = await listed(usProfileResource(SONNET, 'Claude Sonnet 4.5'));
     const { owner, key, id } = await newKey();
     await slowStream(profile);
     const res = await call(completions as Handler, {

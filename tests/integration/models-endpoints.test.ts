@@ -77,7 +77,7 @@ describe('GET /api/models/managed', () => {
       outputModalities: ['TEXT'],
       inferenceTypesSupported: ['ON_DEMAND'],
       customization: [],
-      modelLifecycle: { status: 'LEGACY' },
+      modelLifecycle: { status: 'LEGACY', endOfLifeTime: '2026-09-10T00:00:00.000Z' },
       invocation: {
         onDemand: HAIKU,
         profiles: [
@@ -311,7 +311,7 @@ describe('GET /api/managed/model-info/{modelId}', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'LEGACY' },
+      modelLifecycle: { status: 'LEGACY', endOfLifeTime: '2026-09-10T00:00:00.000Z' },
       pricing: { inputTokens: '$0.00025 per 1K input tokens', outputTokens: '$0.00125 per 1K output tokens' },
     });
     expect(res.body.systemPrompt).toMatch(/^[A-Z].{20,}/);

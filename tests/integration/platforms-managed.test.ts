@@ -28,8 +28,9 @@ describe('managed adapter against the shared emulator', () => {
       outputModalities: ['TEXT'],
       inferenceTypesSupported: ['ON_DEMAND'],
       customization: [],
-      // Claude 3 Haiku is a legacy model on Bedrock today; the catalogue passes its lifecycle on.
-      modelLifecycle: { status: 'LEGACY' },
+      // Claude 3 Haiku is a legacy model on Bedrock today; the catalogue passes its lifecycle on, with
+      // the end of life AWS's model card gives (its launch date is not a lifecycle transition we show).
+      modelLifecycle: { status: 'LEGACY', endOfLifeTime: '2026-09-10T00:00:00.000Z' },
     });
     expect(models.find((m) => m.modelId === TITAN)?.customization).toEqual(['FINE_TUNING', 'CONTINUED_PRE_TRAINING']);
   });
@@ -46,7 +47,7 @@ describe('managed adapter against the shared emulator', () => {
       responseStreamingSupported: true,
       customizationsSupported: [],
       inferenceTypesSupported: ['ON_DEMAND'],
-      modelLifecycle: { status: 'LEGACY' },
+      modelLifecycle: { status: 'LEGACY', endOfLifeTime: '2026-09-10T00:00:00.000Z' },
       pricing: { inputTokens: '$0.00025 per 1K input tokens', outputTokens: '$0.00125 per 1K output tokens' },
     });
   });

@@ -316,6 +316,11 @@ function MessageItem({ message: m, price, author }: { message: Message; price: P
           <span>
             {int(m.tokens_in)} in + {int(m.tokens_out)} out = {count(m.tokens_total, 'token')}
           </span>
+          {m.cache_read_tokens !== undefined ? (
+            <span aria-label="Prompt cache">
+              cache: {int(m.cache_read_tokens)} read, {int(m.cache_write_tokens ?? 0)} written ({usd(m.cache_cost_usd ?? 0)})
+            </span>
+          ) : null}
           <span>{ms(m.latency_ms)}</span>
           <span>{price === 'hourly' ? 'billed hourly (dedicated)' : cost !== undefined ? `cost ${usd(cost)}` : 'cost —'}</span>
         </p>
