@@ -32,6 +32,9 @@ export default {
       format: options.supportsStaticESM ? 'esm' : 'cjs',
       // tsconfig's target; Node 20 runs ES2022 as it is (class fields, top-level await).
       target: 'es2022',
+      // Kept as written: `import … with { type: 'json' }` (functions/system/openapi.ts). ES2022 has no
+      // import attributes, so esbuild would drop them, and jest warns on a JSON import without one.
+      supported: { 'import-attributes': true },
       sourcefile: path,
       sourcemap: 'external',
       sourcesContent: false,

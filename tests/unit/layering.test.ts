@@ -14,7 +14,7 @@ const require = createRequire(import.meta.url);
 const { forbidden: rules, options } = require(join(ROOT, '.dependency-cruiser.cjs')) as IConfiguration;
 const LAYERS = ['core', 'tables', 'lib', 'functions', 'local', 'scripts', 'bench', 'tests', 'console'];
 
-async function violations(baseDir: string, paths: string[]): Promise<string[]> {
+async function cruiseTree(baseDir: string, paths: string[]): Promise<ICruiseResult> {
   const previous = process.cwd();
   process.chdir(baseDir);
   try {
@@ -24,14 +24,22 @@ async function violations(baseDir: string, paths: string[]): Promise<string[]> {
       ruleSet: { forbidden: rules },
       tsConfig: { fileName: join(ROOT, 'tsconfig.json') },
     });
-    return (output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+    return output as ICruiseResult;
   } finally {
     process.chdir(previous);
   }
 }
 
+async function violations(baseDir: string, paths: string[]): Promise<string[]> {
+  return (await cruiseTree(baseDir, paths)).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`);
+}
+
+/** The whole tree, cruised once for the tests that read it (a cruise parses every file: the file's main cost). */
+let tree: Promise<ICruiseResult> | undefined;
+const wholeTree = () => (tree ??= cruiseTree(ROOT, LAYERS));
+
 test('the tree has no upward import, no cycle and no dev code in a Lambda', async () => {
-  expect(await violations(ROOT, LAYERS)).toEqual([]);
+  expect((await wholeTree()).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)).toEqual([]);
 }, 60_000);
 
 describe('each rule refuses the import it names', () => {
@@ -155,24 +163,17 @@ describe('each rule refuses the import it names', () => {
 
 /** lib/'s folders as a graph: folder -> the folders its modules import. */
 async function libFolders(): Promise<Map<string, Set<string>>> {
-  const previous = process.cwd();
-  process.chdir(ROOT);
-  try {
-    const { output } = await cruise(['lib'], { ...options, tsConfig: { fileName: join(ROOT, 'tsconfig.json') } });
-    const folder = (path: string) => /^lib\/([^/]+)\//.exec(path)?.[1];
-    const graph = new Map<string, Set<string>>();
-    for (const m of (output as ICruiseResult).modules) {
-      const from = folder(m.source);
-      if (!from) continue;
-      for (const d of m.dependencies) {
-        const to = folder(d.resolved);
-        if (to && to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
-      }
+  const folder = (path: string) => /^lib\/([^/]+)\//.exec(path)?.[1];
+  const graph = new Map<string, Set<string>>();
+  for (const m of (await wholeTree()).modules) {
+    const from = folder(m.source);
+    if (!from) continue;
+    for (const d of m.dependencies) {
+      const to = folder(d.resolved);
+      if (to && to !== from) graph.set(from, (graph.get(from) ?? new Set()).add(to));
     }
-    return graph;
-  } finally {
-    process.chdir(previous);
   }
+  return graph;
 }
 
 /** The loops of a graph: each set of nodes that reach each other (Tarjan's strongly connected components of more than one node). */
