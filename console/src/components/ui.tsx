@@ -60,6 +60,39 @@ export function PageTitle({ children, actions }: { children: string; actions?: R
 }
 
 /** A modal confirmation (the native dialog: focus stays inside, Escape cancels). */
+/**
+ * The confirmation of a dangerous action on one item of a list (delete, revoke): open while `item` is
+ * set, closed by Cancel or once `run` has succeeded; its failure stays shown in the dialog.
+ */
+export function DangerDialog<T>(props: {
+  item: T | undefined;
+  title: string;
+  confirmLabel: string;
+  pending?: boolean;
+  error?: unknown;
+  run: (item: T) => Promise<unknown>;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const { item, run, onClose } = props;
+  return (
+    <ConfirmDialog
+      open={item !== undefined}
+      title={props.title}
+      confirmLabel={props.confirmLabel}
+      danger
+      pending={props.pending}
+      error={props.error}
+      onCancel={onClose}
+      onConfirm={async () => {
+        if (item !== undefined && (await run(item))) onClose();
+      }}
+    >
+      {props.children}
+    </ConfirmDialog>
+  );
+}
+
 export function ConfirmDialog(props: {
   open: boolean;
   title: string;

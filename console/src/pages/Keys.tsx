@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
 import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
-import { ConfirmDialog, CopyButton, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { CopyButton, DangerDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime, usd } from '../format';
 
 /**
@@ -150,20 +150,17 @@ export default function Keys() {
           </TableBox>
         )
       ) : null}
-      <ConfirmDialog
-        open={revoking !== undefined}
+      <DangerDialog
+        item={revoking}
         title={`Revoke ${revoking?.name ?? 'this key'}?`}
         confirmLabel="Revoke"
-        danger
         pending={revoke.pending}
         error={revoke.error}
-        onCancel={() => setRevoking(undefined)}
-        onConfirm={async () => {
-          if (revoking && (await revoke.run(revoking.id))) setRevoking(undefined);
-        }}
+        run={(it) => revoke.run(it.id)}
+        onClose={() => setRevoking(undefined)}
       >
         <p>Every client using it is refused from its next call. This cannot be undone.</p>
-      </ConfirmDialog>
+      </DangerDialog>
     </section>
   );
 }

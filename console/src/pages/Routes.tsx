@@ -2,7 +2,7 @@ import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useInterval, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
-import { Badge, ConfirmDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { Badge, DangerDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 
 type Route = Schemas['Route'];
 type RouteFailure = Schemas['RouteFailure'];
@@ -80,20 +80,17 @@ export default function Routes() {
           }
         />
       ))}
-      <ConfirmDialog
-        open={deleting !== undefined}
+      <DangerDialog
+        item={deleting}
         title={`Delete route ${deleting?.name ?? ''}?`}
         confirmLabel="Delete"
-        danger
         pending={remove.pending}
         error={remove.error}
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={async () => {
-          if (deleting && (await remove.run(deleting.id))) setDeleting(undefined);
-        }}
+        run={(it) => remove.run(it.id)}
+        onClose={() => setDeleting(undefined)}
       >
         <p>Callers naming it get 404 model_not_found. Its resources are untouched.</p>
-      </ConfirmDialog>
+      </DangerDialog>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
-import { Badge, ConfirmDialog, CopyButton, ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
+import { Badge, CopyButton, DangerDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
 import { dateTime } from '../../format';
 
 type Channel = Schemas['AlertChannel'];
@@ -198,20 +198,17 @@ export default function Alerts() {
         )
       ) : null}
 
-      <ConfirmDialog
-        open={deleting !== undefined}
+      <DangerDialog
+        item={deleting}
         title={`Delete ${deleting?.name ?? 'this channel'}?`}
         confirmLabel="Delete"
-        danger
         pending={remove.pending}
         error={remove.error}
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={async () => {
-          if (deleting && (await remove.run(deleting.id))) setDeleting(undefined);
-        }}
+        run={(it) => remove.run(it.id)}
+        onClose={() => setDeleting(undefined)}
       >
         <p>Alerts stop going to it at once. Its past deliveries stay listed.</p>
-      </ConfirmDialog>
+      </DangerDialog>
     </section>
   );
 }

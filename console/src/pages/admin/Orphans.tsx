@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
 import { GuardrailFields } from '../../components/GuardrailFields';
-import { ConfirmDialog, ErrorText, PageTitle, Spinner, TableBox } from '../../components/ui';
+import { ConfirmDialog, DangerDialog, ErrorText, PageTitle, Spinner, TableBox } from '../../components/ui';
 import { dateTime, int, usd } from '../../format';
 
 type Orphan = Schemas['Orphan'];
@@ -114,20 +114,17 @@ export default function Orphans() {
         <p>It becomes a tracked dedicated resource, billed and watched from now. Guardrails stop it when it idles or spends its budget.</p>
         <GuardrailFields idle={idle} onIdle={setIdle} budget={budget} onBudget={setBudget} />
       </ConfirmDialog>
-      <ConfirmDialog
-        open={deleting !== undefined}
+      <DangerDialog
+        item={deleting}
         title={`Delete ${deleting?.endpoint_name ?? 'this endpoint'}?`}
         confirmLabel="Delete"
-        danger
         pending={remove.pending}
         error={remove.error}
-        onCancel={() => setDeleting(undefined)}
-        onConfirm={async () => {
-          if (deleting && (await remove.run(deleting.endpoint_name))) setDeleting(undefined);
-        }}
+        run={(it) => remove.run(it.endpoint_name)}
+        onClose={() => setDeleting(undefined)}
       >
         <p>The endpoint, its configuration and its model are deleted on the platform. This cannot be undone.</p>
-      </ConfirmDialog>
+      </DangerDialog>
     </section>
   );
 }
