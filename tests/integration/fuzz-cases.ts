@@ -9,10 +9,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import type { CallOptions, CallResult, Handler } from '../helpers/invoke';
+import { scanTable } from '../helpers/scan';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -528,23 +529,14 @@ export function errorProblems(res: CallResult, op?: Operation): string[] {
 let client: DynamoDBClient | undefined;
 export async function tableItems(): Promise<string[]> {
   client ??= localDynamoClient(process.env.DYNAMODB_ENDPOINT as string);
-  const keys: string[] = [];
-  let start: Record<string, any> | undefined;
-  do {
-    // The audit trail and the login throttle's counters grow with every refused case: they are left
-    // out at the table, so a case reads the keys that matter, not the history of the cases before it.
-    const page = await client.send(
-      new ScanCommand({
-        TableName: process.env.TABLE_NAME,
-        ExclusiveStartKey: start,
-        ProjectionExpression: 'PK, SK',
-        FilterExpression: 'PK <> :audit AND NOT begins_with(PK, :loginFail)',
-        ExpressionAttributeValues: { ':audit': { S: 'AUDIT' }, ':loginFail': { S: 'LOGINFAIL#' } },
-      }),
-    );
-    for (const item of page.Items ?? []) keys.push(`${item.PK?.S ?? ''}|${item.SK?.S ?? ''}`);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  // The audit trail and the login throttle's counters grow with every refused case: they are left
+  // out at the table, so a case reads the keys that matter, not the history of the cases before it.
+  const items = await scanTable(client, {
+    ProjectionExpression: 'PK, SK',
+    FilterExpression: 'PK <> :audit AND NOT begins_with(PK, :loginFail)',
+    ExpressionAttributeValues: { ':audit': { S: 'AUDIT' }, ':loginFail': { S: 'LOGINFAIL#' } },
+  });
+  const keys = items.map((item) => `${item.PK?.S ?? ''}|${item.SK?.S ?? ''}`);
   return keys.sort();
 }
 
