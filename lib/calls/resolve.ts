@@ -52,6 +52,16 @@ function remember(wanted: string, known: Known): void {
   lastHolder.delete(wanted);
   if (lastHolder.size >= HOLDERS_KEPT) lastHolder.delete(lastHolder.keys().next().value as string);
   lastHolder.set(wanted, known);
+  if ('route' in known) rememberRoute(known.route, known.readAt);
+}
+
+/** Route definitions by id, read at `readAt`: the session chat names a route by its id (routeTargetById). */
+const routesById = new Map<string, { route: Route; readAt: number }>();
+
+function rememberRoute(route: Route, readAt: number): void {
+  routesById.delete(route.id);
+  if (routesById.size >= HOLDERS_KEPT) routesById.delete(routesById.keys().next().value as string);
+  routesById.set(route.id, { route, readAt });
 }
 
 /** Whether a route definition read at `readAt` may still be used without reading it again (not if the clock went back past it). */
@@ -63,6 +73,7 @@ function fresh(readAt: number, now = Date.now()): boolean {
 /** A route changed or deleted by this instance: its next call reads it again (its name's guards included). */
 export function forgetRoute(routeId: string): void {
   for (const [wanted, known] of lastHolder) if ('route' in known && known.route.id === routeId) lastHolder.delete(wanted);
+  routesById.delete(routeId);
 }
 
 const expectedOf = (known: Known): ExpectedHolder =>
@@ -177,8 +188,16 @@ async function resolveRoute(key: ApiKey, user: User, model: string, lookup: Name
  * It costs two reads (the route, then its targets' resources), made only when the id named no resource.
  */
 export async function routeTargetById(user: User, routeId: string): Promise<CallTarget | undefined> {
-  const route = await getRoute(routeId);
-  if (!route) return undefined;
+  // As for a route named on /v1: a definition read less than ROUTE_DEFINITION_TTL_SECONDS ago is used
+  // again, and only its targets are read (they carry the cooldowns).
+  const known = routesById.get(routeId);
+  let route = known && fresh(known.readAt) ? known.route : undefined;
+  if (!route) {
+    const readAt = Date.now();
+    route = await getRoute(routeId);
+    if (!route) return undefined;
+    rememberRoute(route, readAt);
+  }
   const targets = await targetResources(route.targets.map((t) => t.resource_id));
   const present = route.targets.flatMap((t) => targets.get(t.resource_id)?.resource ?? []);
   const usable = await usableBy(user, present);

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { DbMeter } from '../../bench/harness';
 import { usdOf } from '../../core/money';
 import { handler as postThread } from '../../functions/chat/thread-post';
 import { handler as getThread } from '../../functions/chat/thread-get';
@@ -8,6 +9,7 @@ import { handler as getRoute } from '../../functions/routes/get';
 import { handler as usageCurrent } from '../../functions/usage/current';
 import { handler as updateUser } from '../../functions/admin/update-user';
 import { monthOf, readSpend } from '../../tables/budgets';
+import { db } from '../../tables/client';
 import type { Resource } from '../../tables/resources';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
@@ -120,4 +122,23 @@ test('an id that names neither a resource nor a route is 404', async () => {
   const res = await turn(chatter.token, randomUUID());
   expect(res.status).toBe(404);
   expect(res.body).toEqual({ success: false, error: 'Resource not found', threadId: '', messages: [] });
+});
+
+test('a warm instance reads a route named by its id once per ROUTE_DEFINITION_TTL_SECONDS: the next turn reads its targets only', async () => {
+  const created = await route([hosted]);
+  const conversation = await newConversation(chatter.token, hosted);
+  const routeReads = async () => {
+    const meter = new DbMeter();
+    meter.install(db);
+    meter.record = true;
+    try {
+      const { result, meter: seen } = await meter.measure(() => turn(chatter.token, created.id, conversation));
+      expect(result.status).toBe(200);
+      return seen.records.filter((r) => r.command === 'GetItemCommand' && String(r.input.Key?.PK).startsWith('ROUTE#')).length;
+    } finally {
+      db.middlewareStack.remove('benchDbMeter');
+    }
+  };
+  expect(await routeReads()).toBe(1);
+  expect(await routeReads()).toBe(0);
 });
