@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, TABLE, db, decodeCursor, deleteItems, encodeCursor, queryPartition, type ItemKey } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { insertMember, teamPartition, type Member, type Team, type TeamRole } from './teams';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -24,21 +25,23 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * write, and the table's TTL (`ttl`) removes both items some time after.
  */
 
-export interface Invitation {
-  id: string;
-  team_id: string;
+const INVITATION = defineEntity({
+  id: attribute.as<string>(),
+  team_id: attribute.as<string>(),
   /** Who was invited, as the inviter named them: a user id, or a lower-cased username or e-mail address. */
-  invitee: string;
+  invitee: attribute.as<string>(),
   /** Whether `invitee` is a user id (else a username or an e-mail address). */
-  named_by_id: boolean;
+  named_by_id: attribute.read((stored) => stored === true),
   /** The user the name resolved to when the invitation was made; null when no account answers to it. */
-  user_id: string | null;
-  role: TeamRole;
-  monthly_budget_usd: number | null;
-  invited_by: { id: string; username: string };
-  created_at: string;
-  expires_at: string;
-}
+  user_id: attribute.nullable<string>(),
+  role: attribute.as<TeamRole>(),
+  monthly_budget_usd: attribute.nullableNumber(),
+  invited_by: attribute.as<{ id: string; username: string }>(),
+  created_at: attribute.as<string>(),
+  expires_at: attribute.as<string>(),
+});
+
+export type Invitation = RecordOf<typeof INVITATION>;
 
 const INVITE_PREFIX = 'INVITE#';
 const invitationKey = (teamId: string, id: string) => ({ PK: teamPartition(teamId), SK: `${INVITE_PREFIX}${id}` });
@@ -46,25 +49,7 @@ const guardKey = (teamId: string, invitee: string) => ({ PK: teamPartition(teamI
 const userInvitations = (userId: string) => `INVITES#${userId}`;
 const ttlOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-const FIELDS = [
-  'id',
-  'team_id',
-  'invitee',
-  'named_by_id',
-  'user_id',
-  'role',
-  'monthly_budget_usd',
-  'invited_by',
-  'created_at',
-  'expires_at',
-] as const;
-
-function invitationFromItem(item: Record<string, unknown>): Invitation {
-  const inv = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Invitation;
-  inv.monthly_budget_usd = inv.monthly_budget_usd === null ? null : Number(inv.monthly_budget_usd);
-  inv.named_by_id = item.named_by_id === true;
-  return inv;
-}
+const invitationFromItem = (item: Record<string, unknown>): Invitation => INVITATION.read(item);
 
 function invitationItem(inv: Invitation): Record<string, unknown> {
   return {

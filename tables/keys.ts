@@ -1,5 +1,6 @@
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2, TABLE, db, decodeCursor, encodeCursor, getItems, queryIndexPage } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { memberCheck, teamActiveKeysUpdate, type ServiceTierName } from './teams';
 import { cancellationReasons, type TransactItems } from './transactions';
@@ -23,26 +24,28 @@ import { cancellationReasons, type TransactItems } from './transactions';
  * in the revoking transaction), so a team is never deleted while a key can still spend on it.
  */
 
-export interface ApiKey {
-  id: string;
-  user_id: string;
-  name: string;
+const API_KEY = defineEntity({
+  id: attribute.as<string>(),
+  user_id: attribute.as<string>(),
+  name: attribute.as<string>(),
   /** The first characters of the secret (`mo_` + 8): what lists show, enough to tell keys apart. */
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  monthly_budget_usd: number | null;
+  prefix: attribute.as<string>(),
+  created_at: attribute.as<string>(),
+  expires_at: attribute.nullable<string>(),
+  monthly_budget_usd: attribute.nullableNumber(),
   /** The resources the key may call; null: every resource. */
-  resource_ids: string[] | null;
-  revoked_at: string | null;
+  resource_ids: attribute.nullable<string[]>(),
+  revoked_at: attribute.nullable<string>(),
   /** The team the key spends for; null: a personal key. Set at creation, never changed. */
-  team_id: string | null;
+  team_id: attribute.nullable<string>(),
   /** Requests and tokens per minute; null: no limit of the key's own. */
-  rpm_limit: number | null;
-  tpm_limit: number | null;
+  rpm_limit: attribute.nullableNumber(),
+  tpm_limit: attribute.nullableNumber(),
   /** The processing tiers its calls may use (`default`, `flex`, `priority`); null: every tier. */
-  allowed_service_tiers: ServiceTierName[] | null;
-}
+  allowed_service_tiers: attribute.nullable<ServiceTierName[]>(),
+});
+
+export type ApiKey = RecordOf<typeof API_KEY>;
 
 export type ApiKeyPatch = Partial<
   Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids' | 'rpm_limit' | 'tpm_limit' | 'allowed_service_tiers'>
@@ -54,27 +57,7 @@ const ownerPartition = (userId: string) => `USERKEYS#${userId}`;
 const ALL_KEYS = 'APIKEYS';
 const teamKeysPartition = (teamId: string) => `TEAMKEYS#${teamId}`;
 
-const FIELDS = [
-  'id',
-  'user_id',
-  'name',
-  'prefix',
-  'created_at',
-  'expires_at',
-  'monthly_budget_usd',
-  'resource_ids',
-  'revoked_at',
-  'team_id',
-  'rpm_limit',
-  'tpm_limit',
-  'allowed_service_tiers',
-] as const;
-
-function fromItem(item: Record<string, unknown>): ApiKey {
-  const key = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as ApiKey;
-  for (const f of ['monthly_budget_usd', 'rpm_limit', 'tpm_limit'] as const) if (key[f] !== null) key[f] = Number(key[f]);
-  return key;
-}
+const fromItem = (item: Record<string, unknown>): ApiKey => API_KEY.read(item);
 
 /**
  * Creates a key: its record and its lookup, in one transaction; a team key also its entry in the

@@ -2,6 +2,7 @@ import { BatchWriteCommand, QueryCommand, type QueryCommandOutput } from '@aws-s
 import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
 import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, readUsd, storedUsd, type ItemKey } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { spendOwnerOfItem, type SpendOwner } from './breakdown';
 import type { TransactItems } from './transactions';
@@ -41,34 +42,41 @@ import type { TransactItems } from './transactions';
 type MessageSource = 'thread' | 'legacy';
 type MessageStatus = 'ok' | 'failed';
 
-/** One chat message, as pages and the chat context see it. */
-export interface StoredMessage {
-  source: MessageSource;
-  conversation_id: string;
+/**
+ * One chat message, as pages and the chat context see it: what a message item of the layout before
+ * turn items holds (read as stored: such items were written whole), and what a turn item expands to.
+ */
+const MESSAGE = defineEntity({
+  source: attribute.stored<MessageSource>(),
+  conversation_id: attribute.stored<string>(),
   /** null for legacy messages. */
-  thread_id: string | null;
-  turn_id: string;
+  thread_id: attribute.nullable<string>(),
+  turn_id: attribute.stored<string>(),
   /** 0 = the user message of the turn, 1 = the assistant reply. */
-  seq: 0 | 1;
+  seq: attribute.stored<0 | 1>(),
   /** The turn's timestamp, as in the key (the user message's time). */
-  turn_ts: string;
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-  metadata: Record<string, unknown>;
+  turn_ts: attribute.stored<string>(),
+  role: attribute.stored<'user' | 'assistant'>(),
+  content: attribute.stored<string>(),
+  timestamp: attribute.stored<string>(),
+  metadata: attribute.read((stored) => (stored ?? {}) as Record<string, unknown>),
   /** 'failed': a user message whose model call failed; it got no reply and counted no usage. */
-  status: MessageStatus;
-  resource_id: string;
+  status: attribute.or<MessageStatus>('ok'),
   /** Only on messages stored in the layout before turn items. */
-  user_id?: string;
-  tokens_in?: number;
-  tokens_out?: number;
-  tokens_total?: number;
-  latency_ms?: number;
-  model_id?: string;
-  /** What the reply cost, in nano-dollars, as charged (absent on messages stored before turn items). */
-  cost?: Nanos;
-}
+  user_id: attribute.optional<string>(),
+  resource_id: attribute.stored<string>(),
+  tokens_in: attribute.optional<number>(),
+  tokens_out: attribute.optional<number>(),
+  tokens_total: attribute.optional<number>(),
+  latency_ms: attribute.optional<number>(),
+  model_id: attribute.optional<string>(),
+});
+
+/**
+ * A message, and what its reply cost in nano-dollars as charged: derived from a turn item's `usd`,
+ * never stored on a message (absent on messages stored before turn items).
+ */
+export type StoredMessage = RecordOf<typeof MESSAGE> & { cost?: Nanos };
 
 /** A turn as the chat domain records it. */
 export interface NewTurn {
@@ -266,27 +274,6 @@ export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | unde
 
 // ------------------------------------------------------------------------------------- the layout before
 
-const LEGACY_FIELDS = [
-  'source',
-  'conversation_id',
-  'thread_id',
-  'turn_id',
-  'seq',
-  'turn_ts',
-  'role',
-  'content',
-  'timestamp',
-  'metadata',
-  'status',
-  'user_id',
-  'resource_id',
-  'tokens_in',
-  'tokens_out',
-  'tokens_total',
-  'latency_ms',
-  'model_id',
-] as const;
-
 /** A message item of the layout before turn items (one item per message), keys included: for tests. */
 export function legacyMessageItem(m: StoredMessage): Record<string, unknown> {
   const suffix = `${m.turn_ts}#${m.turn_id}#${m.seq}`;
@@ -300,13 +287,7 @@ export function legacyMessageItem(m: StoredMessage): Record<string, unknown> {
   };
 }
 
-function messageOfLegacyItem(item: Record<string, unknown>): StoredMessage {
-  const m = Object.fromEntries(LEGACY_FIELDS.filter((f) => item[f] !== undefined).map((f) => [f, item[f]])) as unknown as StoredMessage;
-  m.thread_id ??= null;
-  m.metadata ??= {};
-  m.status ??= 'ok';
-  return m;
-}
+const messageOfLegacyItem = (item: Record<string, unknown>): StoredMessage => MESSAGE.read(item);
 
 /** The messages an item holds, whichever layout it is in. */
 function messagesOf(item: Record<string, unknown>): StoredMessage[] {

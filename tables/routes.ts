@@ -1,6 +1,7 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLATFORMS, type PlatformName } from '../core/vocabulary';
 import { TABLE, db, getItems, queryIndexPage, type ItemKey } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { nameKey, resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -44,32 +45,32 @@ export interface Cooldown {
   reason: RouteFailure;
 }
 
-export interface Route {
-  id: string;
-  name: string;
-  strategy: RouteStrategy;
-  targets: RouteTarget[];
-  cooldown_seconds: number;
-  retry_on: RouteFailure[];
-  created_at: string;
-  updated_at: string;
-  created_by: string;
+const ROUTE = defineEntity({
+  id: attribute.as<string>(),
+  name: attribute.as<string>(),
+  strategy: attribute.as<RouteStrategy>(),
+  targets: attribute.read((stored) => ((stored as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }))),
+  cooldown_seconds: attribute.number(),
+  retry_on: attribute.as<RouteFailure[]>(),
+  created_at: attribute.as<string>(),
+  updated_at: attribute.as<string>(),
+  created_by: attribute.as<string>(),
   /** By resource id; a past `until` is no cooldown. */
-  cooldowns: Record<string, Cooldown>;
-}
+  cooldowns: attribute.read((stored) =>
+    Object.fromEntries(
+      Object.entries((stored ?? {}) as Record<string, { until: unknown; reason: RouteFailure }>).map(([id, c]): [string, Cooldown] => [
+        id,
+        { until: Number(c.until), reason: c.reason },
+      ]),
+    ),
+  ),
+});
+
+export type Route = RecordOf<typeof ROUTE>;
 
 const routeKey = (id: string): ItemKey => ({ PK: `ROUTE#${id}`, SK: 'META' });
 const LIST_PARTITION = 'ROUTES';
-const FIELDS = ['id', 'name', 'strategy', 'targets', 'cooldown_seconds', 'retry_on', 'created_at', 'updated_at', 'created_by'] as const;
-
-function routeFromItem(item: Record<string, unknown>): Route {
-  const route = Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as Route;
-  route.cooldown_seconds = Number(route.cooldown_seconds);
-  route.targets = ((item.targets as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }));
-  const cooldowns = (item.cooldowns ?? {}) as Record<string, { until: unknown; reason: RouteFailure }>;
-  route.cooldowns = Object.fromEntries(Object.entries(cooldowns).map(([id, c]) => [id, { until: Number(c.until), reason: c.reason }]));
-  return route;
-}
+const routeFromItem = (item: Record<string, unknown>): Route => ROUTE.read(item);
 
 const routeNameTaken = (name: string) =>
   new DataError('NameTaken', `The name "${name}" is taken by a resource or another route`, 'Routes share the names /v1 accepts as model');
