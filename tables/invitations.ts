@@ -2,7 +2,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, TABLE, db, decodeCursor, deleteItems, encodeCursor, queryPartition, type ItemKey } from './client';
 import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
-import { insertMember, teamPartition, type Member, type Team, type TeamRole } from './teams';
+import { teamPartition, type TeamRole } from './teams';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -16,7 +16,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * go with the team. Neither is in the user's partition: the call path reads that partition whole
  * (tables/teams.ts, readUserWithMemberships), and an invitation must cost a user nothing, in reads or
  * in limits, until they accept it. Accepting writes the membership and deletes both items in one
- * transaction (insertMember's), so an invitation is used once and a membership never exists without it.
+ * transaction (tables/writes/invitations.ts), so an invitation is used once and a membership never exists without it.
  *
  * The guard is keyed by the invitee *as named* (a user id, or a lower-cased username or e-mail), not
  * by the user it resolves to: a second invitation of the same name is a 409 whether or not an account
@@ -108,7 +108,7 @@ export async function getInvitation(teamId: string, id: string): Promise<Invitat
 }
 
 /** The writes that use an invitation up: it and its guard go, if it is still there, pending and for this user. */
-function consumeWrites(inv: Invitation, userId: string | null, now: string): TransactItems {
+export function consumeWrites(inv: Invitation, userId: string | null, now: string): TransactItems {
   return [
     {
       Delete: {
@@ -129,15 +129,7 @@ function consumeWrites(inv: Invitation, userId: string | null, now: string): Tra
   ];
 }
 
-const gone = () => new DataError('ItemNotFound', 'Invitation not found');
-
-/**
- * Accepts an invitation: the membership (both sides, tables/teams.ts) is written and the invitation
- * deleted in one transaction, conditional on the invitation being pending and for `member.user_id`.
- */
-export async function acceptInvitation(inv: Invitation, member: Member, now: string): Promise<Team> {
-  return insertMember(member, { items: consumeWrites(inv, member.user_id, now), refused: gone });
-}
+export const invitationGone = () => new DataError('ItemNotFound', 'Invitation not found');
 
 /**
  * Ends a pending invitation without a membership (declined by the invitee, `userId`, or revoked by
@@ -147,7 +139,7 @@ export async function removeInvitation(inv: Invitation, userId: string | null, n
   try {
     await transactWrite(consumeWrites(inv, userId, now));
   } catch (err) {
-    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) throw gone();
+    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) throw invitationGone();
     throw err;
   }
 }

@@ -132,7 +132,7 @@ export function turnItem(turn: NewTurn): Record<string, unknown> {
     u: turn.userText,
     un: turn.username,
     r: turn.resourceId,
-    // The route's attributes as a call-log item names them (tables/calls.ts): the breakdown reads `ro`.
+    // The route's attributes as a call-log item names them (tables/writes/calls.ts): the breakdown reads `ro`.
     ...(turn.route && { ro: turn.route.id, rn: turn.route.name }),
   };
   if (turn.reply) Object.assign(item, { a: turn.reply.text }, usageAttributes(turn.startedAt, turn.reply));
@@ -144,7 +144,7 @@ export function turnItem(turn: NewTurn): Record<string, unknown> {
  * `turn` and a sort key `MSG#<startedAt>#<id>` a counted call (a chat turn's reply, or a gateway call
  * stored without its texts). Without them (`p` absent) the item is a failed turn: kept, not counted.
  */
-export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'>): Record<string, unknown> {
+function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'>): Record<string, unknown> {
   return {
     dt: Date.parse(reply.answeredAt) - Date.parse(startedAt),
     m: reply.modelId,
@@ -157,8 +157,27 @@ export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'
   };
 }
 
-/** The sort key of a turn or counted call: it orders its partition by time and carries the start the usage is timed from. */
-export const callSortKey = turnSortKey;
+const CALL_LOG_TTL_SECONDS = 90 * 86_400;
+
+/**
+ * A gateway call's entry in its key's call log (`KEYCALLS#<keyId>`): a turn item without texts, so
+ * the stream aggregator counts it like a chat turn, timed from its start by the same sort key, kept 90
+ * days. `attributes`: what the call adds (its resource, route, key, request id, spend owners).
+ */
+export function callLogItem(
+  call: { keyId: string; callId: string; startedAt: string },
+  reply: Omit<TurnReply, 'text'>,
+  attributes: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    PK: `KEYCALLS#${call.keyId}`,
+    SK: turnSortKey(call.startedAt, call.callId),
+    entity: 'turn',
+    ...attributes,
+    ttl: Math.floor(Date.parse(call.startedAt) / 1000) + CALL_LOG_TTL_SECONDS,
+    ...usageAttributes(call.startedAt, reply),
+  };
+}
 
 /**
  * The turn's puts for its transaction: the turn item first (a new key by construction; the condition

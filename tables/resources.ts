@@ -19,7 +19,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * because SageMaker lower-cases them in ARNs.
  *
  * After creation the item is only ever changed with UpdateItem on named attributes: the stream
- * aggregator (tables/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
+ * aggregator (tables/writes/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
  * `last_chat_at` forward on the same item, in its transactions, and a Put here would wipe them.
  *
  * An absent attribute and a null field are the same thing: new items are written without their null
