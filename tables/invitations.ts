@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, TABLE, db, decodeCursor, deleteItems, encodeCursor, queryPartition, type ItemKey } from './client';
+import { teamPartition } from './partitions';
 import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
-import { teamPartition, type TeamRole } from './teams';
+import type { TeamRole } from './teams';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**

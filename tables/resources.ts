@@ -1,6 +1,7 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointStatus, ModelCapabilities, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor, getItems } from './client';
+import { nameGuardKey } from './partitions';
 import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
@@ -169,8 +170,6 @@ export interface GuardrailStop {
 }
 
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
-/** The guard of a name on a platform; a route holds its name on every platform with the same items (tables/routes.ts). */
-export const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${name.toLowerCase()}`, SK: 'UNIQUE' });
 const ALL_PARTITION = 'RESOURCES';
 const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
@@ -222,7 +221,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
     {
       Put: {
         TableName: TABLE,
-        Item: { ...nameKey(resource.type, resource.name), resourceId: resource.id, created_at: resource.created_at },
+        Item: { ...nameGuardKey(resource.type, resource.name), resourceId: resource.id, created_at: resource.created_at },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -237,7 +236,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
 
 /** The id of the resource holding a name, if any. */
 export async function getNameHolder(type: PlatformName, name: string): Promise<string | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: nameKey(type, name), ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: nameGuardKey(type, name), ConsistentRead: true }));
   return Item?.resourceId as string | undefined;
 }
 
@@ -247,7 +246,7 @@ export async function releaseOrphanName(type: PlatformName, name: string, resour
     .send(
       new DeleteCommand({
         TableName: TABLE,
-        Key: nameKey(type, name),
+        Key: nameGuardKey(type, name),
         ConditionExpression: 'resourceId = :id',
         ExpressionAttributeValues: { ':id': resourceId },
       }),
@@ -267,7 +266,7 @@ export async function removeResource(resource: Pick<Resource, 'id' | 'type' | 'n
     {
       Delete: {
         TableName: TABLE,
-        Key: nameKey(resource.type, resource.name),
+        Key: nameGuardKey(resource.type, resource.name),
         // The guard may point at another resource only if this one never held it; never free that one.
         ConditionExpression: 'attribute_not_exists(PK) OR resourceId = :id',
         ExpressionAttributeValues: { ':id': resource.id },
@@ -623,11 +622,11 @@ export async function recordIdleCheck(id: string, after: string): Promise<void> 
 export async function heldNames(type: PlatformName, names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const found = await getItems(
-    names.map((n) => nameKey(type, n)),
+    names.map((n) => nameGuardKey(type, n)),
     false,
   );
   // A route's guard (routeId, no resourceId) holds the name for the route, not for an endpoint.
-  return new Set(names.filter((n) => found(nameKey(type, n))?.resourceId).map((n) => n.toLowerCase()));
+  return new Set(names.filter((n) => found(nameGuardKey(type, n))?.resourceId).map((n) => n.toLowerCase()));
 }
 
 export interface ResourceFilter {

@@ -1,9 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLATFORMS, type PlatformName } from '../core/vocabulary';
 import { TABLE, db, getItems, queryIndexPage, type ItemKey } from './client';
+import { nameGuardKey } from './partitions';
 import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
-import { nameKey, resourceFromItem, resourceKey, type Resource } from './resources';
+import { resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -14,7 +15,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  *                                                  GSI1 ROUTES / <lower name>#<id>   (admins' list, by name)
  *   PK RESNAME#<type>#<lower name>     SK UNIQUE   its name guard on EVERY platform, `routeId` (no resourceId)
  *
- * The name guards are the resources' own (tables/resources.ts nameKey): a route takes its name on
+ * The name guards are the resources' own (tables/partitions.ts nameGuardKey): a route takes its name on
  * every platform in the transaction that writes it, so a route and a resource (or two routes) never
  * share a name whichever is written first, and a /v1 call finds a route with the same BatchGet of
  * guards that finds a resource: a direct call reads nothing more because routes exist.
@@ -84,7 +85,7 @@ const guardPuts = (route: Pick<Route, 'id' | 'name' | 'created_at'>): TransactIt
   PLATFORMS.map((type) => ({
     Put: {
       TableName: TABLE,
-      Item: { ...nameKey(type, route.name), routeId: route.id, created_at: route.created_at },
+      Item: { ...nameGuardKey(type, route.name), routeId: route.id, created_at: route.created_at },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   }));
@@ -93,7 +94,7 @@ const guardDeletes = (route: Pick<Route, 'id' | 'name'>): TransactItems =>
   PLATFORMS.map((type) => ({
     Delete: {
       TableName: TABLE,
-      Key: nameKey(type, route.name),
+      Key: nameGuardKey(type, route.name),
       ConditionExpression: 'attribute_not_exists(PK) OR routeId = :id',
       ExpressionAttributeValues: { ':id': route.id },
     },
@@ -238,12 +239,12 @@ export interface NamedModel {
  * What the guards no longer point at is not returned; the caller reads the holder then.
  */
 export async function modelNamed(name: string, types: readonly PlatformName[], expected?: ExpectedHolder): Promise<NamedModel> {
-  const keys: ItemKey[] = types.map((type) => nameKey(type, name));
+  const keys: ItemKey[] = types.map((type) => nameGuardKey(type, name));
   if (expected && 'resourceId' in expected) keys.push(resourceKey(expected.resourceId));
   if (expected && 'routeId' in expected) keys.push(routeKey(expected.routeId), ...expected.targetIds.map(resourceKey));
   const items = await getItems(keys, false);
   const holders = types.flatMap((type): NameHolder[] => {
-    const guard = items(nameKey(type, name));
+    const guard = items(nameGuardKey(type, name));
     if (typeof guard?.resourceId === 'string') return [{ type, resourceId: guard.resourceId }];
     if (typeof guard?.routeId === 'string') return [{ type, routeId: guard.routeId }];
     return [];

@@ -2,6 +2,7 @@ import type { Role } from '../core/vocabulary';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, getItems, queryIndexPage } from './client';
+import { USER_PROFILE_SK, userPartition } from './partitions';
 import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { cancellationReasons, type TransactItems } from './transactions';
@@ -62,9 +63,6 @@ const STORED_USER = USER.with({
 export type User = RecordOf<typeof USER>;
 export type StoredUser = RecordOf<typeof STORED_USER>;
 
-/** The user's partition: the profile, and the user's side of their team memberships (tables/teams.ts). */
-export const userPartition = (id: string) => `USER#${id}`;
-export const USER_PROFILE_SK = 'PROFILE';
 const userKey = (id: string) => ({ PK: userPartition(id), SK: USER_PROFILE_SK });
 const usernameKey = (username: string) => ({ PK: `USERNAME#${username.toLowerCase()}`, SK: 'UNIQUE' });
 const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'UNIQUE' });
