@@ -4,6 +4,7 @@
  *   functions/  thin handlers             -> lib/ (and the generated request checks)
  *   lib/        the domain                -> tables/, core/
  *   tables/     the ground floor: the one table, its keys, its items, its errors -> core/
+ *                 (inside it, tables/writes/: the writes that span entities -> the entity modules)
  *   core/       config, logging, tracing, shared vocabulary -> nothing of ours
  *
  * Inside lib/, an order of its own (docs/architecture.md, Layers):
@@ -44,6 +45,14 @@ module.exports = {
       comment: 'tables/ speaks data, not HTTP or the domain: it imports only core/ (and the SDK).',
       from: { path: '^tables/' },
       to: { path: '^(lib|functions|generated)/' },
+    },
+    {
+      name: 'entities-below-writes',
+      severity: 'error',
+      comment:
+        'tables/writes/ holds the writes that span entities (a turn, a call settlement, a hold, the aggregates); an entity module builds its own items and never reaches up to them.',
+      from: { path: '^tables/', pathNot: '^tables/writes/' },
+      to: { path: '^tables/writes/' },
     },
     {
       name: 'domain-below-http',

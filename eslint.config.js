@@ -17,8 +17,9 @@ const TABLE_INTERNALS = {
   ],
   patterns: [
     { group: ['**/tables/client', '**/tables/transactions'], message: 'The DynamoDB client and transactions are internal to tables/.' },
+    { group: ['**/tables/entity'], message: 'Entities are declared in tables/ (tables/entity.ts); lib/ imports their types.' },
     {
-      group: ['**/tables/*'],
+      group: ['**/tables/*', '**/tables/writes/*'],
       importNamePattern: '^[a-z]\\w*(Key|Keys|FromItem|Item|Items|Write|Writes|Put)$',
       message: 'Keys and raw items stay in tables/: use (or add) a named access pattern there.',
     },

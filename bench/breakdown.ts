@@ -4,7 +4,7 @@
  * (days x groups), never the calls.
  *
  *   - Each case is a fresh team (its own partitions, unseen by the other case and the other sections).
- *   - Its calls are folded by the stream aggregator's own code (tables/aggregates.ts
+ *   - Its calls are folded by the stream aggregator's own code (tables/writes/aggregates.ts
  *     applyTurnContributions, what functions/usage/aggregate.ts runs per stream batch), in batches of
  *     500 and in time order as Lambda delivers them; not 100,000 model calls through the gateway
  *     (hours on this machine), but the items, with the sums, that the aggregator writes for them.
@@ -41,7 +41,7 @@ export async function breakdownCost(options: BreakdownOptions): Promise<SectionR
     import('../functions/usage/breakdown'),
     import('../functions/teams/create'),
     import('../tests/helpers/invoke'),
-    import('../tables/aggregates'),
+    import('../tables/writes/aggregates'),
   ]);
   type Handler = Parameters<typeof call>[0];
   const loadBefore = loadAverage();

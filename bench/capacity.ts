@@ -285,13 +285,15 @@ export async function capacity(options: { repeats: number }): Promise<SectionRes
       { handler: completions },
       { call },
       { createTeam, addMember },
-      { pendingCallsOf, settlePendingCall, settlePendingCalls },
+      { pendingCallsOf },
+      { settlePendingCall, settlePendingCalls },
     ] = await Promise.all([
       import('../functions/keys/create'),
       import('../functions/gateway/completions'),
       import('../tests/helpers/invoke'),
       import('../lib/teams/service'),
       import('../tables/calls'),
+      import('../tables/writes/calls'),
     ]);
     type Handler = Parameters<typeof call>[0];
     const endpointName = `bench-levels-${Date.now().toString(36)}`;

@@ -3,6 +3,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { TABLE, db, decodeCursor, encodeCursor, getItems, queryPartition } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { spendOfItem, type BudgetOwner, type SpendImage } from './budgets';
 
 /**
@@ -24,21 +25,23 @@ import { spendOfItem, type BudgetOwner, type SpendImage } from './budgets';
 
 type AlertChannelType = 'webhook' | 'sns' | 'email';
 
-export interface AlertChannel {
-  id: string;
-  name: string;
-  type: AlertChannelType;
-  created_at: string;
-  created_by: string;
-  url: string | null;
-  format: 'json' | 'slack' | null;
-  topic_arn: string | null;
-  address: string | null;
+const ALERT_CHANNEL = defineEntity({
+  id: attribute.as<string>(),
+  name: attribute.as<string>(),
+  type: attribute.as<AlertChannelType>(),
+  created_at: attribute.as<string>(),
+  created_by: attribute.as<string>(),
+  url: attribute.nullable<string>(),
+  format: attribute.nullable<'json' | 'slack'>(),
+  topic_arn: attribute.nullable<string>(),
+  address: attribute.nullable<string>(),
   /** The webhook's signing secret, encrypted (lib/alerts/secrets.ts); never shown. */
-  secret_sealed: string | null;
+  secret_sealed: attribute.nullable<string>(),
   /** What lists show of the secret: its last four characters behind a fixed mask. */
-  secret_hint: string | null;
-}
+  secret_hint: attribute.nullable<string>(),
+});
+
+export type AlertChannel = RecordOf<typeof ALERT_CHANNEL>;
 
 export type AlertScopeKind = BudgetOwner['kind'] | 'endpoint';
 
@@ -50,18 +53,20 @@ export interface AlertEvent {
   [field: string]: unknown;
 }
 
-export interface AlertDelivery {
-  event_id: string;
-  event: string;
-  channel_id: string;
-  channel_name: string;
-  status: 'delivered' | 'failed';
-  attempts: number;
-  last_error: string | null;
-  event_at: string;
-  updated_at: string;
-  delivered_at: string | null;
-}
+const ALERT_DELIVERY = defineEntity({
+  event_id: attribute.as<string>(),
+  event: attribute.as<string>(),
+  channel_id: attribute.as<string>(),
+  channel_name: attribute.as<string>(),
+  status: attribute.as<'delivered' | 'failed'>(),
+  attempts: attribute.as<number>(),
+  last_error: attribute.nullable<string>(),
+  event_at: attribute.as<string>(),
+  updated_at: attribute.as<string>(),
+  delivered_at: attribute.nullable<string>(),
+});
+
+export type AlertDelivery = RecordOf<typeof ALERT_DELIVERY>;
 
 const CHANNELS = 'ALERTCHANNELS';
 const DELIVERIES = 'ALERTDELIVERIES';
@@ -75,21 +80,7 @@ const deliveryKey = (eventAt: string, eventId: string, channelId: string) => ({ 
 
 const isConditionFailure = (err: unknown) => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 
-const CHANNEL_FIELDS = [
-  'id',
-  'name',
-  'type',
-  'created_at',
-  'created_by',
-  'url',
-  'format',
-  'topic_arn',
-  'address',
-  'secret_sealed',
-  'secret_hint',
-] as const;
-const channelOfItem = (item: Record<string, unknown>) =>
-  Object.fromEntries(CHANNEL_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as AlertChannel;
+const channelOfItem = (item: Record<string, unknown>): AlertChannel => ALERT_CHANNEL.read(item);
 
 export async function insertChannel(channel: AlertChannel): Promise<void> {
   await db.send(
@@ -214,19 +205,6 @@ export async function recordDelivery(d: AlertDelivery): Promise<void> {
   }
 }
 
-const DELIVERY_FIELDS = [
-  'event_id',
-  'event',
-  'channel_id',
-  'channel_name',
-  'status',
-  'attempts',
-  'last_error',
-  'event_at',
-  'updated_at',
-  'delivered_at',
-] as const;
-
 /** One page of deliveries, newest event first. */
 export async function listDeliveries(limit: number, cursor?: string): Promise<{ deliveries: AlertDelivery[]; nextCursor: string | null }> {
   const { Items = [], LastEvaluatedKey } = await db.send(
@@ -239,7 +217,7 @@ export async function listDeliveries(limit: number, cursor?: string): Promise<{ 
       ExclusiveStartKey: decodeCursor(cursor, ['PK', 'SK'], { PK: DELIVERIES }),
     }),
   );
-  const deliveries = Items.map((item) => Object.fromEntries(DELIVERY_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as AlertDelivery);
+  const deliveries = Items.map((item) => ALERT_DELIVERY.read(item));
   return { deliveries, nextCursor: encodeCursor(LastEvaluatedKey) };
 }
 

@@ -5,7 +5,7 @@ import type { TransactItems } from './transactions';
 
 /**
  * Spend broken down by day and group (GET /api/usage/breakdown), folded from the table's stream with
- * the other shared aggregates (tables/aggregates.ts: the same chunks, the same transaction, the same
+ * the other shared aggregates (tables/writes/aggregates.ts: the same chunks, the same transaction, the same
  * marker, so a redelivered batch never counts twice):
  *
  *   PK BREAKDOWN#<view>#<kind>   SK <yyyy-mm-dd>#<groupId>   n requests, ti/to/ct tokens in/out/cached, usd

@@ -91,7 +91,7 @@ export type ReserveInput = { owner: BudgetOwner; month: string; budget: Nanos; a
 
 /**
  * The conditional write of a reservation (headroom >= the amount), for reserve() or a transaction of
- * several (tables/holds.ts); no write when the amount is above the budget itself.
+ * several (tables/writes/holds.ts); no write when the amount is above the budget itself.
  */
 export function reserveWrite(input: ReserveInput): {
   reservation: Reservation;

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItems } from './transactions';
 import { TABLE, db, getItems, queryIndexPage } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 
 /**
  * Conversations and their threads (docs/openapi.yaml Conversation).
@@ -20,37 +21,32 @@ export interface DeployedResourceRef {
   estimated_hourly_cost: number;
 }
 
-export interface Conversation {
-  id: string;
-  user_id: string;
-  title: string;
-  use_case: string;
-  deployed_resource: DeployedResourceRef;
-  created_at: string;
-  updated_at: string;
-}
+const CONVERSATION = defineEntity({
+  id: attribute.as<string>(),
+  user_id: attribute.as<string>(),
+  title: attribute.as<string>(),
+  use_case: attribute.as<string>(),
+  deployed_resource: attribute.as<DeployedResourceRef>(),
+  created_at: attribute.as<string>(),
+  updated_at: attribute.as<string>(),
+});
 
-export interface Thread {
-  id: string;
-  conversation_id: string;
-  user_id: string;
-  created_at: string;
-}
+const THREAD = defineEntity({
+  id: attribute.as<string>(),
+  conversation_id: attribute.as<string>(),
+  user_id: attribute.as<string>(),
+  created_at: attribute.as<string>(),
+});
+
+export type Conversation = RecordOf<typeof CONVERSATION>;
+export type Thread = RecordOf<typeof THREAD>;
 
 export const conversationKey = (id: string) => ({ PK: `CONV#${id}`, SK: 'META' });
 export const threadKey = (conversationId: string, threadId: string) => ({ PK: `CONV#${conversationId}`, SK: `THREAD#${threadId}` });
 const userConversationsPartition = (userId: string) => `USERCONV#${userId}`;
 
-const CONVERSATION_FIELDS = ['id', 'user_id', 'title', 'use_case', 'deployed_resource', 'created_at', 'updated_at'] as const;
-const THREAD_FIELDS = ['id', 'conversation_id', 'user_id', 'created_at'] as const;
-
-export function conversationFromItem(item: Record<string, unknown>): Conversation {
-  return Object.fromEntries(CONVERSATION_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Conversation;
-}
-
-function threadFromItem(item: Record<string, unknown>): Thread {
-  return Object.fromEntries(THREAD_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Thread;
-}
+export const conversationFromItem = (item: Record<string, unknown>): Conversation => CONVERSATION.read(item);
+const threadFromItem = (item: Record<string, unknown>): Thread => THREAD.read(item);
 
 export async function createConversation(conversation: Conversation): Promise<Conversation> {
   await db.send(

@@ -1,7 +1,9 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI1, TABLE, db, decodeCursor, deleteItems, encodeCursor, queryPartition, type ItemKey } from './client';
+import { teamPartition } from './partitions';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
-import { insertMember, teamPartition, type Member, type Team, type TeamRole } from './teams';
+import type { TeamRole } from './teams';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -15,7 +17,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * go with the team. Neither is in the user's partition: the call path reads that partition whole
  * (tables/teams.ts, readUserWithMemberships), and an invitation must cost a user nothing, in reads or
  * in limits, until they accept it. Accepting writes the membership and deletes both items in one
- * transaction (insertMember's), so an invitation is used once and a membership never exists without it.
+ * transaction (tables/writes/invitations.ts), so an invitation is used once and a membership never exists without it.
  *
  * The guard is keyed by the invitee *as named* (a user id, or a lower-cased username or e-mail), not
  * by the user it resolves to: a second invitation of the same name is a 409 whether or not an account
@@ -24,21 +26,23 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * write, and the table's TTL (`ttl`) removes both items some time after.
  */
 
-export interface Invitation {
-  id: string;
-  team_id: string;
+const INVITATION = defineEntity({
+  id: attribute.as<string>(),
+  team_id: attribute.as<string>(),
   /** Who was invited, as the inviter named them: a user id, or a lower-cased username or e-mail address. */
-  invitee: string;
+  invitee: attribute.as<string>(),
   /** Whether `invitee` is a user id (else a username or an e-mail address). */
-  named_by_id: boolean;
+  named_by_id: attribute.read((stored) => stored === true),
   /** The user the name resolved to when the invitation was made; null when no account answers to it. */
-  user_id: string | null;
-  role: TeamRole;
-  monthly_budget_usd: number | null;
-  invited_by: { id: string; username: string };
-  created_at: string;
-  expires_at: string;
-}
+  user_id: attribute.nullable<string>(),
+  role: attribute.as<TeamRole>(),
+  monthly_budget_usd: attribute.nullableNumber(),
+  invited_by: attribute.as<{ id: string; username: string }>(),
+  created_at: attribute.as<string>(),
+  expires_at: attribute.as<string>(),
+});
+
+export type Invitation = RecordOf<typeof INVITATION>;
 
 const INVITE_PREFIX = 'INVITE#';
 const invitationKey = (teamId: string, id: string) => ({ PK: teamPartition(teamId), SK: `${INVITE_PREFIX}${id}` });
@@ -46,25 +50,7 @@ const guardKey = (teamId: string, invitee: string) => ({ PK: teamPartition(teamI
 const userInvitations = (userId: string) => `INVITES#${userId}`;
 const ttlOf = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-const FIELDS = [
-  'id',
-  'team_id',
-  'invitee',
-  'named_by_id',
-  'user_id',
-  'role',
-  'monthly_budget_usd',
-  'invited_by',
-  'created_at',
-  'expires_at',
-] as const;
-
-function invitationFromItem(item: Record<string, unknown>): Invitation {
-  const inv = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Invitation;
-  inv.monthly_budget_usd = inv.monthly_budget_usd === null ? null : Number(inv.monthly_budget_usd);
-  inv.named_by_id = item.named_by_id === true;
-  return inv;
-}
+const invitationFromItem = (item: Record<string, unknown>): Invitation => INVITATION.read(item);
 
 function invitationItem(inv: Invitation): Record<string, unknown> {
   return {
@@ -123,7 +109,7 @@ export async function getInvitation(teamId: string, id: string): Promise<Invitat
 }
 
 /** The writes that use an invitation up: it and its guard go, if it is still there, pending and for this user. */
-function consumeWrites(inv: Invitation, userId: string | null, now: string): TransactItems {
+export function consumeWrites(inv: Invitation, userId: string | null, now: string): TransactItems {
   return [
     {
       Delete: {
@@ -144,15 +130,7 @@ function consumeWrites(inv: Invitation, userId: string | null, now: string): Tra
   ];
 }
 
-const gone = () => new DataError('ItemNotFound', 'Invitation not found');
-
-/**
- * Accepts an invitation: the membership (both sides, tables/teams.ts) is written and the invitation
- * deleted in one transaction, conditional on the invitation being pending and for `member.user_id`.
- */
-export async function acceptInvitation(inv: Invitation, member: Member, now: string): Promise<Team> {
-  return insertMember(member, { items: consumeWrites(inv, member.user_id, now), refused: gone });
-}
+export const invitationGone = () => new DataError('ItemNotFound', 'Invitation not found');
 
 /**
  * Ends a pending invitation without a membership (declined by the invitee, `userId`, or revoked by
@@ -162,7 +140,7 @@ export async function removeInvitation(inv: Invitation, userId: string | null, n
   try {
     await transactWrite(consumeWrites(inv, userId, now));
   } catch (err) {
-    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) throw gone();
+    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) throw invitationGone();
     throw err;
   }
 }

@@ -1,8 +1,8 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { GSI2, TABLE, db, decodeCursor, encodeCursor, getItems, queryIndexPage } from './client';
-import { DataError } from './errors';
-import { memberCheck, teamActiveKeysUpdate, type ServiceTierName } from './teams';
-import { cancellationReasons, type TransactItems } from './transactions';
+import { attribute, defineEntity, type RecordOf } from './entity';
+import type { ServiceTierName } from './teams';
+import type { TransactItems } from './transactions';
 
 /**
  * API keys of the OpenAI-compatible gateway (/v1). The secret itself is never stored: only its
@@ -23,26 +23,28 @@ import { cancellationReasons, type TransactItems } from './transactions';
  * in the revoking transaction), so a team is never deleted while a key can still spend on it.
  */
 
-export interface ApiKey {
-  id: string;
-  user_id: string;
-  name: string;
+const API_KEY = defineEntity({
+  id: attribute.as<string>(),
+  user_id: attribute.as<string>(),
+  name: attribute.as<string>(),
   /** The first characters of the secret (`mo_` + 8): what lists show, enough to tell keys apart. */
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  monthly_budget_usd: number | null;
+  prefix: attribute.as<string>(),
+  created_at: attribute.as<string>(),
+  expires_at: attribute.nullable<string>(),
+  monthly_budget_usd: attribute.nullableNumber(),
   /** The resources the key may call; null: every resource. */
-  resource_ids: string[] | null;
-  revoked_at: string | null;
+  resource_ids: attribute.nullable<string[]>(),
+  revoked_at: attribute.nullable<string>(),
   /** The team the key spends for; null: a personal key. Set at creation, never changed. */
-  team_id: string | null;
+  team_id: attribute.nullable<string>(),
   /** Requests and tokens per minute; null: no limit of the key's own. */
-  rpm_limit: number | null;
-  tpm_limit: number | null;
+  rpm_limit: attribute.nullableNumber(),
+  tpm_limit: attribute.nullableNumber(),
   /** The processing tiers its calls may use (`default`, `flex`, `priority`); null: every tier. */
-  allowed_service_tiers: ServiceTierName[] | null;
-}
+  allowed_service_tiers: attribute.nullable<ServiceTierName[]>(),
+});
+
+export type ApiKey = RecordOf<typeof API_KEY>;
 
 export type ApiKeyPatch = Partial<
   Pick<ApiKey, 'name' | 'expires_at' | 'monthly_budget_usd' | 'resource_ids' | 'rpm_limit' | 'tpm_limit' | 'allowed_service_tiers'>
@@ -54,84 +56,34 @@ const ownerPartition = (userId: string) => `USERKEYS#${userId}`;
 const ALL_KEYS = 'APIKEYS';
 const teamKeysPartition = (teamId: string) => `TEAMKEYS#${teamId}`;
 
-const FIELDS = [
-  'id',
-  'user_id',
-  'name',
-  'prefix',
-  'created_at',
-  'expires_at',
-  'monthly_budget_usd',
-  'resource_ids',
-  'revoked_at',
-  'team_id',
-  'rpm_limit',
-  'tpm_limit',
-  'allowed_service_tiers',
-] as const;
-
-function fromItem(item: Record<string, unknown>): ApiKey {
-  const key = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as ApiKey;
-  for (const f of ['monthly_budget_usd', 'rpm_limit', 'tpm_limit'] as const) if (key[f] !== null) key[f] = Number(key[f]);
-  return key;
-}
+const fromItem = (item: Record<string, unknown>): ApiKey => API_KEY.read(item);
 
 /**
- * Creates a key: its record and its lookup, in one transaction; a team key also its entry in the
- * team's list and the team's count, conditional on the owner being a member (409 otherwise).
+ * A new key's items, each put only where nothing is: its record and its lookup (`own`), and a team
+ * key's entry in its team's list (`teamEntry`). tables/writes/keys.ts writes them with the team's
+ * side in one transaction.
  */
-export async function insertApiKeyRecord(key: ApiKey, hash: string): Promise<void> {
+export function apiKeyPuts(key: ApiKey, hash: string): { own: TransactItems; teamEntry: TransactItems } {
   const sort = `${key.created_at}#${key.id}`;
-  const team: TransactItems = key.team_id
-    ? [
-        memberCheck(key.team_id, key.user_id),
-        teamActiveKeysUpdate(key.team_id, 1),
-        {
-          Put: {
-            TableName: TABLE,
-            Item: { PK: teamKeysPartition(key.team_id), SK: sort, entity: 'team-key', key_id: key.id, user_id: key.user_id },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          },
-        },
-      ]
-    : [];
-  try {
-    await db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: TABLE,
-              Item: {
-                ...recordKey(key.id),
-                entity: 'api-key',
-                GSI1PK: ownerPartition(key.user_id),
-                GSI1SK: sort,
-                GSI2PK: ALL_KEYS,
-                GSI2SK: sort,
-                hash,
-                ...key,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Put: {
-              TableName: TABLE,
-              Item: { ...lookupKey(hash), entity: 'api-key-lookup', ...key },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          ...team,
-        ],
+  const put = (Item: Record<string, unknown>): TransactItems[number] => ({
+    Put: { TableName: TABLE, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+  });
+  return {
+    own: [
+      put({
+        ...recordKey(key.id),
+        entity: 'api-key',
+        GSI1PK: ownerPartition(key.user_id),
+        GSI1SK: sort,
+        GSI2PK: ALL_KEYS,
+        GSI2SK: sort,
+        hash,
+        ...key,
       }),
-    );
-  } catch (err) {
-    const reasons = cancellationReasons(err);
-    if (reasons?.[2] === 'ConditionalCheckFailed') throw new DataError('RuleViolation', 'You are not a member of this team');
-    if (reasons?.[3] === 'ConditionalCheckFailed') throw new DataError('RuleViolation', 'The team is being deleted');
-    throw err;
-  }
+      put({ ...lookupKey(hash), entity: 'api-key-lookup', ...key }),
+    ],
+    teamEntry: key.team_id ? [put({ PK: teamKeysPartition(key.team_id), SK: sort, entity: 'team-key', key_id: key.id, user_id: key.user_id })] : [],
+  };
 }
 
 /** The key a /v1 call presents, by the hash of its secret: one strongly consistent GetItem. */
@@ -205,17 +157,17 @@ export async function teamKeyIdsOf(teamId: string, userId: string): Promise<stri
   return ids;
 }
 
-/**
- * Changes a key's record and lookup together. Conditional on the key not being revoked: a revoked
- * key stays as it was revoked. The record holds the hash, so the lookup is found without the secret.
- * Revoking a team key takes it out of its team's count in the same transaction.
- */
-export async function updateApiKeyRecord(id: string, patch: ApiKeyPatch & { revoked_at?: string }): Promise<ApiKey> {
+/** A key as stored, with what a change needs besides the record: the hash its lookup is keyed by. */
+export async function getApiKeyForChange(id: string): Promise<{ key: ApiKey; hash: string } | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: recordKey(id), ConsistentRead: true }));
-  if (!Item) throw new DataError('ItemNotFound', 'API key not found');
-  if (Item.revoked_at) throw new DataError('RuleViolation', 'This API key has been revoked', 'A revoked key cannot be changed; create a new one');
-  const fields = Object.entries(patch).filter(([, v]) => v !== undefined);
-  if (fields.length === 0) return fromItem(Item);
+  return Item ? { key: fromItem(Item), hash: Item.hash as string } : undefined;
+}
+
+/**
+ * A change of a key's fields, to its record and its lookup together: conditional on the key not being
+ * revoked (a revoked key stays as it was revoked).
+ */
+export function apiKeyUpdates(id: string, hash: string, fields: [string, unknown][]): TransactItems {
   const names = Object.fromEntries(fields.map(([k], i) => [`#f${i}`, k]));
   const values = Object.fromEntries(fields.map(([, v], i) => [`:v${i}`, v]));
   const update = (Key: Record<string, string>): TransactItems[number] => ({
@@ -229,14 +181,5 @@ export async function updateApiKeyRecord(id: string, patch: ApiKeyPatch & { revo
       ExpressionAttributeValues: { ...values, ':null': 'NULL' },
     },
   });
-  const leavesTeam = patch.revoked_at !== undefined && typeof Item.team_id === 'string' ? [teamActiveKeysUpdate(Item.team_id, -1)] : [];
-  try {
-    await db.send(new TransactWriteCommand({ TransactItems: [update(recordKey(id)), update(lookupKey(Item.hash as string)), ...leavesTeam] }));
-  } catch (err) {
-    if (cancellationReasons(err)?.includes('ConditionalCheckFailed')) {
-      throw new DataError('StaleWrite', 'This API key changed while it was being updated', 'Read it again and retry');
-    }
-    throw err;
-  }
-  return fromItem({ ...Item, ...Object.fromEntries(fields) });
+  return [update(recordKey(id)), update(lookupKey(hash))];
 }

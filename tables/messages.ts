@@ -2,6 +2,7 @@ import { BatchWriteCommand, QueryCommand, type QueryCommandOutput } from '@aws-s
 import type { Nanos } from '../core/money';
 import type { PlatformName } from '../core/vocabulary';
 import { GSI1, TABLE, db, decodeCursor, encodeCursor, getItems, readUsd, storedUsd, type ItemKey } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { spendOwnerOfItem, type SpendOwner } from './breakdown';
 import type { TransactItems } from './transactions';
@@ -43,36 +44,42 @@ import type { TransactItems } from './transactions';
 type MessageSource = 'thread' | 'legacy';
 type MessageStatus = 'ok' | 'failed';
 
-/** One chat message, as pages and the chat context see it. */
-export interface StoredMessage {
-  source: MessageSource;
-  conversation_id: string;
+/**
+ * One chat message, as pages and the chat context see it: what a message item of the layout before
+ * turn items holds (read as stored: such items were written whole), and what a turn item expands to.
+ */
+const MESSAGE = defineEntity({
+  source: attribute.stored<MessageSource>(),
+  conversation_id: attribute.stored<string>(),
   /** null for legacy messages. */
-  thread_id: string | null;
-  turn_id: string;
+  thread_id: attribute.nullable<string>(),
+  turn_id: attribute.stored<string>(),
   /** 0 = the user message of the turn, 1 = the assistant reply. */
-  seq: 0 | 1;
+  seq: attribute.stored<0 | 1>(),
   /** The turn's timestamp, as in the key (the user message's time). */
-  turn_ts: string;
-  role: 'user' | 'assistant';
-  content: string;
-  timestamp: string;
-  metadata: Record<string, unknown>;
+  turn_ts: attribute.stored<string>(),
+  role: attribute.stored<'user' | 'assistant'>(),
+  content: attribute.stored<string>(),
+  timestamp: attribute.stored<string>(),
+  metadata: attribute.read((stored) => (stored ?? {}) as Record<string, unknown>),
   /** 'failed': a user message whose model call failed; it got no reply and counted no usage. */
-  status: MessageStatus;
-  resource_id: string;
+  status: attribute.or<MessageStatus>('ok'),
   /** Only on messages stored in the layout before turn items. */
-  user_id?: string;
-  tokens_in?: number;
-  tokens_out?: number;
-  tokens_total?: number;
-  latency_ms?: number;
-  model_id?: string;
-  /** What the reply cost, in nano-dollars, as charged (absent on messages stored before turn items). */
-  cost?: Nanos;
-  /** What went through the prompt cache for the reply, where anything did (TurnReply `cache`). */
-  cache?: TurnReply['cache'];
-}
+  user_id: attribute.optional<string>(),
+  resource_id: attribute.stored<string>(),
+  tokens_in: attribute.optional<number>(),
+  tokens_out: attribute.optional<number>(),
+  tokens_total: attribute.optional<number>(),
+  latency_ms: attribute.optional<number>(),
+  model_id: attribute.optional<string>(),
+});
+
+/**
+ * A message, with what its reply cost in nano-dollars as charged and what went through the prompt
+ * cache for it (TurnReply `cache`, where anything did): derived from a turn item's attributes, never
+ * stored on a message (absent on messages stored before turn items).
+ */
+export type StoredMessage = RecordOf<typeof MESSAGE> & { cost?: Nanos; cache?: TurnReply['cache'] };
 
 /** A turn as the chat domain records it. */
 export interface NewTurn {
@@ -130,7 +137,7 @@ export function turnItem(turn: NewTurn): Record<string, unknown> {
     u: turn.userText,
     un: turn.username,
     r: turn.resourceId,
-    // The route's attributes as a call-log item names them (tables/calls.ts): the breakdown reads `ro`.
+    // The route's attributes as a call-log item names them (tables/writes/calls.ts): the breakdown reads `ro`.
     ...(turn.route && { ro: turn.route.id, rn: turn.route.name }),
   };
   if (turn.reply) Object.assign(item, { a: turn.reply.text }, usageAttributes(turn.startedAt, turn.reply), cacheAttributes(turn.reply.cache));
@@ -147,7 +154,7 @@ function cacheAttributes(cache: TurnReply['cache']): Record<string, unknown> {
  * `turn` and a sort key `MSG#<startedAt>#<id>` a counted call (a chat turn's reply, or a gateway call
  * stored without its texts). Without them (`p` absent) the item is a failed turn: kept, not counted.
  */
-export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'>): Record<string, unknown> {
+function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'>): Record<string, unknown> {
   return {
     dt: Date.parse(reply.answeredAt) - Date.parse(startedAt),
     m: reply.modelId,
@@ -160,8 +167,27 @@ export function usageAttributes(startedAt: string, reply: Omit<TurnReply, 'text'
   };
 }
 
-/** The sort key of a turn or counted call: it orders its partition by time and carries the start the usage is timed from. */
-export const callSortKey = turnSortKey;
+const CALL_LOG_TTL_SECONDS = 90 * 86_400;
+
+/**
+ * A gateway call's entry in its key's call log (`KEYCALLS#<keyId>`): a turn item without texts, so
+ * the stream aggregator counts it like a chat turn, timed from its start by the same sort key, kept 90
+ * days. `attributes`: what the call adds (its resource, route, key, request id, spend owners).
+ */
+export function callLogItem(
+  call: { keyId: string; callId: string; startedAt: string },
+  reply: Omit<TurnReply, 'text'>,
+  attributes: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    PK: `KEYCALLS#${call.keyId}`,
+    SK: turnSortKey(call.startedAt, call.callId),
+    entity: 'turn',
+    ...attributes,
+    ttl: Math.floor(Date.parse(call.startedAt) / 1000) + CALL_LOG_TTL_SECONDS,
+    ...usageAttributes(call.startedAt, reply),
+  };
+}
 
 /**
  * The turn's puts for its transaction: the turn item first (a new key by construction; the condition
@@ -278,27 +304,6 @@ export function usageOfTurnItem(item: Record<string, unknown>): TurnUsage | unde
 
 // ------------------------------------------------------------------------------------- the layout before
 
-const LEGACY_FIELDS = [
-  'source',
-  'conversation_id',
-  'thread_id',
-  'turn_id',
-  'seq',
-  'turn_ts',
-  'role',
-  'content',
-  'timestamp',
-  'metadata',
-  'status',
-  'user_id',
-  'resource_id',
-  'tokens_in',
-  'tokens_out',
-  'tokens_total',
-  'latency_ms',
-  'model_id',
-] as const;
-
 /** A message item of the layout before turn items (one item per message), keys included: for tests. */
 export function legacyMessageItem(m: StoredMessage): Record<string, unknown> {
   const suffix = `${m.turn_ts}#${m.turn_id}#${m.seq}`;
@@ -312,13 +317,7 @@ export function legacyMessageItem(m: StoredMessage): Record<string, unknown> {
   };
 }
 
-function messageOfLegacyItem(item: Record<string, unknown>): StoredMessage {
-  const m = Object.fromEntries(LEGACY_FIELDS.filter((f) => item[f] !== undefined).map((f) => [f, item[f]])) as unknown as StoredMessage;
-  m.thread_id ??= null;
-  m.metadata ??= {};
-  m.status ??= 'ok';
-  return m;
-}
+const messageOfLegacyItem = (item: Record<string, unknown>): StoredMessage => MESSAGE.read(item);
 
 /** The messages an item holds, whichever layout it is in. */
 function messagesOf(item: Record<string, unknown>): StoredMessage[] {

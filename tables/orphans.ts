@@ -1,5 +1,6 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, decodeCursor, encodeCursor } from './client';
+import { attribute, defineEntity, type RecordOf } from './entity';
 
 /**
  * Orphans: endpoints on the dedicated platform, and Bedrock application inference profiles, that carry
@@ -16,47 +17,29 @@ const PARTITION = 'ORPHANS';
 const sortKey = (endpointName: string) => `EP#${endpointName.toLowerCase()}`;
 const orphanKey = (endpointName: string) => ({ PK: PARTITION, SK: sortKey(endpointName) });
 
-export interface Orphan {
-  /** What was left behind: a dedicated endpoint (absent on records written before profiles were looked for) or an application inference profile. */
-  kind?: 'endpoint' | 'inference_profile';
+const ORPHAN = defineEntity({
   /** The endpoint's name, or the profile's name. */
-  endpoint_name: string;
-  endpoint_arn: string;
+  endpoint_name: attribute.as<string>(),
+  endpoint_arn: attribute.as<string>(),
   /** The platform's status when last seen. */
-  status: string;
-  platform_created_at: string;
-  found_at: string;
+  status: attribute.as<string>(),
+  platform_created_at: attribute.as<string>(),
+  found_at: attribute.as<string>(),
   /** The resource id its tags name (the deploy that created it), if any. */
-  resource_id: string | null;
-  endpoint_config_name: string | null;
-  instance_type: string | null;
-  instance_count: number | null;
-  variant_names: string[];
+  resource_id: attribute.nullable<string>(),
+  endpoint_config_name: attribute.nullable<string>(),
+  instance_type: attribute.nullable<string>(),
+  instance_count: attribute.nullable<number>(),
+  variant_names: attribute.read((stored) => (stored as string[] | undefined) ?? []),
+  /** What was left behind: a dedicated endpoint (absent on records written before profiles were looked for) or an application inference profile. */
+  kind: attribute.optional<'endpoint' | 'inference_profile'>('endpoint'),
   /** An inference profile's tags, as ListTagsForResource showed them. */
-  tags?: Record<string, string> | null;
-}
+  tags: attribute.optional<Record<string, string> | null>(null),
+});
 
-const FIELDS = [
-  'endpoint_name',
-  'endpoint_arn',
-  'status',
-  'platform_created_at',
-  'found_at',
-  'resource_id',
-  'endpoint_config_name',
-  'instance_type',
-  'instance_count',
-  'variant_names',
-  'kind',
-  'tags',
-] as const;
+export type Orphan = RecordOf<typeof ORPHAN>;
 
-function orphanFromItem(item: Record<string, unknown>): Orphan {
-  const o = Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Orphan;
-  o.variant_names = (item.variant_names as string[] | undefined) ?? [];
-  o.kind = (item.kind as Orphan['kind']) ?? 'endpoint';
-  return o;
-}
+const orphanFromItem = (item: Record<string, unknown>): Orphan => ORPHAN.read(item);
 
 const isConditionFailure = (err: unknown) => (err as { name?: string })?.name === 'ConditionalCheckFailedException';
 

@@ -15,7 +15,7 @@ import type { TransactItems } from './transactions';
  *
  * A call is let through by ONE conditional write per level (`requests < rpm`, `tokens + bound <=
  * tpm`), inside the same transaction as its budget reservations when both apply
- * (tables/holds.ts), so N callers arriving together get exactly rpm passes: DynamoDB serialises the
+ * (tables/writes/holds.ts), so N callers arriving together get exactly rpm passes: DynamoDB serialises the
  * writes on the item, and each checks the count it finds.
  */
 export interface RateLevel {

@@ -1,6 +1,8 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { EndpointStatus, ModelCapabilities, PlatformName } from '../core/vocabulary';
 import { GSI1, GSI2, TABLE, db, decodeCursor, encodeCursor, getItems } from './client';
+import { nameGuardKey } from './partitions';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
@@ -18,7 +20,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  * because SageMaker lower-cases them in ARNs.
  *
  * After creation the item is only ever changed with UpdateItem on named attributes: the stream
- * aggregator (tables/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
+ * aggregator (tables/writes/aggregates.ts) adds to `chat_count` and `chat_latency_ms_total` and moves
  * `last_chat_at` forward on the same item, in its transactions, and a Put here would wipe them.
  *
  * An absent attribute and a null field are the same thing: new items are written without their null
@@ -27,41 +29,48 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
 
 export type ResourceStatus = EndpointStatus;
 
-export interface Resource {
-  id: string;
-  name: string;
-  type: PlatformName;
-  status: ResourceStatus;
-  health: 'healthy' | 'unknown' | 'unhealthy';
-  endpoint_url: string;
-  region: string;
-  instance_type: string | null;
-  instance_count: number | null;
-  model_name: string;
+/** docs/openapi.yaml Resource's fields, in its order: what every response shows of a resource. */
+const PUBLIC_RESOURCE = defineEntity({
+  id: attribute.as<string>(),
+  name: attribute.as<string>(),
+  type: attribute.as<PlatformName>(),
+  status: attribute.as<ResourceStatus>(),
+  health: attribute.as<'healthy' | 'unknown' | 'unhealthy'>(),
+  endpoint_url: attribute.as<string>(),
+  region: attribute.as<string>(),
+  instance_type: attribute.nullable<string>(),
+  instance_count: attribute.nullable<number>(),
+  model_name: attribute.as<string>(),
+  created_at: attribute.as<string>(),
+  last_updated: attribute.as<string>(),
+});
+
+/** The spec's fields plus what chat needs to reach the model (and to know what it can do), who created the resource and who may call it. */
+const RESOURCE = PUBLIC_RESOURCE.with({
   /** managed/hosted: the model id chat calls use; dedicated: the model package or image deployed. */
-  model_id: string;
+  model_id: attribute.as<string>(),
   /** dedicated: the SageMaker endpoint name chat calls use; managed/hosted: the tracked name. */
-  endpoint_name: string;
-  created_by: string;
-  created_at: string;
-  last_updated: string;
-  inference_image: string | null;
-  /**
-   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
-   * so that a call knows without another read; null on resources tracked before it was recorded.
-   */
-  capabilities: ModelCapabilities | null;
+  endpoint_name: attribute.as<string>(),
+  created_by: attribute.as<string>(),
   /**
    * Who may call the resource's model (lib/calls/access.ts decides). null: never set, the platform's
    * default applies (managed and hosted: everyone; dedicated: admins only).
    */
-  access: ResourceAccess | null;
+  access: attribute.nullable<ResourceAccess>(),
+  inference_image: attribute.nullable<string>(),
+  /**
+   * What the model can do, recorded at deploy from the platform's catalogue (lib/platforms/capabilities.ts),
+   * so that a call knows without another read; null on resources tracked before it was recorded.
+   */
+  capabilities: attribute.nullable<ModelCapabilities>(),
   /**
    * managed: the Bedrock inference profile every call goes through (its id or, for an application
    * profile, its ARN is the runtime modelId); null: the model is called on demand by its base id.
    */
-  inference_profile: ResourceInferenceProfile | null;
-}
+  inference_profile: attribute.nullable<ResourceInferenceProfile>(),
+});
+
+export type Resource = RecordOf<typeof RESOURCE>;
 
 /** A managed resource's inference profile (lib/deploy/inference-profile.ts). */
 export interface ResourceInferenceProfile {
@@ -104,51 +113,53 @@ export interface PendingOperation {
   from: ResourceStatus;
 }
 
-/** Everything the service keeps about a resource; only the `Resource` fields are ever shown as 2.3. */
-export interface TrackedResource extends Resource {
-  failure_reason: string | null;
+/** Everything the service keeps about a resource; only the `PublicResource` fields are ever shown as 2.3. */
+const TRACKED_RESOURCE = RESOURCE.with({
+  failure_reason: attribute.nullable<string>(),
   /** dedicated: `reserved` while the deploy holds the name but the platform has not answered yet. */
-  deploy_state: 'reserved' | 'started' | null;
-  endpoint_arn: string | null;
-  model_package_arn: string | null;
-  model_data_url: string | null;
-  execution_role_arn: string | null;
-  operation: PendingOperation | null;
+  deploy_state: attribute.nullable<'reserved' | 'started'>(),
+  endpoint_arn: attribute.nullable<string>(),
+  model_package_arn: attribute.nullable<string>(),
+  model_data_url: attribute.nullable<string>(),
+  execution_role_arn: attribute.nullable<string>(),
+  operation: attribute.nullable<PendingOperation>(),
   /** Set when the platform no longer knows the endpoint although no delete was requested here. */
-  vanished_at: string | null;
-  /** Kept by the stream aggregator from the chat turns: mean latency = total / count. */
-  chat_count: number;
-  chat_latency_ms_total: number;
+  vanished_at: attribute.nullable<string>(),
   /** When the latest chat turn counted for the resource was answered (ISO), or null before the first; set by the chat aggregator, read only here. */
-  last_chat_at: string | null;
+  last_chat_at: attribute.nullable<string>(),
 
   // Guardrails (dedicated): what an admin set, and what the reconciler and every state change keep.
   /** An endpoint without invocations for this long is stopped (OutOfService). */
-  idle_timeout_minutes: number | null;
+  idle_timeout_minutes: attribute.nullable<number>(),
   /** When the month's cost reaches this, the endpoint is stopped. */
-  monthly_budget_usd: number | null;
-  /** Billing (lib/resources/billing.ts): the month, its closed instance-seconds, the open segment. */
-  billing_month: string | null;
-  billed_instance_seconds: number;
-  billable_since: string | null;
+  monthly_budget_usd: attribute.nullable<number>(),
+  /** Billing (lib/resources/billing.ts): the month, its closed instance-seconds (below), the open segment. */
+  billing_month: attribute.nullable<string>(),
+  billable_since: attribute.nullable<string>(),
   /** Set while a guardrail holds the endpoint OutOfService (platform endpoint deleted). */
-  stopped: GuardrailStop | null;
+  stopped: attribute.nullable<GuardrailStop>(),
   /**
    * The endpoint's configuration, as last seen on the platform (and kept by a guardrail's stop): what
    * start creates a stopped or vanished endpoint again from.
    */
-  endpoint_config_name: string | null;
+  endpoint_config_name: attribute.nullable<string>(),
   /** When the endpoint was last created, started or restarted: an idle clock starts no earlier. */
-  active_since: string | null;
+  active_since: attribute.nullable<string>(),
   /** The reconciler need not ask for invocations before this (the last activity it saw + the timeout). */
-  idle_check_after: string | null;
+  idle_check_after: attribute.nullable<string>(),
   /** The platform's LastModifiedTime last stored: the reconciler describes only what changed since. */
-  platform_modified_at: string | null;
+  platform_modified_at: attribute.nullable<string>(),
   /** Production variants (adopted endpoints may have others than AllTraffic); null means AllTraffic. */
-  variant_names: string[] | null;
+  variant_names: attribute.nullable<string[]>(),
   /** The client's id of the deploy that created it: a repeat with the same token gets the same answer. */
-  client_token: string | null;
-}
+  client_token: attribute.nullable<string>(),
+  /** Kept by the stream aggregator from the chat turns: mean latency = total / count. */
+  chat_count: attribute.number(),
+  chat_latency_ms_total: attribute.number(),
+  billed_instance_seconds: attribute.number(),
+});
+
+export type TrackedResource = RecordOf<typeof TRACKED_RESOURCE>;
 
 /** Why a guardrail took the endpoint OutOfService. */
 export interface GuardrailStop {
@@ -159,73 +170,16 @@ export interface GuardrailStop {
 }
 
 export const resourceKey = (id: string) => ({ PK: `RES#${id}`, SK: 'META' });
-/** The guard of a name on a platform; a route holds its name on every platform with the same items (tables/routes.ts). */
-export const nameKey = (type: PlatformName, name: string) => ({ PK: `RESNAME#${type}#${name.toLowerCase()}`, SK: 'UNIQUE' });
 const ALL_PARTITION = 'RESOURCES';
 const typePartition = (type: PlatformName) => `RESTYPE#${type}`;
 
-/** docs/openapi.yaml Resource's fields, in its order: what every response shows of a resource. */
-const SPEC_FIELDS = [
-  'id',
-  'name',
-  'type',
-  'status',
-  'health',
-  'endpoint_url',
-  'region',
-  'instance_type',
-  'instance_count',
-  'model_name',
-  'created_at',
-  'last_updated',
-] as const;
+export const resourceFromItem = (item: Record<string, unknown>): Resource => RESOURCE.read(item);
+const trackedFromItem = (item: Record<string, unknown>): TrackedResource => TRACKED_RESOURCE.read(item);
 
-/** The spec's fields plus what chat needs to reach the model (and to know what it can do), who created the resource and who may call it. */
-const FIELDS = [...SPEC_FIELDS, 'model_id', 'endpoint_name', 'created_by', 'access', 'inference_image', 'capabilities', 'inference_profile'] as const;
-
-const TRACKED_FIELDS = [
-  ...FIELDS,
-  'failure_reason',
-  'deploy_state',
-  'endpoint_arn',
-  'model_package_arn',
-  'model_data_url',
-  'execution_role_arn',
-  'operation',
-  'vanished_at',
-  'last_chat_at',
-  'idle_timeout_minutes',
-  'monthly_budget_usd',
-  'billing_month',
-  'billable_since',
-  'stopped',
-  'endpoint_config_name',
-  'active_since',
-  'idle_check_after',
-  'platform_modified_at',
-  'variant_names',
-  'client_token',
-] as const;
-
-export function resourceFromItem(item: Record<string, unknown>): Resource {
-  return Object.fromEntries(FIELDS.map((f) => [f, item[f] ?? null])) as unknown as Resource;
-}
-
-function trackedFromItem(item: Record<string, unknown>): TrackedResource {
-  const tracked = Object.fromEntries(TRACKED_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as TrackedResource;
-  tracked.chat_count = Number(item.chat_count ?? 0);
-  tracked.chat_latency_ms_total = Number(item.chat_latency_ms_total ?? 0);
-  tracked.billed_instance_seconds = Number(item.billed_instance_seconds ?? 0);
-  tracked.last_chat_at = (item.last_chat_at as string | undefined) ?? null;
-  return tracked;
-}
-
-export type PublicResource = Pick<Resource, (typeof SPEC_FIELDS)[number]>;
+export type PublicResource = RecordOf<typeof PUBLIC_RESOURCE>;
 
 /** The docs/openapi.yaml Resource fields only (not the chat target, the creator or any bookkeeping). */
-export function publicResource(resource: Resource): PublicResource {
-  return Object.fromEntries(SPEC_FIELDS.map((f) => [f, resource[f] ?? null])) as unknown as PublicResource;
-}
+export const publicResource = (resource: Resource): PublicResource => PUBLIC_RESOURCE.read(resource);
 
 export async function getResource(id: string): Promise<Resource | undefined> {
   const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: resourceKey(id) }));
@@ -267,7 +221,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
     {
       Put: {
         TableName: TABLE,
-        Item: { ...nameKey(resource.type, resource.name), resourceId: resource.id, created_at: resource.created_at },
+        Item: { ...nameGuardKey(resource.type, resource.name), resourceId: resource.id, created_at: resource.created_at },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
@@ -282,7 +236,7 @@ export async function insertResource(resource: TrackedResource): Promise<void> {
 
 /** The id of the resource holding a name, if any. */
 export async function getNameHolder(type: PlatformName, name: string): Promise<string | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: nameKey(type, name), ConsistentRead: true }));
+  const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: nameGuardKey(type, name), ConsistentRead: true }));
   return Item?.resourceId as string | undefined;
 }
 
@@ -292,7 +246,7 @@ export async function releaseOrphanName(type: PlatformName, name: string, resour
     .send(
       new DeleteCommand({
         TableName: TABLE,
-        Key: nameKey(type, name),
+        Key: nameGuardKey(type, name),
         ConditionExpression: 'resourceId = :id',
         ExpressionAttributeValues: { ':id': resourceId },
       }),
@@ -312,7 +266,7 @@ export async function removeResource(resource: Pick<Resource, 'id' | 'type' | 'n
     {
       Delete: {
         TableName: TABLE,
-        Key: nameKey(resource.type, resource.name),
+        Key: nameGuardKey(resource.type, resource.name),
         // The guard may point at another resource only if this one never held it; never free that one.
         ConditionExpression: 'attribute_not_exists(PK) OR resourceId = :id',
         ExpressionAttributeValues: { ':id': resource.id },
@@ -668,11 +622,11 @@ export async function recordIdleCheck(id: string, after: string): Promise<void> 
 export async function heldNames(type: PlatformName, names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const found = await getItems(
-    names.map((n) => nameKey(type, n)),
+    names.map((n) => nameGuardKey(type, n)),
     false,
   );
   // A route's guard (routeId, no resourceId) holds the name for the route, not for an endpoint.
-  return new Set(names.filter((n) => found(nameKey(type, n))?.resourceId).map((n) => n.toLowerCase()));
+  return new Set(names.filter((n) => found(nameGuardKey(type, n))?.resourceId).map((n) => n.toLowerCase()));
 }
 
 export interface ResourceFilter {

@@ -1,8 +1,10 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { PLATFORMS, type PlatformName } from '../core/vocabulary';
 import { TABLE, db, getItems, queryIndexPage, type ItemKey } from './client';
+import { nameGuardKey } from './partitions';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
-import { nameKey, resourceFromItem, resourceKey, type Resource } from './resources';
+import { resourceFromItem, resourceKey, type Resource } from './resources';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
 
 /**
@@ -13,7 +15,7 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  *                                                  GSI1 ROUTES / <lower name>#<id>   (admins' list, by name)
  *   PK RESNAME#<type>#<lower name>     SK UNIQUE   its name guard on EVERY platform, `routeId` (no resourceId)
  *
- * The name guards are the resources' own (tables/resources.ts nameKey): a route takes its name on
+ * The name guards are the resources' own (tables/partitions.ts nameGuardKey): a route takes its name on
  * every platform in the transaction that writes it, so a route and a resource (or two routes) never
  * share a name whichever is written first, and a /v1 call finds a route with the same BatchGet of
  * guards that finds a resource: a direct call reads nothing more because routes exist.
@@ -48,17 +50,19 @@ export interface Cooldown {
   reason: RouteFailure;
 }
 
-export interface Route {
-  id: string;
-  name: string;
-  strategy: RouteStrategy;
-  targets: RouteTarget[];
-  cooldown_seconds: number;
-  retry_on: RouteFailure[];
-  created_at: string;
-  updated_at: string;
-  created_by: string;
-}
+const ROUTE = defineEntity({
+  id: attribute.as<string>(),
+  name: attribute.as<string>(),
+  strategy: attribute.as<RouteStrategy>(),
+  targets: attribute.read((stored) => ((stored as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }))),
+  cooldown_seconds: attribute.number(),
+  retry_on: attribute.as<RouteFailure[]>(),
+  created_at: attribute.as<string>(),
+  updated_at: attribute.as<string>(),
+  created_by: attribute.as<string>(),
+});
+
+export type Route = RecordOf<typeof ROUTE>;
 
 /** A route target's resource, with the cooldowns routes set on its item (by route id; a past `until` is no cooldown). */
 export interface TargetResource {
@@ -68,14 +72,7 @@ export interface TargetResource {
 
 const routeKey = (id: string): ItemKey => ({ PK: `ROUTE#${id}`, SK: 'META' });
 const LIST_PARTITION = 'ROUTES';
-const FIELDS = ['id', 'name', 'strategy', 'targets', 'cooldown_seconds', 'retry_on', 'created_at', 'updated_at', 'created_by'] as const;
-
-function routeFromItem(item: Record<string, unknown>): Route {
-  const route = Object.fromEntries(FIELDS.map((f) => [f, item[f]])) as unknown as Route;
-  route.cooldown_seconds = Number(route.cooldown_seconds);
-  route.targets = ((item.targets as RouteTarget[] | undefined) ?? []).map((t) => ({ ...t, weight: Number(t.weight) }));
-  return route;
-}
+const routeFromItem = (item: Record<string, unknown>): Route => ROUTE.read(item);
 
 /** The attribute of a target's resource item that holds one route's cooldown of it. */
 const COOLDOWN = 'cooldown#';
@@ -107,7 +104,7 @@ const guardPuts = (route: Pick<Route, 'id' | 'name' | 'created_at'>): TransactIt
   PLATFORMS.map((type) => ({
     Put: {
       TableName: TABLE,
-      Item: { ...nameKey(type, route.name), routeId: route.id, created_at: route.created_at },
+      Item: { ...nameGuardKey(type, route.name), routeId: route.id, created_at: route.created_at },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   }));
@@ -116,7 +113,7 @@ const guardDeletes = (route: Pick<Route, 'id' | 'name'>): TransactItems =>
   PLATFORMS.map((type) => ({
     Delete: {
       TableName: TABLE,
-      Key: nameKey(type, route.name),
+      Key: nameGuardKey(type, route.name),
       ConditionExpression: 'attribute_not_exists(PK) OR routeId = :id',
       ExpressionAttributeValues: { ':id': route.id },
     },
@@ -268,12 +265,12 @@ export interface NamedModel {
  * What the guards no longer point at is not returned; the caller reads the holder then.
  */
 export async function modelNamed(name: string, types: readonly PlatformName[], expected?: ExpectedHolder): Promise<NamedModel> {
-  const keys: ItemKey[] = types.map((type) => nameKey(type, name));
+  const keys: ItemKey[] = types.map((type) => nameGuardKey(type, name));
   if (expected && 'resourceId' in expected) keys.push(resourceKey(expected.resourceId));
   if (expected && 'routeId' in expected) keys.push(routeKey(expected.routeId), ...expected.targetIds.map(resourceKey));
   const items = await getItems(keys, false);
   const holders = types.flatMap((type): NameHolder[] => {
-    const guard = items(nameKey(type, name));
+    const guard = items(nameGuardKey(type, name));
     if (typeof guard?.resourceId === 'string') return [{ type, resourceId: guard.resourceId }];
     if (typeof guard?.routeId === 'string') return [{ type, routeId: guard.routeId }];
     return [];

@@ -1,8 +1,9 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, decodeCursor, deleteItems, encodeCursor, getItems, queryIndexPage, queryPartition, type ItemKey } from './client';
+import { USER_PROFILE_SK, teamPartition, userPartition } from './partitions';
 import { DataError } from './errors';
 import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
-import { USER_PROFILE_SK, userFromItem, userPartition, type StoredUser } from './users';
+import { userFromItem, type StoredUser } from './users';
 
 /**
  * Teams and their members.
@@ -98,7 +99,6 @@ export interface Membership {
   };
 }
 
-export const teamPartition = (id: string) => `TEAM#${id}`;
 const teamKey = (id: string) => ({ PK: teamPartition(id), SK: 'META' });
 const nameKey = (name: string) => ({ PK: `TEAMNAME#${name.toLowerCase()}`, SK: 'UNIQUE' });
 const MEMBER_PREFIX = 'MEMBER#';

@@ -15,10 +15,10 @@ import { cancellationReasons, transactWrite, type TransactItems } from './transa
  *
  * Scopes: USER#<userId>, CONV#<convId>, KEY#<keyId> (the gateway's API keys), TEAM#<teamId>,
  * SESSION#<userId>.<digest> (a client's session of the gateway's calls: sessionScope), ALL. A chat turn adds
- * to the hour items of its caller and its conversation in its own transaction (tables/turns.ts), so
+ * to the hour items of its caller and its conversation in its own transaction (tables/writes/turns.ts), so
  * those figures are exact as soon as the turn is answered. Nothing every user shares is written on
  * the request path: the ALL scope and the model totals are added to by the stream aggregator
- * (tables/aggregates.ts), which also folds old hours into month items for every scope.
+ * (tables/writes/aggregates.ts), which also folds old hours into month items for every scope.
  *
  * An hour item holds, per 5-minute slot it has seen, `r<mm>` requests, `i<mm>` input tokens, `o<mm>`
  * output tokens and `c<mm>` cost (USD, an exact decimal: tables/client.ts storedUsd), e.g. r05 for 00:05-00:09. "The last 24 hours" is 24 whole

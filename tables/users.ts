@@ -2,6 +2,8 @@ import type { Role } from '../core/vocabulary';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE, db, getItems, queryIndexPage } from './client';
+import { USER_PROFILE_SK, userPartition } from './partitions';
+import { attribute, defineEntity, type RecordOf } from './entity';
 import { DataError } from './errors';
 import { cancellationReasons, type TransactItems } from './transactions';
 
@@ -29,35 +31,38 @@ import { cancellationReasons, type TransactItems } from './transactions';
  */
 export { ROLES, type Role } from '../core/vocabulary';
 
-export interface User {
-  id: string;
-  username: string;
-  email: string;
-  name: string;
-  organization: string;
-  cloud_region: string;
-  role: Role;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-  last_login: string | null;
+/** A user as every response shows it (docs/openapi.yaml User): never the hash, never a key. */
+const USER = defineEntity({
+  id: attribute.as<string>(),
+  username: attribute.as<string>(),
+  email: attribute.as<string>(),
+  name: attribute.as<string>(),
+  organization: attribute.as<string>(),
+  cloud_region: attribute.as<string>(),
+  role: attribute.as<Role>(),
+  is_active: attribute.as<boolean>(),
+  created_at: attribute.as<string>(),
+  updated_at: attribute.as<string>(),
+  last_login: attribute.nullable<string>(),
   /** USD per calendar month (UTC) for the user's chat and API keys together; null: no budget. */
-  monthly_budget_usd: number | null;
-}
+  monthly_budget_usd: attribute.nullableNumber(),
+});
 
-export interface StoredUser extends User {
-  password_hash: string;
+/** Everything kept about a user. */
+const STORED_USER = USER.with({
+  /** Read as stored, even absent (an account without a password never matches one). */
+  password_hash: attribute.stored<string>(),
   /**
    * Login tokens issued before this moment (epoch ms) are refused: set by a password change and by
    * signing out everywhere (lib/auth/tokens.ts isRevoked says how a token's whole-second `iat` is
    * compared with it). null: none revoked.
    */
-  tokens_valid_after: number | null;
-}
+  tokens_valid_after: attribute.read((stored) => (typeof stored === 'number' ? stored : null)),
+});
 
-/** The user's partition: the profile, and the user's side of their team memberships (tables/teams.ts). */
-export const userPartition = (id: string) => `USER#${id}`;
-export const USER_PROFILE_SK = 'PROFILE';
+export type User = RecordOf<typeof USER>;
+export type StoredUser = RecordOf<typeof STORED_USER>;
+
 const userKey = (id: string) => ({ PK: userPartition(id), SK: USER_PROFILE_SK });
 const usernameKey = (username: string) => ({ PK: `USERNAME#${username.toLowerCase()}`, SK: 'UNIQUE' });
 const emailKey = (email: string) => ({ PK: `EMAIL#${email.toLowerCase()}`, SK: 'UNIQUE' });
@@ -71,33 +76,10 @@ export interface SignOnIdentity {
 }
 const USERS_PARTITION = 'USERS';
 
-const USER_FIELDS = [
-  'id',
-  'username',
-  'email',
-  'name',
-  'organization',
-  'cloud_region',
-  'role',
-  'is_active',
-  'created_at',
-  'updated_at',
-  'last_login',
-  'monthly_budget_usd',
-] as const;
-
-export function userFromItem(item: Record<string, unknown>): StoredUser {
-  const user = Object.fromEntries(USER_FIELDS.map((f) => [f, item[f] ?? null])) as unknown as StoredUser;
-  user.password_hash = item.password_hash as string;
-  user.tokens_valid_after = typeof item.tokens_valid_after === 'number' ? item.tokens_valid_after : null;
-  if (user.monthly_budget_usd !== null) user.monthly_budget_usd = Number(user.monthly_budget_usd);
-  return user;
-}
+export const userFromItem = (item: Record<string, unknown>): StoredUser => STORED_USER.read(item);
 
 /** The user as every response shows it: never the hash, never a key. */
-export function publicUser(user: User | StoredUser): User {
-  return Object.fromEntries(USER_FIELDS.map((f) => [f, user[f]])) as unknown as User;
-}
+export const publicUser = (user: User | StoredUser): User => USER.read(user);
 
 const countsAsSuperAdmin = (u: Pick<User, 'role' | 'is_active'>) => u.role === 'super_admin' && u.is_active;
 

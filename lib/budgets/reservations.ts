@@ -1,6 +1,6 @@
 import { nanosOf, usdText, type Nanos } from '../../core/money';
 import { markRefused, monthOf, release, type BudgetOwner, type Reservation, type SpendSettle } from '../../tables/budgets';
-import { holdCall } from '../../tables/holds';
+import { holdCall } from '../../tables/writes/holds';
 import { minuteEndsAt, minuteOf, readRateCounts, releaseRate, type RateHold } from '../../tables/rates';
 import { BudgetExceeded, TooManyRequests } from '../errors';
 import { rateRefusalMessage, rateReport, reportingRates, type NamedLimit, type RateNews } from './rate-limits';
@@ -10,7 +10,7 @@ import { documentsOf, systemText, textOf, type ChatRequest } from '../platforms/
 /**
  * Budgets on model calls, for every path that spends (the gateway's completions, the session chat):
  * reserve an upper bound of the call's cost before the model is asked, settle to the true cost in the
- * transaction that records the answer (tables/turns.ts commitCharged), give it back when the call
+ * transaction that records the answer (tables/writes/turns.ts commitCharged), give it back when the call
  * fails. tables/budgets.ts says how the spend items keep that exact under concurrency.
  */
 
@@ -68,7 +68,7 @@ export interface Held {
 }
 
 /**
- * Holds everything a call needs before the model is asked, in one conditional write (tables/holds.ts):
+ * Holds everything a call needs before the model is asked, in one conditional write (tables/writes/holds.ts):
  * `amount` (nano-dollars) on every budget that is set (when there is an amount), and a request and `tokens` on
  * every limited level's minute; all or none. BudgetExceeded (worded by `refusal`) when a budget cannot
  * cover it, TooManyRequests `rate_limit_exceeded` with Retry-After when a window is used up. What the

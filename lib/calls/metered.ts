@@ -50,7 +50,7 @@ import { budgetsOf, rateLimitsOf, refusalOf, type Payer } from './levels';
  *      reportingRates), for the /v1 answers' x-ratelimit-* headers;
  *   5. the settlement: tokens, latency and cost clamped and priced, and what each budget owner's spend
  *      item gets (settlementOf). The entry point records it with what it stores: the chat turn its
- *      turn item and counters in one transaction (tables/turns.ts), the gateway one pending item
+ *      turn item and counters in one transaction (tables/writes/turns.ts), the gateway one pending item
  *      settled from the table's stream (tables/calls.ts).
  *
  * What an entry point declares is only its own: how it resolved the resource (a conversation's

@@ -4,7 +4,7 @@ import { logger } from '../../core/observability';
 import { messagesOfTurn, type NewTurn, type StoredMessage, type TurnReply } from '../../tables/messages';
 import type { Resource } from '../../tables/resources';
 import { readMemberships } from '../../tables/teams';
-import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/turns';
+import { readTurnContext, recordFailedTurn, recordTurn } from '../../tables/writes/turns';
 import type { User } from '../../tables/users';
 import { attempt, type AttemptOptions } from '../calls/attempts';
 import { answer, countCall, prepareCall, settlementOf, usageModelOf, type PreparedCall, type Settlement } from '../calls/metered';
@@ -24,10 +24,10 @@ import { MAX_MESSAGE_CHARS } from './limits';
  * a budget or rate limit applies: the one conditional write that holds them before the model call):
  *
  *   1. the caller's user item (the authentication middleware);
- *   2. the turn's context (tables/turns.ts readTurnContext: the conversation, the resource, the
+ *   2. the turn's context (tables/writes/turns.ts readTurnContext: the conversation, the resource, the
  *      thread and its newest messages) and the caller's team memberships (their budgets and limits),
  *      with the price table alongside when the per-container price cache is cold;
- *   3. after the model has answered: the turn's one write (tables/turns.ts recordTurn): the turn item
+ *   3. after the model has answered: the turn's one write (tables/writes/turns.ts recordTurn): the turn item
  *      and the caller's and the conversation's usage counters (and, for a user with a monthly budget,
  *      their spend item), in one transaction of the caller's own items. The service-wide and per-model totals and the resource's chat counters are folded from
  *      the table's stream (lib/usage/aggregator.ts), so concurrent turns of different users never

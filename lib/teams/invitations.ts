@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import {
-  acceptInvitation,
   getInvitation,
   insertInvitation,
   listTeamInvitations,
@@ -8,6 +7,7 @@ import {
   removeInvitation,
   type Invitation,
 } from '../../tables/invitations';
+import { acceptInvitation } from '../../tables/writes/invitations';
 import { getTeamAndMember, getTeams, type TeamRole } from '../../tables/teams';
 import type { User } from '../../tables/users';
 import { Conflict, NotFound } from '../errors';

@@ -3,7 +3,8 @@ import { alertThresholdsOf } from '../alerts/thresholds';
 import { usdOf } from '../../core/money';
 import { randomUUID } from 'node:crypto';
 import { memberBudgetOwner, monthOf, readSpend, setBudget, type BudgetOwner } from '../../tables/budgets';
-import { listTeamKeyRecords, teamKeyIdsOf, updateApiKeyRecord } from '../../tables/keys';
+import { listTeamKeyRecords, teamKeyIdsOf } from '../../tables/keys';
+import { updateApiKeyRecord } from '../../tables/writes/keys';
 import {
   deleteMarkedTeam,
   deleteMember,

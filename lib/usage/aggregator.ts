@@ -1,8 +1,8 @@
 import type { DynamoDBStreamEvent } from 'aws-lambda';
 import { MetricUnit, logger, metrics } from '../../core/observability';
-import { applyTurnContributions, type TurnContribution } from '../../tables/aggregates';
+import { applyTurnContributions, type TurnContribution } from '../../tables/writes/aggregates';
 import { putConversationIndexEntries } from '../../tables/messages';
-import { settlePendingCalls } from '../../tables/calls';
+import { settlePendingCalls } from '../../tables/writes/calls';
 import { decodeTableChanges, type TableChange } from '../../tables/stream';
 import { foldUsageHours, sameScope, scopeName, type UsageScope } from '../../tables/usage';
 import { mapLimit } from '../concurrency';
@@ -14,9 +14,9 @@ const FOLD_CONCURRENCY = 8;
  * The stream aggregator: what every chat turn leaves for everyone, folded off the request path, and
  * the settlement of the gateway's calls (tables/calls.ts), which their critical path leaves to it.
  *
- * A turn's own transaction writes only the caller's items (tables/turns.ts). From the table's stream,
+ * A turn's own transaction writes only the caller's items (tables/writes/turns.ts). From the table's stream,
  * in batches, this adds the answered turns to the shared aggregates (the service-wide usage, the model
- * totals, the resources' chat counters and last_chat_at: tables/aggregates.ts, exactly once per
+ * totals, the resources' chat counters and last_chat_at: tables/writes/aggregates.ts, exactly once per
  * record), indexes in its conversation's listing a turn written without its index entry (by a version
  * before entries went into the turn's own transaction: nothing the service writes now needs it, so
  * nobody's messages wait on this function), and, when a scope gets a new hour item,

@@ -66,6 +66,16 @@ describe('each rule refuses the import it names', () => {
     expect(found).toContain('tables-below-lib: tables/users.ts -> lib/http/errors.ts');
   });
 
+  test('an entity module importing a write that spans entities is refused; another such write may', async () => {
+    const found = await check({
+      'tables/teams.ts': 'export const memberKey = (t: string) => ({ PK: t });\n',
+      'tables/writes/team-keys.ts': "import { memberKey } from '../teams';\nexport const createTeamKey = () => memberKey('t');\n",
+      'tables/writes/turns.ts': "import { createTeamKey } from './team-keys';\nexport const turn = createTeamKey;\n",
+      'tables/keys.ts': "import { createTeamKey } from './writes/team-keys';\nexport const insert = createTeamKey;\n",
+    });
+    expect(found).toEqual(['entities-below-writes: tables/keys.ts -> tables/writes/team-keys.ts']);
+  });
+
   test('lib/ importing functions/ is refused', async () => {
     const found = await check({
       'functions/deploy/schemas.ts': 'export type Body = { name: string };\nexport const x = 1;\n',
@@ -259,7 +269,7 @@ describe('keys, raw items and the DynamoDB SDK stay in tables/ (ESLint)', () => 
     expect(
       await lint(
         'lib/chat/turn.ts',
-        "import { readTurnContext, type TurnContext } from '../../tables/turns';\nexport const f = (c: TurnContext) => [c, readTurnContext];\n",
+        "import { readTurnContext, type TurnContext } from '../../tables/writes/turns';\nexport const f = (c: TurnContext) => [c, readTurnContext];\n",
       ),
     ).toEqual([]);
   });

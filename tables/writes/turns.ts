@@ -1,16 +1,16 @@
-import { config } from '../core/config';
-import type { Nanos } from '../core/money';
-import { logger } from '../core/observability';
-import { getItems } from './client';
-import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from './conversations';
-import { retrySettles, settleItem, type SpendSettle } from './budgets';
-import { rateSettleWrite, type RateHold } from './rates';
-import { isDataError } from './errors';
-import { recentThreadMessages, turnPuts, type NewTurn, type StoredMessage, type TurnReply } from './messages';
-import { resourceFromItem, resourceKey, type Resource } from './resources';
-import { spendOwnerAttributes } from './breakdown';
-import { cancellationReasons, transactWrite, type TransactItems } from './transactions';
-import { usageWrites, type UsageScope } from './usage';
+import { config } from '../../core/config';
+import type { Nanos } from '../../core/money';
+import { logger } from '../../core/observability';
+import { getItems } from '../client';
+import { conversationFromItem, conversationKey, threadKey, threadPut, type Conversation } from '../conversations';
+import { retrySettles, settleItem, type SpendSettle } from '../budgets';
+import { rateSettleWrite, type RateHold } from '../rates';
+import { isDataError } from '../errors';
+import { recentThreadMessages, turnPuts, type NewTurn, type StoredMessage, type TurnReply } from '../messages';
+import { resourceFromItem, resourceKey, type Resource } from '../resources';
+import { spendOwnerAttributes } from '../breakdown';
+import { cancellationReasons, transactWrite, type TransactItems } from '../transactions';
+import { usageWrites, type UsageScope } from '../usage';
 
 /**
  * The two access patterns of a chat turn (lib/chat/turn.ts): what it reads before the model is asked,
@@ -68,7 +68,7 @@ export interface TurnRecord {
  * conversation-wide listing reads it: listed on the caller's next request), the hour items of the
  * caller, of the conversation and of each of the caller's teams (shared by the team's members only),
  * and the thread item when the turn starts one. Nothing every user shares is here: the service-wide and per-model totals and the resource's counters are folded from
- * the table's stream (tables/aggregates.ts).
+ * the table's stream (tables/writes/aggregates.ts).
  *
  * Exported for the write paths built on this one (the gateway adds its caller's key items and passes
  * the whole to commitTurn).

@@ -1,7 +1,7 @@
-import { plainItem } from './client';
-import { releaseExpired, reserve, reserveWrite, type ReserveInput, type Reservation } from './budgets';
-import { cancellationReasons, transactWrite } from './transactions';
-import { holdRate, rateCountOf, rateHoldWrite, type RateCount, type RateHold, type RateLimit } from './rates';
+import { plainItem } from '../client';
+import { releaseExpired, reserve, reserveWrite, type ReserveInput, type Reservation } from '../budgets';
+import { cancellationReasons, transactWrite } from '../transactions';
+import { holdRate, rateCountOf, rateHoldWrite, type RateCount, type RateHold, type RateLimit } from '../rates';
 
 /**
  * Everything a call must hold before the model is asked, in ONE conditional write: a reservation on

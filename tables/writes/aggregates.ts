@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlatformName } from '../core/vocabulary';
-import { BreakdownSums } from './breakdown';
-import { TABLE, db } from './client';
-import type { TurnUsage } from './messages';
-import { resourceChatCountersWrite } from './resources';
-import { cancellationReasons, transactionChunks, transactWrite, type TransactItems } from './transactions';
-import { SlotSums, addDelta, modelTotalsWrite, type UsageDelta } from './usage';
+import type { PlatformName } from '../../core/vocabulary';
+import { BreakdownSums } from '../breakdown';
+import { TABLE, db } from '../client';
+import type { TurnUsage } from '../messages';
+import { resourceChatCountersWrite } from '../resources';
+import { cancellationReasons, transactionChunks, transactWrite, type TransactItems } from '../transactions';
+import { SlotSums, addDelta, modelTotalsWrite, type UsageDelta } from '../usage';
 
 /**
  * The shared aggregates, applied exactly once from the table's stream (lib/usage/aggregator.ts):
