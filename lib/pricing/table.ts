@@ -69,7 +69,7 @@ function cacheView(price: TokenPrice): CachePriceView {
  * The Flex and Priority prices of a managed model in force: each tier the model offers or an admin
  * priced, with the cache prices the Standard view shows or the admin set; none for other platforms.
  */
-function tiersView(platform: string, modelId: string, price: TokenPrice): TokenPriceView['service_tiers'] {
+export function tiersView(platform: string, modelId: string, price: TokenPrice): TokenPriceView['service_tiers'] {
   if (platform !== 'managed') return undefined;
   const offered = serviceTiersOfResource({ type: 'managed', model_id: modelId });
   const tiers = PRICED_TIERS.filter((t) => offered.includes(t) || price.service_tiers?.[t]);

@@ -4,6 +4,7 @@ import { handler as upsertPricing } from '../../functions/pricing/upsert';
 import { handler as updatePricing } from '../../functions/pricing/update';
 import { handler as createKey } from '../../functions/keys/create';
 import { handler as completions } from '../../functions/gateway/completions';
+import { handler as managedInfo } from '../../functions/models/managed-model-info';
 import { call, type Handler } from '../helpers/invoke';
 import { makeUser } from '../helpers/users';
 import { listed, managedResource } from './chat-fixtures';
@@ -107,6 +108,19 @@ describe('service tier prices', () => {
       service_tiers: {
         flex: { per_1k_input_tokens_usd: 0.00007, per_1k_output_tokens_usd: 0.00025, source: 'admin' },
         priority: { per_1k_input_tokens_usd: 0.0002625, per_1k_output_tokens_usd: 0.00105, source: 'default' },
+      },
+    });
+  });
+
+  test("the model's detail shows each tier's price lines and where they come from", async () => {
+    const res = await call(managedInfo as Handler, { path: `/api/managed/model-info/${OSS}`, pathParameters: { modelId: OSS }, token: admin });
+    expect(res.status).toBe(200);
+    expect(res.body.modelInfo.pricing).toEqual({
+      inputTokens: '$0.00015 per 1K input tokens',
+      outputTokens: '$0.0006 per 1K output tokens',
+      serviceTiers: {
+        flex: { inputTokens: '$0.00007 per 1K input tokens', outputTokens: '$0.00025 per 1K output tokens', source: 'admin' },
+        priority: { inputTokens: '$0.0002625 per 1K input tokens', outputTokens: '$0.00105 per 1K output tokens', source: 'default' },
       },
     });
   });
