@@ -7,7 +7,9 @@ import { transactWrite, type TransactItems } from './transactions';
  * (lib/pricing/defaults.ts). One small partition, read whole.
  *
  *   PK PRICING   SK TOKEN#<managed|hosted>#<modelId>   input_per_1k, output_per_1k, cache_read_per_1k?,
- *                                                       cache_write_per_1k?, cache_write_1h_per_1k?, source, updated_at
+ *                                                       cache_write_per_1k?, cache_write_1h_per_1k?, service_tiers?,
+ *                                                       source, updated_at
+ *     service_tiers: { flex?, priority? }, each { input_per_1k, output_per_1k, cache_*_per_1k? } (admin-set tier prices)
  *   PK PRICING   SK INSTANCE#<instanceType>            hourly_usd, source, updated_at
  */
 const PRICING_PK = 'PRICING';
@@ -25,9 +27,20 @@ export interface StoredTokenPrice {
   cache_read_per_1k?: number;
   cache_write_per_1k?: number;
   cache_write_1h_per_1k?: number;
+  /** Flex and Priority prices an admin set (else the service's working figures apply). */
+  service_tiers?: Partial<Record<'flex' | 'priority', TierPriceItem>>;
   source: PriceSource;
   updated_at: string;
   updated_by?: string;
+}
+
+/** A processing tier's price, as stored inside its token entry. */
+interface TierPriceItem {
+  input_per_1k: number;
+  output_per_1k: number;
+  cache_read_per_1k?: number;
+  cache_write_per_1k?: number;
+  cache_write_1h_per_1k?: number;
 }
 
 /** The optional cache prices of a token entry, as stored. */
@@ -60,6 +73,7 @@ function fromItem(item: Record<string, unknown>): StoredPriceEntry | undefined {
       input_per_1k: Number(item.input_per_1k),
       output_per_1k: Number(item.output_per_1k),
       ...Object.fromEntries(CACHE_PRICE_FIELDS.filter((k) => item[k] !== undefined).map((k) => [k, Number(item[k])])),
+      ...(item.service_tiers ? { service_tiers: item.service_tiers } : {}),
       ...common,
     };
   }

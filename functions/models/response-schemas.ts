@@ -107,6 +107,16 @@ export const HostedModelEntry = Named(
 );
 
 /** Model detail, the same shape for managed and hosted (spec 2.6). */
+/** A processing tier's price lines in a model's detail. */
+const TierPriceLines = Type.Object(
+  {
+    inputTokens: Type.String(),
+    outputTokens: Type.String(),
+    source: Type.Unsafe<'admin' | 'default'>({ type: 'string', enum: ['admin', 'default'] }),
+  },
+  { additionalProperties: false },
+);
+
 export const ModelInfo = Named(
   'ModelInfo',
   Type.Object(
@@ -122,7 +132,20 @@ export const ModelInfo = Named(
       inferenceTypesSupported: Type.Array(Type.String()),
       modelLifecycle: Ref(ModelLifecycle),
       pricing: Type.Object(
-        { inputTokens: Type.String({ description: 'Human-readable, e.g. "$0.00025 per 1K input tokens".' }), outputTokens: Type.String() },
+        {
+          inputTokens: Type.String({ description: 'Human-readable, e.g. "$0.00025 per 1K input tokens".' }),
+          outputTokens: Type.String(),
+          serviceTiers: Type.Optional(
+            Type.Object(
+              { flex: Type.Optional(TierPriceLines), priority: Type.Optional(TierPriceLines) },
+              {
+                description:
+                  'A managed model’s Flex and Priority price lines (the tiers it offers, and any an admin priced); source admin is a price set with POST /api/pricing, default the working figure.',
+                additionalProperties: false,
+              },
+            ),
+          ),
+        },
         { additionalProperties: false },
       ),
     },

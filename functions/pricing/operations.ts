@@ -22,7 +22,7 @@ export const operations: Operations = {
     tags: ['pricing'],
     summary: 'Set price entries (all or nothing)',
     description:
-      'Roles: admin, super_admin. Managed and hosted entries take modelId and the two per-1K token prices; dedicated entries take instanceType and hourly_usd.',
+      'Roles: admin, super_admin. Managed and hosted entries take modelId and the two per-1K token prices (a managed entry optionally its Flex and Priority prices, `service_tiers`); dedicated entries take instanceType and hourly_usd.',
     requestBody: {
       required: true,
       content: {

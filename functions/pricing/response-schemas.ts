@@ -14,6 +14,51 @@ export const PriceSource = Named(
   }),
 );
 
+const cachePriceFields = {
+  per_1k_cache_read_tokens_usd: Type.Optional(
+    Type.Number({ description: 'USD per 1K prompt tokens read from the prompt cache (models that cache).', minimum: 0 }),
+  ),
+  per_1k_cache_write_tokens_usd: Type.Optional(
+    Type.Number({ description: 'USD per 1K prompt tokens written to the prompt cache with the 5-minute TTL (models that cache).', minimum: 0 }),
+  ),
+  per_1k_cache_write_1h_tokens_usd: Type.Optional(
+    Type.Number({
+      description: 'USD per 1K prompt tokens written to the prompt cache with the 1-hour TTL (models that cache it for an hour).',
+      minimum: 0,
+    }),
+  ),
+};
+
+/** A Bedrock processing tier's price in force. */
+export const TierPrice = Named(
+  'TierPrice',
+  Type.Object(
+    {
+      per_1k_input_tokens_usd: Type.Number({ minimum: 0 }),
+      per_1k_output_tokens_usd: Type.Number({ minimum: 0 }),
+      ...cachePriceFields,
+      source: Type.Unsafe<'admin' | 'default'>({
+        description:
+          "admin: the tier's own price, set with POST /api/pricing; default: the service's working figure (a share of the Standard price).",
+        type: 'string',
+        enum: ['admin', 'default'],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+);
+
+const ServiceTierPrices = Type.Optional(
+  Type.Object(
+    { flex: Type.Optional(Ref(TierPrice)), priority: Type.Optional(Ref(TierPrice)) },
+    {
+      description:
+        'A managed model’s Flex and Priority prices in force (the tiers it offers, and any an admin priced); the entry’s own prices are Standard’s.',
+      additionalProperties: false,
+    },
+  ),
+);
+
 export const TokenPrice = Named(
   'TokenPrice',
   Type.Object(
@@ -21,18 +66,8 @@ export const TokenPrice = Named(
       modelId: Type.String(),
       per_1k_input_tokens_usd: Type.Number({ minimum: 0 }),
       per_1k_output_tokens_usd: Type.Number({ minimum: 0 }),
-      per_1k_cache_read_tokens_usd: Type.Optional(
-        Type.Number({ description: 'USD per 1K prompt tokens read from the prompt cache (models that cache).', minimum: 0 }),
-      ),
-      per_1k_cache_write_tokens_usd: Type.Optional(
-        Type.Number({ description: 'USD per 1K prompt tokens written to the prompt cache with the 5-minute TTL (models that cache).', minimum: 0 }),
-      ),
-      per_1k_cache_write_1h_tokens_usd: Type.Optional(
-        Type.Number({
-          description: 'USD per 1K prompt tokens written to the prompt cache with the 1-hour TTL (models that cache it for an hour).',
-          minimum: 0,
-        }),
-      ),
+      ...cachePriceFields,
+      service_tiers: ServiceTierPrices,
       source: Ref(PriceSource),
       last_updated: Ref(Timestamp),
     },
@@ -100,6 +135,8 @@ export const UpsertPricingResponse = Named(
               modelId: Type.String(),
               per_1k_input_tokens_usd: Type.Number(),
               per_1k_output_tokens_usd: Type.Number(),
+              ...cachePriceFields,
+              service_tiers: ServiceTierPrices,
               source: Ref(PriceSource),
               last_updated: Ref(Timestamp),
             },

@@ -3,21 +3,40 @@ import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id'
 import { Discriminated, Usd } from '../../lib/http/schemas';
 import { INSTANCE_TYPE } from '../../core/vocabulary';
 
+/** A model's per-1K-token prices: input and output, and optionally the prompt cache's three. */
+const tokenPrices = {
+  per_1k_input_tokens_usd: Usd(1000),
+  per_1k_output_tokens_usd: Usd(1000),
+  per_1k_cache_read_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens read from the prompt cache')),
+  per_1k_cache_write_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 5-minute TTL')),
+  per_1k_cache_write_1h_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 1-hour TTL')),
+};
+
+/** A Bedrock processing tier's own price, as AWS's pricing page lists it per model. */
+const TierPrice = (tier: string) =>
+  Type.Object(tokenPrices, {
+    additionalProperties: false,
+    description: `the ${tier} tier's per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally its per_1k_cache_* prices (else the Standard ones scaled as its input price is)`,
+  });
+
+/** A managed model's Flex and Priority prices; a tier left out is billed at the working figure. */
+const ServiceTierPrices = Type.Object(
+  { flex: Type.Optional(TierPrice('flex')), priority: Type.Optional(TierPrice('priority')) },
+  { additionalProperties: false, description: 'flex and/or priority prices' },
+);
+
 /** A managed or hosted entry: a model's two per-1K-token prices. */
 const TokenPriceEntry = <P extends 'managed' | 'hosted'>(platform: P, modelId: RegExp, maxLength: number, example: string) =>
   Type.Object(
     {
       platform: Type.Literal(platform),
       modelId: Type.String({ minLength: 1, maxLength, pattern: modelId.source, description: `a ${platform} model id such as ${example}` }),
-      per_1k_input_tokens_usd: Usd(1000),
-      per_1k_output_tokens_usd: Usd(1000),
-      per_1k_cache_read_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens read from the prompt cache')),
-      per_1k_cache_write_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 5-minute TTL')),
-      per_1k_cache_write_1h_tokens_usd: Type.Optional(Usd(1000, 'prompt tokens written to the cache with the 1-hour TTL')),
+      ...tokenPrices,
+      ...(platform === 'managed' ? { service_tiers: Type.Optional(ServiceTierPrices) } : {}),
     },
     {
       additionalProperties: false,
-      description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally the three per_1k_cache_* prices`,
+      description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally the three per_1k_cache_* prices${platform === 'managed' ? ' and service_tiers' : ''}`,
     },
   );
 

@@ -14,7 +14,20 @@ export interface TokenPrice {
   cache_write_per_1k?: number;
   /** Prompt tokens written to the cache with the 1-hour TTL (a larger premium). */
   cache_write_1h_per_1k?: number;
+  /**
+   * Exact prices of Bedrock's Flex and Priority tiers, where an admin set them (POST /api/pricing);
+   * a tier without one costs SERVICE_TIER_PRICE_PERCENT of the Standard price.
+   */
+  service_tiers?: TierPrices;
 }
+
+/** A processing tier's own price: its input and output prices, and its cache prices where given. */
+export type TierPrice = Omit<TokenPrice, 'service_tiers'>;
+
+/** The tiers that can carry a price of their own (Standard is the entry's own price). */
+export const PRICED_TIERS = ['flex', 'priority'] as const;
+export type PricedTier = (typeof PRICED_TIERS)[number];
+export type TierPrices = Partial<Record<PricedTier, TierPrice>>;
 
 /** The prices of a model's cache, where it caches. */
 export type CachePrice = Required<Pick<TokenPrice, 'cache_read_per_1k' | 'cache_write_per_1k' | 'cache_write_1h_per_1k'>>;
@@ -119,7 +132,8 @@ export const UNPRICED_CACHE = { read: 1, write5m: 1.25, write1h: 2 } as const;
  * the copies we could read render without figures, and we found no Price List usage type for either
  * tier. 50 % (Flex) and 175 % (Priority) are therefore this service's working figures, not AWS's: the
  * one documented 50 % is Batch inference's ("Capacity, Limits, and Cost Optimization"), a different
- * mode. Check them against the pricing page's tables for the models you serve (docs/bedrock.md
- * "Service tiers").
+ * mode. They apply only where an admin has not set the model's tier price (TokenPrice
+ * `service_tiers`, POST /api/pricing): set those from the pricing page's tables for the models you
+ * serve (docs/bedrock.md "Service tiers").
  */
 export const SERVICE_TIER_PRICE_PERCENT = { default: 100, flex: 50, priority: 175 } as const;

@@ -1,4 +1,4 @@
-import { costOfTokens, type Nanos } from '../../core/money';
+import { costOfTokens, nanosOf, usdOf, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import {
   DEFAULT_INSTANCE_PRICES,
@@ -7,6 +7,8 @@ import {
   SERVICE_TIER_PRICE_PERCENT,
   UNPRICED_CACHE,
   shippedCachePrice,
+  type PricedTier,
+  type TierPrice,
   type TokenPrice,
 } from './defaults';
 import type { PlatformName } from '../../core/vocabulary';
@@ -100,18 +102,70 @@ function cachePrices(price: TokenPrice) {
   };
 }
 
+/** A per-1K USD price times num/den, exactly, taken up to the pico-dollar a token (a nano-dollar per 1K) where it does not divide. */
+function scaled(usdPer1k: number, num: bigint, den: bigint): number {
+  return usdOf(Number((BigInt(nanosOf(usdPer1k)) * num + den - 1n) / den));
+}
+
+/** A Flex or Priority price and where it comes from: set by an admin, or the working figure. */
+export interface ResolvedTierPrice {
+  price: Required<TierPrice>;
+  source: 'admin' | 'default';
+}
+
+/**
+ * The price a tier is billed at. An admin-set tier price is exact; its cache prices are its own where
+ * given, else the Standard cache prices times the tier's input price over the Standard input price
+ * (Bedrock's tiers scale a model's cache as its input). Without one, every Standard price times
+ * SERVICE_TIER_PRICE_PERCENT (the working figure).
+ */
+export function tierPrice(price: TokenPrice, tier: PricedTier): ResolvedTierPrice {
+  const standard = cachePrices(price);
+  const set = price.service_tiers?.[tier];
+  if (!set) {
+    const at = (usd: number) => scaled(usd, BigInt(SERVICE_TIER_PRICE_PERCENT[tier]), 100n);
+    return {
+      price: {
+        input_per_1k: at(price.input_per_1k),
+        output_per_1k: at(price.output_per_1k),
+        cache_read_per_1k: at(standard.read),
+        cache_write_per_1k: at(standard.write5m),
+        cache_write_1h_per_1k: at(standard.write1h),
+      },
+      source: 'default',
+    };
+  }
+  const standardIn = BigInt(nanosOf(price.input_per_1k));
+  const cache = (own: number | undefined, standardPrice: number, unpriced: number) =>
+    own ?? (standardIn > 0n ? scaled(standardPrice, BigInt(nanosOf(set.input_per_1k)), standardIn) : set.input_per_1k * unpriced);
+  return {
+    price: {
+      input_per_1k: set.input_per_1k,
+      output_per_1k: set.output_per_1k,
+      cache_read_per_1k: cache(set.cache_read_per_1k, standard.read, UNPRICED_CACHE.read),
+      cache_write_per_1k: cache(set.cache_write_per_1k, standard.write5m, UNPRICED_CACHE.write5m),
+      cache_write_1h_per_1k: cache(set.cache_write_1h_per_1k, standard.write1h, UNPRICED_CACHE.write1h),
+    },
+    source: 'admin',
+  };
+}
+
 /**
  * The one place a call's cost is computed, in nano-dollars (core/money.ts costOfTokens): plain input,
- * output, cache reads, 5-minute and 1-hour cache writes each at its own price, the whole at the tier's
- * share of the Standard price (SERVICE_TIER_PRICE_PERCENT), taken to the nano-dollar upwards once.
+ * output, cache reads, 5-minute and 1-hour cache writes each at its own price, taken to the
+ * nano-dollar upwards once. A Flex or Priority call is priced at the tier's admin-set price where
+ * there is one (tierPrice), else at the tier's share of the Standard price (SERVICE_TIER_PRICE_PERCENT).
  */
 export function callCost(price: TokenPrice, usage: PricedUsage): Nanos {
+  const tier = usage.serviceTier ?? 'default';
+  const set = tier !== 'default' && price.service_tiers?.[tier] ? tierPrice(price, tier).price : undefined;
+  const billed = set ?? price;
   const cache = usage.cache;
-  const per1k = cachePrices(price);
+  const per1k = cachePrices(billed);
   return costOfTokens(
     [
-      { tokens: usage.tokensIn, usdPer1k: price.input_per_1k },
-      { tokens: usage.tokensOut, usdPer1k: price.output_per_1k },
+      { tokens: usage.tokensIn, usdPer1k: billed.input_per_1k },
+      { tokens: usage.tokensOut, usdPer1k: billed.output_per_1k },
       ...(cache
         ? [
             { tokens: cache.read, usdPer1k: per1k.read },
@@ -120,7 +174,7 @@ export function callCost(price: TokenPrice, usage: PricedUsage): Nanos {
           ]
         : []),
     ],
-    SERVICE_TIER_PRICE_PERCENT[usage.serviceTier ?? 'default'],
+    set ? 100 : SERVICE_TIER_PRICE_PERCENT[tier],
   );
 }
 

@@ -8,11 +8,16 @@ import {
   DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
   HOURS_PER_MONTH,
+  PRICED_TIERS,
   shippedCachePrice,
+  type PricedTier,
+  type TierPrice,
+  type TierPrices,
   type TokenPrice,
 } from './defaults';
-import { invalidatePriceCache } from './service';
+import { invalidatePriceCache, tierPrice } from './service';
 import { traitsOf } from '../platforms/registry';
+import { serviceTiersOfResource } from '../platforms/capabilities';
 import { usdTimes } from '../../core/money';
 
 /**
@@ -30,6 +35,15 @@ interface TokenPriceView extends CachePriceView {
   per_1k_output_tokens_usd: number;
   source: EntrySource;
   last_updated: string;
+  /** A managed model's Flex and Priority prices in force, where it offers them or an admin set them. */
+  service_tiers?: Partial<Record<PricedTier, TierPriceView>>;
+}
+
+/** A tier's prices in force: set by an admin, or the working figure (SERVICE_TIER_PRICE_PERCENT). */
+interface TierPriceView extends CachePriceView {
+  per_1k_input_tokens_usd: number;
+  per_1k_output_tokens_usd: number;
+  source: 'admin' | 'default';
 }
 
 /** The prompt cache's prices as the API names them; only where the model has them (it caches, or an admin set them). */
@@ -51,13 +65,35 @@ function cacheView(price: TokenPrice): CachePriceView {
   return Object.fromEntries(CACHE_FIELDS.filter(([k]) => price[k] !== undefined).map(([k, api]) => [api, price[k]]));
 }
 
+/**
+ * The Flex and Priority prices of a managed model in force: each tier the model offers or an admin
+ * priced, with the cache prices the Standard view shows or the admin set; none for other platforms.
+ */
+export function tiersView(platform: string, modelId: string, price: TokenPrice): TokenPriceView['service_tiers'] {
+  if (platform !== 'managed') return undefined;
+  const offered = serviceTiersOfResource({ type: 'managed', model_id: modelId });
+  const tiers = PRICED_TIERS.filter((t) => offered.includes(t) || price.service_tiers?.[t]);
+  if (tiers.length === 0) return undefined;
+  return Object.fromEntries(
+    tiers.map((tier) => {
+      const { price: p, source } = tierPrice(price, tier);
+      const set = price.service_tiers?.[tier];
+      const shown = CACHE_FIELDS.filter(([k]) => price[k] !== undefined || set?.[k] !== undefined);
+      const cache = Object.fromEntries(shown.map(([k, api]) => [api, p[k]]));
+      return [tier, { per_1k_input_tokens_usd: p.input_per_1k, per_1k_output_tokens_usd: p.output_per_1k, ...cache, source }];
+    }),
+  );
+}
+
 /** A token price as the API shows it. */
-function tokenView(modelId: string, price: TokenPrice, source: EntrySource, at: string): TokenPriceView {
+function tokenView(platform: string, modelId: string, price: TokenPrice, source: EntrySource, at: string): TokenPriceView {
+  const tiers = tiersView(platform, modelId, price);
   return {
     modelId,
     per_1k_input_tokens_usd: price.input_per_1k,
     per_1k_output_tokens_usd: price.output_per_1k,
     ...cacheView(price),
+    ...(tiers ? { service_tiers: tiers } : {}),
     source,
     last_updated: at,
   };
@@ -94,7 +130,7 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
   for (const platform of ['managed', 'hosted'] as const) {
     for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
       const cache = shippedCachePrice(platform, modelId);
-      table[platform].set(modelId, tokenView(modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
+      table[platform].set(modelId, tokenView(platform, modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
     }
   }
   for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES))
@@ -103,7 +139,7 @@ export function inUse(stored: StoredPriceEntry[]): InUse {
     if (e.kind === 'token') {
       // An entry without cache prices keeps the shipped ones (getTokenPrice prices calls the same way).
       const cache = shippedCachePrice(e.platform, e.modelId);
-      table[e.platform].set(e.modelId, tokenView(e.modelId, { ...cache, ...e }, e.source, e.updated_at));
+      table[e.platform].set(e.modelId, tokenView(e.platform, e.modelId, { ...cache, ...e }, e.source, e.updated_at));
     } else {
       table.dedicated.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
     }
@@ -148,7 +184,27 @@ export interface PriceEntryInput {
   per_1k_cache_read_tokens_usd?: number;
   per_1k_cache_write_tokens_usd?: number;
   per_1k_cache_write_1h_tokens_usd?: number;
+  service_tiers?: Partial<Record<PricedTier, PriceInput>>;
   hourly_usd?: number;
+}
+
+/** A token price as the API takes it (an entry's, or one tier's). */
+type PriceInput = Required<Pick<PriceEntryInput, 'per_1k_input_tokens_usd' | 'per_1k_output_tokens_usd'>> &
+  Pick<PriceEntryInput, (typeof CACHE_FIELDS)[number][1]>;
+
+/** A token price from the API's names to the stored ones. */
+function fromInput(input: PriceInput): TierPrice {
+  return {
+    input_per_1k: input.per_1k_input_tokens_usd,
+    output_per_1k: input.per_1k_output_tokens_usd,
+    ...Object.fromEntries(CACHE_FIELDS.filter(([, api]) => input[api] !== undefined).map(([k, api]) => [k, input[api]])),
+  };
+}
+
+/** The tier prices an entry sets, stored; undefined where it sets none. */
+function tiersFromInput(tiers: PriceEntryInput['service_tiers']): TierPrices | undefined {
+  const set = PRICED_TIERS.filter((t) => tiers?.[t]);
+  return set.length ? Object.fromEntries(set.map((t) => [t, fromInput(tiers?.[t] as PriceInput)])) : undefined;
 }
 
 function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string): StoredPriceEntry {
@@ -156,7 +212,9 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   const present = (k: keyof PriceEntryInput) => input[k] !== undefined;
   // A platform billed by the instance-hour is priced per instance type; the others per token.
   if (traitsOf(input.platform).billing === 'per-hour') {
-    const stray = (['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', ...CACHE_FIELDS.map(([, api]) => api)] as const).find(present);
+    const stray = (
+      ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', ...CACHE_FIELDS.map(([, api]) => api), 'service_tiers'] as const
+    ).find(present);
     if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
     if (!INSTANCE_TYPE.test(input.instanceType))
@@ -172,14 +230,17 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   for (const k of ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const) {
     if (!present(k)) throw new BadRequest(`Missing required field '${where}.${k}'`);
   }
+  // Only Bedrock has processing tiers (the request check refuses the field on a hosted entry too).
+  if (present('service_tiers') && input.platform !== 'managed')
+    throw new BadRequest(`Invalid field '${where}.service_tiers': only managed entries take service tier prices`);
+  const tiers = tiersFromInput(input.service_tiers);
   return {
     kind: 'token',
     // Billed per token: the per-hour platform took the branch above.
     platform: input.platform as StoredTokenPrice['platform'],
     modelId: input.modelId as string,
-    input_per_1k: input.per_1k_input_tokens_usd as number,
-    output_per_1k: input.per_1k_output_tokens_usd as number,
-    ...Object.fromEntries(CACHE_FIELDS.filter(([, api]) => input[api] !== undefined).map(([k, api]) => [k, input[api]])),
+    ...fromInput(input as PriceInput),
+    ...(tiers ? { service_tiers: tiers } : {}),
     source: 'admin',
     updated_at: at,
     updated_by: by,
@@ -206,7 +267,7 @@ export async function upsertPrices(entries: PriceEntryInput[], user: User, now =
     last_updated: at,
     entries: stored.map((e) =>
       e.kind === 'token'
-        ? { platform: e.platform, ...tokenView(e.modelId, e, e.source, at) }
+        ? { platform: e.platform, ...tokenView(e.platform, e.modelId, { ...shippedCachePrice(e.platform, e.modelId), ...e }, e.source, at) }
         : { platform: 'dedicated', ...instanceView(e.instanceType, e.hourly_usd, e.source, at) },
     ),
   };
