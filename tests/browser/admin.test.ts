@@ -94,6 +94,31 @@ test('the pricing table, the audit log and a model sync are there for admins', a
     .first()
     .waitFor();
 
+  // A price of a model of its own (nothing else is billed by it): Standard, a cache read price and a
+  // Flex price; Priority stays at the working figure.
+  const modelId = `test.pricing-${Date.now().toString(36)}-v1:0`;
+  await page.getByText('Set a price').click();
+  await page.getByLabel('Model id').fill(modelId);
+  await page.getByLabel('USD per 1K input tokens', { exact: true }).fill('0.002');
+  await page.getByLabel('USD per 1K output tokens', { exact: true }).fill('0.008');
+  await page.getByLabel('USD per 1K cache reads (optional)').fill('0.0002');
+  await page.getByLabel('Flex: USD per 1K input tokens (optional)').fill('0.001');
+  await page.getByLabel('Flex: USD per 1K output tokens (optional)').fill('0.004');
+  await page.getByRole('button', { name: 'Save price' }).click();
+  const row = page
+    .getByRole('region', { name: 'Token prices' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name: modelId }) });
+  await row.waitFor();
+  expect(await row.getByRole('cell').allTextContents()).toEqual([
+    'managed',
+    '$0.002',
+    '$0.008',
+    '$0.0002 / — / —',
+    'Flex $0.001 / $0.004 (set by an admin)',
+    'admin',
+  ]);
+
   await adminNav(page).getByRole('link', { name: 'Model sync' }).click();
   await page.getByRole('button', { name: 'Sync models now' }).click();
   await page.getByRole('region', { name: 'Sync report' }).getByRole('rowheader', { name: 'managed' }).waitFor();

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, unwrap } from '../../api/client';
+import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
 import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
 import { dateTime, usd } from '../../format';
@@ -49,7 +49,18 @@ export default function Pricing() {
           </p>
           <SetPrice onSaved={() => void q.reload()} />
           <h2>Per token (managed and hosted)</h2>
-          <TableBox label="Token prices" columns={['Platform', 'Model', 'Input per 1K', 'Output per 1K', 'Source']}>
+          <TableBox
+            label="Token prices"
+            columns={[
+              'Platform',
+              'Model',
+              'Input per 1K',
+              'Output per 1K',
+              'Cache per 1K (read / 5 min write / 1 h write)',
+              'Flex and Priority per 1K',
+              'Source',
+            ]}
+          >
             {(['managed', 'hosted'] as const).flatMap((platform) =>
               (q.data?.pricing[platform] ?? []).map((p) => (
                 <tr key={`${platform}-${p.modelId}`}>
@@ -59,6 +70,8 @@ export default function Pricing() {
                   </th>
                   <td>{usd(p.per_1k_input_tokens_usd)}</td>
                   <td>{usd(p.per_1k_output_tokens_usd)}</td>
+                  <td>{cachePrices(p)}</td>
+                  <td>{'service_tiers' in p ? tierPrices(p.service_tiers) : '—'}</td>
                   <td>{p.source}</td>
                 </tr>
               )),
@@ -84,6 +97,76 @@ export default function Pricing() {
   );
 }
 
+type CachePrices = Pick<Schemas['TokenPrice'], 'per_1k_cache_read_tokens_usd' | 'per_1k_cache_write_tokens_usd' | 'per_1k_cache_write_1h_tokens_usd'>;
+
+/** A model's cache prices, read / 5-minute write / 1-hour write ("—" for one it has none of). */
+function cachePrices(p: CachePrices): string {
+  const prices = [p.per_1k_cache_read_tokens_usd, p.per_1k_cache_write_tokens_usd, p.per_1k_cache_write_1h_tokens_usd];
+  return prices.every((v) => v === undefined) ? '—' : prices.map((v) => (v === undefined ? '—' : usd(v))).join(' / ');
+}
+
+/** A managed model's Flex and Priority prices in force: input / output, and whether an admin set them. */
+function tierPrices(tiers: Schemas['TokenPrice']['service_tiers']): string {
+  const shown = (['flex', 'priority'] as const).flatMap((tier) => {
+    const t = tiers?.[tier];
+    if (!t) return [];
+    const source = t.source === 'admin' ? 'set by an admin' : 'working figure';
+    return [`${tier === 'flex' ? 'Flex' : 'Priority'} ${usd(t.per_1k_input_tokens_usd)} / ${usd(t.per_1k_output_tokens_usd)} (${source})`];
+  });
+  return shown.length > 0 ? shown.join('; ') : '—';
+}
+
+/** An optional price field: empty sends nothing. */
+const optionalUsd = (value: string) => (value.trim() === '' ? undefined : Number(value));
+
+/** Flex or Priority input and output prices, both or neither (empty: the working figure stays). */
+function TierFields({
+  tier,
+  value,
+  onChange,
+}: {
+  tier: string;
+  value: { input: string; output: string };
+  onChange: (v: { input: string; output: string }) => void;
+}) {
+  const either = value.input.trim() !== '' || value.output.trim() !== '';
+  return (
+    <div className="row">
+      <Field label={`${tier}: USD per 1K input tokens (optional)`}>
+        {(id) => (
+          <input
+            id={id}
+            type="number"
+            min={0}
+            step="any"
+            value={value.input}
+            required={either}
+            onChange={(e) => onChange({ ...value, input: e.target.value })}
+          />
+        )}
+      </Field>
+      <Field label={`${tier}: USD per 1K output tokens (optional)`}>
+        {(id) => (
+          <input
+            id={id}
+            type="number"
+            min={0}
+            step="any"
+            value={value.output}
+            required={either}
+            onChange={(e) => onChange({ ...value, output: e.target.value })}
+          />
+        )}
+      </Field>
+    </div>
+  );
+}
+
+const tierEntry = (value: { input: string; output: string }) =>
+  value.input.trim() === '' && value.output.trim() === ''
+    ? undefined
+    : { per_1k_input_tokens_usd: Number(value.input), per_1k_output_tokens_usd: Number(value.output) };
+
 function SetPrice({ onSaved }: { onSaved: () => void }) {
   const [platform, setPlatform] = useState<Platform>('managed');
   // A platform billed by the hour is priced per instance type; the others per 1K tokens of a model.
@@ -92,6 +175,11 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
   const [input, setInput] = useState('');
   const [output, setOutput] = useState('');
   const [hourly, setHourly] = useState('');
+  const [cache, setCache] = useState({ read: '', write: '', write1h: '' });
+  const [flex, setFlex] = useState({ input: '', output: '' });
+  const [priority, setPriority] = useState({ input: '', output: '' });
+  const tiers =
+    platform === 'managed' && (tierEntry(flex) || tierEntry(priority)) ? { flex: tierEntry(flex), priority: tierEntry(priority) } : undefined;
   const [saved, setSaved] = useState<string>();
   const save = useAction(() =>
     unwrap(
@@ -105,6 +193,10 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
                   modelId: key.trim(),
                   per_1k_input_tokens_usd: Number(input),
                   per_1k_output_tokens_usd: Number(output),
+                  per_1k_cache_read_tokens_usd: optionalUsd(cache.read),
+                  per_1k_cache_write_tokens_usd: optionalUsd(cache.write),
+                  per_1k_cache_write_1h_tokens_usd: optionalUsd(cache.write1h),
+                  ...(tiers ? { service_tiers: tiers } : {}),
                 },
           ],
         },
@@ -154,6 +246,40 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
             </Field>
           </div>
         )}
+        {perHour ? null : (
+          <div className="row">
+            {(
+              [
+                ['read', 'cache reads'],
+                ['write', 'cache writes, 5 minutes'],
+                ['write1h', 'cache writes, 1 hour'],
+              ] as const
+            ).map(([name, label]) => (
+              <Field key={name} label={`USD per 1K ${label} (optional)`}>
+                {(id) => (
+                  <input
+                    id={id}
+                    type="number"
+                    min={0}
+                    step="any"
+                    value={cache[name]}
+                    onChange={(e) => setCache({ ...cache, [name]: e.target.value })}
+                  />
+                )}
+              </Field>
+            ))}
+          </div>
+        )}
+        {platform === 'managed' ? (
+          <>
+            <p className="hint">
+              Flex and Priority: the model&apos;s own prices for those tiers, from Bedrock&apos;s pricing page. Left empty, a tier is charged at the
+              service&apos;s working figure (docs/bedrock.md, Service tiers). Saving replaces the model&apos;s whole entry.
+            </p>
+            <TierFields tier="Flex" value={flex} onChange={setFlex} />
+            <TierFields tier="Priority" value={priority} onChange={setPriority} />
+          </>
+        ) : null}
         <ErrorText error={save.error} />
         {saved ? (
           <p className="success" role="status">
