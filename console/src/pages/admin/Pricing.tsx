@@ -119,6 +119,25 @@ function tierPrices(tiers: Schemas['TokenPrice']['service_tiers']): string {
 /** An optional price field: empty sends nothing. */
 const optionalUsd = (value: string) => (value.trim() === '' ? undefined : Number(value));
 
+/** A price in USD, typed as a decimal number (empty where optional). */
+function UsdField(props: { label: string; value: string; required?: boolean; onChange: (value: string) => void }) {
+  return (
+    <Field label={props.label}>
+      {(id) => (
+        <input
+          id={id}
+          type="number"
+          min={0}
+          step="any"
+          value={props.value}
+          required={props.required}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 /** Flex or Priority input and output prices, both or neither (empty: the working figure stays). */
 function TierFields({
   tier,
@@ -132,32 +151,15 @@ function TierFields({
   const either = value.input.trim() !== '' || value.output.trim() !== '';
   return (
     <div className="row">
-      <Field label={`${tier}: USD per 1K input tokens (optional)`}>
-        {(id) => (
-          <input
-            id={id}
-            type="number"
-            min={0}
-            step="any"
-            value={value.input}
-            required={either}
-            onChange={(e) => onChange({ ...value, input: e.target.value })}
-          />
-        )}
-      </Field>
-      <Field label={`${tier}: USD per 1K output tokens (optional)`}>
-        {(id) => (
-          <input
-            id={id}
-            type="number"
-            min={0}
-            step="any"
-            value={value.output}
-            required={either}
-            onChange={(e) => onChange({ ...value, output: e.target.value })}
-          />
-        )}
-      </Field>
+      {(['input', 'output'] as const).map((side) => (
+        <UsdField
+          key={side}
+          label={`${tier}: USD per 1K ${side} tokens (optional)`}
+          value={value[side]}
+          required={either}
+          onChange={(v) => onChange({ ...value, [side]: v })}
+        />
+      ))}
     </div>
   );
 }
@@ -233,17 +235,11 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
           </Field>
         </div>
         {perHour ? (
-          <Field label="USD per hour">
-            {(id) => <input id={id} type="number" min={0} step="any" value={hourly} onChange={(e) => setHourly(e.target.value)} required />}
-          </Field>
+          <UsdField label="USD per hour" value={hourly} onChange={setHourly} required />
         ) : (
           <div className="row">
-            <Field label="USD per 1K input tokens">
-              {(id) => <input id={id} type="number" min={0} step="any" value={input} onChange={(e) => setInput(e.target.value)} required />}
-            </Field>
-            <Field label="USD per 1K output tokens">
-              {(id) => <input id={id} type="number" min={0} step="any" value={output} onChange={(e) => setOutput(e.target.value)} required />}
-            </Field>
+            <UsdField label="USD per 1K input tokens" value={input} onChange={setInput} required />
+            <UsdField label="USD per 1K output tokens" value={output} onChange={setOutput} required />
           </div>
         )}
         {perHour ? null : (
@@ -255,18 +251,7 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
                 ['write1h', 'cache writes, 1 hour'],
               ] as const
             ).map(([name, label]) => (
-              <Field key={name} label={`USD per 1K ${label} (optional)`}>
-                {(id) => (
-                  <input
-                    id={id}
-                    type="number"
-                    min={0}
-                    step="any"
-                    value={cache[name]}
-                    onChange={(e) => setCache({ ...cache, [name]: e.target.value })}
-                  />
-                )}
-              </Field>
+              <UsdField key={name} label={`USD per 1K ${label} (optional)`} value={cache[name]} onChange={(v) => setCache({ ...cache, [name]: v })} />
             ))}
           </div>
         )}
