@@ -35,7 +35,9 @@ export default async function globalSetup(globalConfig) {
   const e2e = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'e2e');
   const browser = process.env.SKIP_E2E !== '1' && selected(globalConfig, 'browser');
   const database = e2e || browser || selected(globalConfig, 'integration');
-  const flags = [...(e2e ? ['--e2e'] : []), ...(browser ? ['--console'] : []), ...(database ? [] : ['--emulator-only'])];
+  // A DynamoDB Local per worker when integration files run side by side without the e2e stack.
+  const perWorker = database && !e2e && !browser && globalConfig.maxWorkers > 1 ? [`--dynamo-instances=${globalConfig.maxWorkers}`] : [];
+  const flags = [...(e2e ? ['--e2e'] : []), ...(browser ? ['--console'] : []), ...(database ? [] : ['--emulator-only']), ...perWorker];
   const child = spawn(
     process.execPath,
     [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'tests', 'setup', 'test-runtime.ts'), ...flags],

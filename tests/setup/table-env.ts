@@ -2,6 +2,9 @@
 import { randomUUID } from 'node:crypto';
 
 process.env.TABLE_NAME = `it-${randomUUID()}`;
+// The DynamoDB Local of this file's jest worker, where the run started one per worker (tests/setup/test-runtime.ts).
+const endpoints = (process.env.DYNAMODB_ENDPOINTS ?? '').split(',').filter(Boolean);
+if (endpoints.length > 1) process.env.DYNAMODB_ENDPOINT = endpoints[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % endpoints.length];
 // An access key id of its own for the platform calls (the emulator takes any): files run side by side,
 // and a fault a file scopes to it (withModelFault) is met by that file's calls alone.
 process.env.SERVICE_CLOUD_ACCESS_KEY_ID = `AKIATEST${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`;

@@ -42,6 +42,16 @@ const TEST_OIDC = {
 const emulatorOnly = process.argv.includes('--emulator-only');
 const withConsole = process.argv.includes('--console');
 const withOffline = withConsole || process.argv.includes('--e2e');
+/**
+ * `--dynamo-instances=N`: N DynamoDB Locals, one per jest worker of the integration files (each file
+ * picks its worker's: tests/setup/table-env.ts). One DynamoDB Local answers one request at a time, so a
+ * file that sends thousands of requests one after the other (the fuzz) otherwise waits in line behind
+ * the other worker's hundreds of concurrent ones.
+ */
+const dynamoInstances = Math.max(
+  1,
+  Number(/^--dynamo-instances=(\d+)$/.exec(process.argv.find((a) => a.startsWith('--dynamo-instances=')) ?? '')?.[1] ?? 1),
+);
 const stops: (() => Promise<void>)[] = [];
 let stopping = false;
 async function stop() {
@@ -62,8 +72,9 @@ async function main() {
   consoleBuilt?.catch(() => undefined);
   const emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0, responseDelayMs: 0, hostedApiKey: 'test-hosted-key' });
   stops.push(() => emulator.close());
-  const dynamo = emulatorOnly ? undefined : await startDynamo({ port: await freePort() });
-  if (dynamo) stops.push(() => dynamo.stop());
+  const dynamos = emulatorOnly ? [] : await Promise.all(Array.from({ length: dynamoInstances }, async () => startDynamo({ port: await freePort() })));
+  for (const d of dynamos) stops.push(() => d.stop());
+  const dynamo = dynamos[0];
 
   const env: Record<string, string> = {
     ...emulatedServiceEnv({
@@ -74,6 +85,8 @@ async function main() {
       hostedApiKey: 'test-hosted-key',
       lifecycleDelayMs: 0,
     }),
+    // Every DynamoDB Local of the run; DYNAMODB_ENDPOINT is the first (the e2e stack's, and any file's by default).
+    DYNAMODB_ENDPOINTS: dynamos.map((d) => d.endpoint).join(','),
     JWT_SECRET: randomBytes(48).toString('hex'),
     UPSTREAM_TIMEOUT_MS: '2000',
     LOG_LEVEL: 'SILENT',
