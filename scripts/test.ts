@@ -7,11 +7,9 @@
  *   2. e2e and browser, one file at a time: they share one serverless-offline, one seeded admin and
  *      one console, as `npm start` runs them.
  *
- * The second run starts when the first has started all its files but its last 30 small ones
- * (tests/setup/tail-reporter.js; E2E_BESIDE_LAST_FILES changes the 30): they are about as much work
- * for one core as the second run, so the two share the machine and end about together. Started
- * after the first run's very last file (measured in a clean clone's CI), the second run ran alone
- * for its 209 s on one core, while the other stayed idle. The two runs share nothing but the
+ * The second run starts as soon as the first has started its last file (tests/setup/all-started-reporter.js):
+ * from then on the first run leaves a worker idle, and the second run's start-up (DynamoDB Local,
+ * serverless-offline, the console) and first files take it. The two runs share nothing but the
  * checkout: each has its own DynamoDB Local, emulator and tables. The second run's output is held
  * until the first has finished, so each run reads as it would alone.
  *
@@ -45,7 +43,7 @@ const first = spawn(
   [
     ...JEST,
     ...['--selectProjects', 'unit', 'build', 'integration', `--maxWorkers=${workers}`],
-    ...['--reporters', 'default', '--reporters', join(ROOT, 'tests', 'setup', 'tail-reporter.js')],
+    ...['--reporters', 'default', '--reporters', join(ROOT, 'tests', 'setup', 'all-started-reporter.js')],
   ],
   { cwd: ROOT, stdio: ['inherit', 'inherit', 'inherit', 'ipc'], env },
 );
@@ -67,7 +65,7 @@ const startSecond = (): Promise<number> => {
   return exited(second);
 };
 
-// Whichever comes first: the first run's tail reached, or the first run over (no files, or a crash).
+// Whichever comes first: the first run's last file started, or the first run over (no files, or a crash).
 const second = await new Promise<{ done: Promise<number> }>((resolve) => {
   const start = () => {
     first.removeListener('message', start);
