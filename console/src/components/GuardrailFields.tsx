@@ -1,4 +1,4 @@
-import { Field } from './ui';
+import { Field, UsdField } from './ui';
 
 /**
  * The two guardrails of a dedicated endpoint as form fields (the deploy form and the resource page):
@@ -20,19 +20,13 @@ export function GuardrailFields(props: { idle: string; onIdle: (v: string) => vo
           />
         )}
       </Field>
-      <Field label="Monthly budget (USD)" hint="Stop the endpoint when this month's cost reaches it; empty for none.">
-        {(id, hint) => (
-          <input
-            id={id}
-            aria-describedby={hint}
-            type="number"
-            min={0.01}
-            step="any"
-            value={props.budget}
-            onChange={(e) => props.onBudget(e.target.value)}
-          />
-        )}
-      </Field>
+      <UsdField
+        label="Monthly budget (USD)"
+        hint="Stop the endpoint when this month's cost reaches it; empty for none."
+        min={0.01}
+        value={props.budget}
+        onChange={props.onBudget}
+      />
     </div>
   );
 }

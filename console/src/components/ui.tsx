@@ -38,6 +38,33 @@ export function Field(props: { label: string; hint?: ReactNode; children: (id: s
   );
 }
 
+/** A price or a budget in USD, typed as a decimal number (empty where it is optional). */
+export function UsdField(props: {
+  label: string;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  required?: boolean;
+  min?: number;
+}) {
+  return (
+    <Field label={props.label} hint={props.hint}>
+      {(id, hint) => (
+        <input
+          id={id}
+          aria-describedby={hint}
+          type="number"
+          min={props.min ?? 0}
+          step="any"
+          value={props.value}
+          required={props.required}
+          onChange={(e) => props.onChange(e.target.value)}
+        />
+      )}
+    </Field>
+  );
+}
+
 export function PageTitle({ children, actions }: { children: string; actions?: ReactNode }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {

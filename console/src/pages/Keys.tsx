@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
 import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
-import { CopyButton, DangerDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { CopyButton, DangerDialog, ErrorText, Field, PageTitle, Spinner, TableBox, UsdField } from '../components/ui';
 import { dateTime, usd } from '../format';
 
 /**
@@ -60,11 +60,12 @@ export default function Keys() {
         <h2 id="new-key">New key</h2>
         <div className="row">
           <Field label="Key name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} />}</Field>
-          <Field label="Monthly budget (USD)" hint="Calls are refused once this month's spend would pass it; empty for none.">
-            {(id, hint) => (
-              <input id={id} aria-describedby={hint} type="number" min={0} step="any" value={budget} onChange={(e) => setBudget(e.target.value)} />
-            )}
-          </Field>
+          <UsdField
+            label="Monthly budget (USD)"
+            hint="Calls are refused once this month's spend would pass it; empty for none."
+            value={budget}
+            onChange={setBudget}
+          />
           <AlertThresholdsField value={alertAt} onChange={setAlertAt} />
           <Field label="Team" hint="A team key spends for the team, within its budget; its owners manage it too.">
             {(id, hint) => (

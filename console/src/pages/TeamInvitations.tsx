@@ -1,7 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
-import { ErrorText, Field, TableBox } from '../components/ui';
+import { ErrorText, Field, TableBox, UsdField } from '../components/ui';
 import { dateTime, usd } from '../format';
 
 type Invitation = Schemas['TeamInvitation'];
@@ -143,22 +143,12 @@ export function MemberForm({ teamId, mode, onDone }: { teamId: string; mode: 'ad
             </select>
           )}
         </Field>
-        <Field
+        <UsdField
           label={mode === 'add' ? 'Member budget (USD a month)' : 'Their budget (USD a month)'}
           hint="Their own limit within the team; empty for none."
-        >
-          {(fid, hint) => (
-            <input
-              id={fid}
-              aria-describedby={hint}
-              type="number"
-              min={0}
-              step="any"
-              value={form.budget}
-              onChange={(e) => setForm((f) => ({ ...f, budget: e.target.value }))}
-            />
-          )}
-        </Field>
+          value={form.budget}
+          onChange={(budget) => setForm((f) => ({ ...f, budget }))}
+        />
       </div>
       <button type="submit" className="primary" disabled={submit.pending}>
         {mode === 'add' ? 'Add member' : 'Send invitation'}

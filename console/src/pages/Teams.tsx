@@ -4,7 +4,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, usePaged, useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
 import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../components/AlertThresholdsField';
-import { ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { ConfirmDialog, ErrorText, Facts, Field, PageTitle, Spinner, TableBox, UsdField } from '../components/ui';
 import { dateTime, int, usd } from '../format';
 import { MemberForm, MyInvitations, PendingInvitations } from './TeamInvitations';
 
@@ -99,9 +99,7 @@ function CreateTeam({ onCreated }: { onCreated: () => void }) {
         <Field label="Team name" hint="Sign-on groups name it too (for example team-<name>).">
           {(id, hint) => <input id={id} aria-describedby={hint} value={form.name} onChange={set('name')} required maxLength={64} />}
         </Field>
-        <Field label="Team budget (USD a month)">
-          {(id) => <input id={id} type="number" min={0} step="any" value={form.budget} onChange={set('budget')} />}
-        </Field>
+        <UsdField label="Team budget (USD a month)" value={form.budget} onChange={(budget) => setForm((f) => ({ ...f, budget }))} />
         <Field label="Requests per minute">{(id) => <input id={id} type="number" min={1} step={1} value={form.rpm} onChange={set('rpm')} />}</Field>
         <Field label="Tokens per minute">{(id) => <input id={id} type="number" min={1} step={1} value={form.tpm} onChange={set('tpm')} />}</Field>
       </div>
@@ -266,9 +264,12 @@ function EditTeam({ team, onSaved }: { team: Team; onSaved: (team: Team) => void
     <form className="panel" onSubmit={(e) => void save.run(e)} aria-labelledby="edit-team">
       <h2 id="edit-team">Budget and limits</h2>
       <div className="row">
-        <Field label="Team budget (USD a month)" hint="Empty for none.">
-          {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={0} step="any" value={form.budget} onChange={set('budget')} />}
-        </Field>
+        <UsdField
+          label="Team budget (USD a month)"
+          hint="Empty for none."
+          value={form.budget}
+          onChange={(budget) => setForm((f) => ({ ...f, budget }))}
+        />
         <AlertThresholdsField value={form.alertAt} onChange={(v) => setForm((f) => ({ ...f, alertAt: v }))} />
         <Field label="Requests per minute" hint="Empty for no limit.">
           {(id, hint) => <input id={id} aria-describedby={hint} type="number" min={1} step={1} value={form.rpm} onChange={set('rpm')} />}

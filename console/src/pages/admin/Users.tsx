@@ -3,7 +3,7 @@ import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, usePaged } from '../../api/hooks';
 import { getSession, type Role } from '../../api/session';
 import { AlertThresholdsField, thresholdsOf, thresholdsText } from '../../components/AlertThresholdsField';
-import { ConfirmDialog, ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
+import { ConfirmDialog, ErrorText, Field, PageTitle, Spinner, TableBox, UsdField } from '../../components/ui';
 import { dateTime, usd } from '../../format';
 
 type User = Schemas['User'];
@@ -261,22 +261,12 @@ function UserRow({ user, onChange }: { user: User; onChange: (u: User) => void }
             if (res) setBudgeting(false);
           }}
         >
-          <Field
+          <UsdField
             label="Monthly budget (USD)"
             hint="Their chat and API calls together; refused once this month's spend would pass it. Empty for none."
-          >
-            {(id, hint) => (
-              <input
-                id={id}
-                aria-describedby={hint}
-                type="number"
-                min={0}
-                step="any"
-                value={budget.amount}
-                onChange={(e) => setBudget((b) => ({ ...b, amount: e.target.value }))}
-              />
-            )}
-          </Field>
+            value={budget.amount}
+            onChange={(amount) => setBudget((b) => ({ ...b, amount }))}
+          />
           <AlertThresholdsField value={budget.alertAt} onChange={(alertAt) => setBudget((b) => ({ ...b, alertAt }))} />
         </ConfirmDialog>
       </td>
