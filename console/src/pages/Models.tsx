@@ -12,9 +12,16 @@ import { dateTime, lifecycle, list } from '../format';
  * platform bills is its price entry's shape (per_hour: an instance type's hourly price).
  */
 export const PLATFORMS = [
-  { id: 'managed', label: 'Managed', billing: 'per_token', blurb: 'Pay per token; nothing to provision, always on.' },
-  { id: 'dedicated', label: 'Dedicated', billing: 'per_hour', blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.' },
-  { id: 'hosted', label: 'Hosted', billing: 'per_token', blurb: 'A hosted OpenAI-compatible API; pay per token.' },
+  // serviceTiers: its prices have Flex and Priority tiers (Bedrock's service tiers; docs/bedrock.md).
+  { id: 'managed', label: 'Managed', billing: 'per_token', serviceTiers: true, blurb: 'Pay per token; nothing to provision, always on.' },
+  {
+    id: 'dedicated',
+    label: 'Dedicated',
+    billing: 'per_hour',
+    serviceTiers: false,
+    blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.',
+  },
+  { id: 'hosted', label: 'Hosted', billing: 'per_token', serviceTiers: false, blurb: 'A hosted OpenAI-compatible API; pay per token.' },
 ] as const;
 export type Platform = (typeof PLATFORMS)[number]['id'];
 

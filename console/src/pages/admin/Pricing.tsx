@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
-import { ErrorText, Field, PageTitle, Spinner, TableBox } from '../../components/ui';
+import { ErrorText, Field, PageTitle, Spinner, TableBox, UsdField } from '../../components/ui';
 import { dateTime, usd } from '../../format';
 import { PLATFORMS, type Platform } from '../Models';
 
@@ -119,25 +119,6 @@ function tierPrices(tiers: Schemas['TokenPrice']['service_tiers']): string {
 /** An optional price field: empty sends nothing. */
 const optionalUsd = (value: string) => (value.trim() === '' ? undefined : Number(value));
 
-/** A price in USD, typed as a decimal number (empty where optional). */
-function UsdField(props: { label: string; value: string; required?: boolean; onChange: (value: string) => void }) {
-  return (
-    <Field label={props.label}>
-      {(id) => (
-        <input
-          id={id}
-          type="number"
-          min={0}
-          step="any"
-          value={props.value}
-          required={props.required}
-          onChange={(e) => props.onChange(e.target.value)}
-        />
-      )}
-    </Field>
-  );
-}
-
 /** Flex or Priority input and output prices, both or neither (empty: the working figure stays). */
 function TierFields({
   tier,
@@ -172,7 +153,9 @@ const tierEntry = (value: { input: string; output: string }) =>
 function SetPrice({ onSaved }: { onSaved: () => void }) {
   const [platform, setPlatform] = useState<Platform>('managed');
   // A platform billed by the hour is priced per instance type; the others per 1K tokens of a model.
-  const perHour = PLATFORMS.find((p) => p.id === platform)?.billing === 'per_hour';
+  const described = PLATFORMS.find((p) => p.id === platform);
+  const perHour = described?.billing === 'per_hour';
+  const tiered = described?.serviceTiers === true;
   const [key, setKey] = useState('');
   const [input, setInput] = useState('');
   const [output, setOutput] = useState('');
@@ -180,8 +163,7 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
   const [cache, setCache] = useState({ read: '', write: '', write1h: '' });
   const [flex, setFlex] = useState({ input: '', output: '' });
   const [priority, setPriority] = useState({ input: '', output: '' });
-  const tiers =
-    platform === 'managed' && (tierEntry(flex) || tierEntry(priority)) ? { flex: tierEntry(flex), priority: tierEntry(priority) } : undefined;
+  const tiers = tiered && (tierEntry(flex) || tierEntry(priority)) ? { flex: tierEntry(flex), priority: tierEntry(priority) } : undefined;
   const [saved, setSaved] = useState<string>();
   const save = useAction(() =>
     unwrap(
@@ -255,7 +237,7 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
             ))}
           </div>
         )}
-        {platform === 'managed' ? (
+        {tiered ? (
           <>
             <p className="hint">
               Flex and Priority: the model&apos;s own prices for those tiers, from Bedrock&apos;s pricing page. Left empty, a tier is charged at the
