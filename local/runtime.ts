@@ -20,8 +20,54 @@ function javaAvailable(): boolean {
   return spawnSync('java', ['-version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** A free TCP port on loopback, chosen by the kernel. */
-export function freePort(): Promise<number> {
+/**
+ * The kernel's range of ephemeral ports: those it hands to outgoing connections and to listeners on
+ * port 0. Linux says it in /proc; elsewhere the IANA range (macOS, Windows) is assumed.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low = NaN, high = NaN] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high) && low > 0 && high >= low) return [low, high];
+  } catch {
+    // not Linux
+  }
+  return [49152, 65535];
+}
+
+const PICK_FLOOR = 10000;
+const handedOut = new Set<number>();
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolveBindable) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', () => resolveBindable(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveBindable(true)));
+  });
+}
+
+/**
+ * A free TCP port on loopback for a listener that starts later (often in a child process).
+ *
+ * The port is taken below the kernel's ephemeral range. A port the kernel chose (listen on 0) is
+ * free only until the kernel hands it to someone else: every outgoing connection of every process
+ * on the machine takes one from that range, and a loaded test run opens thousands, so a port picked
+ * there and bound seconds later was sometimes taken by then (EADDRINUSE). A port below the range is
+ * never handed out by the kernel; only a process that names it can take it. Where the range leaves
+ * no room below it, the kernel's choice is the fallback.
+ */
+export async function freePort(): Promise<number> {
+  const [low] = ephemeralRange();
+  if (low - PICK_FLOOR >= 1000) {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const port = PICK_FLOOR + Math.floor(Math.random() * (low - PICK_FLOOR));
+      if (handedOut.has(port)) continue;
+      if (await bindable(port)) {
+        handedOut.add(port);
+        return port;
+      }
+    }
+  }
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.unref();
