@@ -45,7 +45,6 @@ import {
   checkCheckpoints,
   systemPromptOf,
   withCache,
-  type CacheControl,
   checkHasUserTurn,
   checkImageCount,
   checkToolTurns,
@@ -53,105 +52,17 @@ import {
   inlineImage,
   invalid,
 } from './common';
-import { anthropicDocument, checkDocuments, type DocumentBlock } from './documents';
+import { anthropicDocument, checkDocuments } from './documents';
+import type { AnthropicTool, AnthropicToolChoice, DocumentBlock, ImageBlock, MessagesBody, TextBlock } from './schemas/anthropic-messages';
+import type { Checkpoint } from './schemas/shared';
 import type { ParsedChat } from './types';
 import type { FeatureFields } from '../calls/metered';
 
 // ---------------------------------------------------------------------------------------------
-// The request, as functions/gateway/schemas.ts lets it through
+// The request, as its schema (./schemas/anthropic-messages.ts) lets it through
 // ---------------------------------------------------------------------------------------------
 
-export interface TextBlock {
-  type: 'text';
-  text: string;
-  cache_control?: CacheControl | null;
-  citations?: Record<string, unknown>[] | null;
-}
-
-export type ImageSource =
-  | { type: 'base64'; media_type: 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'; data: string }
-  | { type: 'url'; url: string }
-  | { type: 'file'; file_id: string };
-
-export interface ImageBlock {
-  type: 'image';
-  source: ImageSource;
-  cache_control?: CacheControl | null;
-}
-
-/** A document block: lib/dialects/documents.ts. */
-export type { DocumentBlock };
-
-export interface ToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: Record<string, unknown>;
-  cache_control?: CacheControl | null;
-}
-
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: string | (TextBlock | ImageBlock)[];
-  is_error?: boolean;
-  cache_control?: CacheControl | null;
-}
-
-export interface ThinkingBlock {
-  type: 'thinking';
-  thinking: string;
-  signature: string;
-}
-
-export interface RedactedThinkingBlock {
-  type: 'redacted_thinking';
-  data: string;
-}
-
-export type AnthropicMessage =
-  | { role: 'user'; content: string | (TextBlock | ImageBlock | DocumentBlock | ToolResultBlock)[] }
-  | { role: 'assistant'; content: string | (TextBlock | ToolUseBlock | ThinkingBlock | RedactedThinkingBlock)[] }
-  | { role: 'system'; content: string | TextBlock[] };
-
-export interface AnthropicTool {
-  name: string;
-  description?: string;
-  input_schema: Record<string, unknown>;
-  strict?: boolean;
-  cache_control?: CacheControl | null;
-}
-
-export type AnthropicToolChoice =
-  | { type: 'auto'; disable_parallel_tool_use?: boolean }
-  | { type: 'any'; disable_parallel_tool_use?: boolean }
-  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
-  | { type: 'none' };
-
-export interface MessagesBody {
-  model: string;
-  max_tokens: number;
-  messages: AnthropicMessage[];
-  system?: string | TextBlock[];
-  temperature?: number;
-  top_p?: number;
-  stop_sequences?: string[];
-  stream?: boolean;
-  tools?: AnthropicTool[];
-  tool_choice?: AnthropicToolChoice;
-  output_config?: { format?: { type: 'json_schema'; schema: Record<string, unknown> } | null };
-  /** Automatic caching: a checkpoint after the request's last block. */
-  cache_control?: CacheControl | null;
-  thinking?:
-    | { type: 'enabled'; budget_tokens: number; display?: 'summarized' | 'omitted' | null }
-    | { type: 'disabled' }
-    | { type: 'adaptive'; display?: 'summarized' | 'omitted' | null };
-  top_k?: number;
-  /** The end user (`user_id`), recorded with the call (lib/gateway/attribution.ts). */
-  metadata?: { user_id?: string | null };
-  /** Whether Priority capacity may serve the call (`auto`) or only Standard (`standard_only`). */
-  service_tier?: 'auto' | 'standard_only';
-}
+export type { MessagesBody };
 
 /** What Anthropic's API reads from the request's headers: its betas (anthropic-beta, comma-separated). */
 export interface MessagesHeaders {
@@ -253,7 +164,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
     }
     if (message.role === 'assistant') {
       let text = '';
-      let cache: CacheControl | undefined;
+      let cache: Checkpoint | undefined;
       const toolCalls: { id: string; name: string; arguments: string }[] = [];
       const reasoning: ReasoningBlock[] = [];
       for (const block of message.content) {
@@ -341,7 +252,7 @@ export function parse(body: MessagesBody, headers: MessagesHeaders = {}): Messag
 }
 
 /** Automatic caching: a checkpoint after the last block of the last message. */
-function cacheAfterLast(messages: ChatTurn[], control: CacheControl): void {
+function cacheAfterLast(messages: ChatTurn[], control: Checkpoint): void {
   const last = messages.at(-1);
   if (!last) return;
   if (last.role !== 'user') {

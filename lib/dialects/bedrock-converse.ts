@@ -52,42 +52,14 @@ import {
 import { documentName } from '../platforms/documents';
 import { base64Document, checkDocuments } from './documents';
 import { eventMessage, exceptionMessage } from './eventstream';
+import type { ContentBlock, ConverseBody, ConverseDocument, ToolResultContent } from './schemas/bedrock';
 import type { MeteredEvent, ParsedChat, Settled } from './types';
 
 // ---------------------------------------------------------------------------------------------
-// The request, as functions/bedrock/schemas.ts lets it through (the model from the path)
+// The request, as its schema (./schemas/bedrock.ts) lets it through (the model from the path)
 // ---------------------------------------------------------------------------------------------
 
-export interface CachePoint {
-  type: 'default';
-}
-
-export type ToolResultContent = { text: string } | { json: unknown };
-
-export type ContentBlock =
-  | { text: string }
-  | { image: { format: 'png' | 'jpeg' | 'gif' | 'webp'; source: { bytes: string } } }
-  | { document: { format: 'pdf' | 'txt'; name: string; source: { bytes: string } } }
-  | { toolUse: { toolUseId: string; name: string; input: Record<string, unknown> } }
-  | { toolResult: { toolUseId: string; content: ToolResultContent[]; status?: 'success' | 'error' } }
-  | { reasoningContent: { reasoningText: { text: string; signature?: string } } | { redactedContent: string } }
-  | { cachePoint: CachePoint };
-
-export interface ConverseBody {
-  messages: { role: 'user' | 'assistant'; content: ContentBlock[] }[];
-  system?: ({ text: string } | { cachePoint: CachePoint })[];
-  inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
-  toolConfig?: {
-    tools: ({ toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } } | { cachePoint: CachePoint })[];
-    toolChoice?: { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
-  };
-  additionalModelRequestFields?: {
-    top_k?: number;
-    thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'adaptive' };
-    anthropic_beta?: string[];
-  };
-  requestMetadata?: Record<string, string>;
-}
+export type { ConverseBody };
 
 /** The body with the model its path named (ConverseRequest's modelId). */
 export type ConverseInput = ConverseBody & { modelId: string };
@@ -135,7 +107,7 @@ function markLast(parts: { cache?: string }[], at: string): void {
  * A Converse document block as a document part: its bytes checked as every route's are
  * (lib/dialects/documents.ts), its name made to fit Converse's rule as the other dialects' titles are.
  */
-function converseDocument(document: { format: 'pdf' | 'txt'; name: string; source: { bytes: string } }, at: string): ContentPart {
+function converseDocument(document: ConverseDocument, at: string): ContentPart {
   const mediaType = document.format === 'pdf' ? 'application/pdf' : 'text/plain';
   return base64Document(mediaType, document.source.bytes, documentName(document.name), `${at}.source.bytes`);
 }

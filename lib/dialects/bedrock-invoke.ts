@@ -18,17 +18,18 @@
  */
 import type { ChatReply } from '../platforms/types';
 import { messageEvents, type MessageEvent } from './anthropic-messages-answer';
-import { parse as parseMessages, type MessagesBody } from './anthropic-messages';
+import { parse as parseMessages } from './anthropic-messages';
 import { guarded, promptTokens } from './common';
 import { streamException, streamType } from './bedrock-converse';
 import { eventMessage } from './eventstream';
+import type { InvokeBody } from './schemas/bedrock';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
 
 export { answer } from './anthropic-messages-answer';
 export { streamType };
 
-/** The body as functions/bedrock/schemas.ts lets it through. */
-export type InvokeBody = Omit<MessagesBody, 'model' | 'stream'> & { anthropic_version: 'bedrock-2023-05-31'; anthropic_beta?: string[] };
+/** The body, as its schema (./schemas/bedrock.ts) lets it through. */
+export type { InvokeBody };
 
 /** The body with the model its path named. */
 export type InvokeInput = InvokeBody & { modelId: string };

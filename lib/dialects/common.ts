@@ -24,6 +24,7 @@ import {
   type ToolChoice,
   type ToolSpec,
 } from '../platforms/types';
+import { MAX_IMAGE_BYTES, type Checkpoint, type OpenAiEffort } from './schemas/shared';
 import type { MeteredEvent, Settled } from './types';
 
 // ---------------------------------------------------------------------------------------------
@@ -118,16 +119,8 @@ export class StreamedCalls {
 // Images
 // ---------------------------------------------------------------------------------------------
 
-/**
- * The largest image accepted, decoded: Converse's limit (3.75 MB), the strictest of the platforms, so
- * that a model never refuses an image the gateway let through. A whole request is also bounded by the
- * route's body limit.
- */
-export const MAX_IMAGE_BYTES = 3_932_160;
-/** The most images one request may carry (Converse's limit). */
+/** The most images one request may carry (Converse's limit); each at most MAX_IMAGE_BYTES (./schemas/shared.ts). */
 export const MAX_IMAGES = 20;
-/** A data: URL of the largest image: its base64 text (4 characters per 3 bytes) and the `data:…;base64,` prefix. */
-export const MAX_IMAGE_URL_CHARS = Math.ceil(MAX_IMAGE_BYTES / 3) * 4 + 40;
 
 const MEDIA_TYPES: Record<string, ImageMediaType> = {
   'image/png': 'image/png',
@@ -303,17 +296,11 @@ export function invalid(param: string, why: string, code = 'invalid_request'): B
 // Prompt caching and service tiers, the same in every dialect
 // ---------------------------------------------------------------------------------------------
 
-/** A prompt-cache checkpoint as Anthropic writes it (LiteLLM takes the same on OpenAI's parts and tools). */
-export interface CacheControl {
-  type: 'ephemeral';
-  ttl?: CacheTtl;
-}
-
 /** The TTL a `cache_control` asks for (5 minutes unless it says 1h); undefined without one. */
-export const cacheTtl = (control: CacheControl | null | undefined): CacheTtl | undefined => (control ? (control.ttl ?? '5m') : undefined);
+export const cacheTtl = (control: Checkpoint | null | undefined): CacheTtl | undefined => (control ? (control.ttl ?? '5m') : undefined);
 
 /** `{ cache }` when there is a checkpoint, else nothing (to spread into a part, a turn or a tool). */
-export const withCache = (control: CacheControl | null | undefined) => {
+export const withCache = (control: Checkpoint | null | undefined) => {
   const ttl = cacheTtl(control);
   return ttl ? { cache: ttl } : {};
 };
@@ -350,9 +337,6 @@ export function promptTokens(settled: Settled): { cached: number; written: numbe
 // ---------------------------------------------------------------------------------------------
 // Reasoning
 // ---------------------------------------------------------------------------------------------
-
-/** OpenAI's reasoning efforts (chat's reasoning_effort, the Responses API's reasoning.effort). */
-export type OpenAiEffort = 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh';
 
 /**
  * An OpenAI effort as the canonical reasoning request: `none` (or nothing) asks for none; `minimal`

@@ -7,23 +7,11 @@
  */
 import { documentName, MAX_DOCUMENT_BYTES, MAX_DOCUMENTS, nameDocuments } from '../platforms/documents';
 import { documentsOf, type ChatTurn, type ContentPart, type DocumentFormat } from '../platforms/types';
-import { BASE64, invalid, type CacheControl } from './common';
+import { BASE64, invalid } from './common';
+import type { DocumentBlock } from './schemas/anthropic-messages';
+import type { FilePart } from './schemas/openai-chat';
 
 type DocumentPart = Extract<ContentPart, { type: 'document' }>;
-
-/** Anthropic's document block (a PDF or text): base64 with its media type, or plain text; `title` becomes its name, `context` and `citations` are not passed on. */
-export interface DocumentBlock {
-  type: 'document';
-  source:
-    | { type: 'base64'; media_type: 'application/pdf' | 'text/plain'; data: string }
-    | { type: 'text'; media_type: 'text/plain'; data: string }
-    | { type: 'url'; url: string }
-    | { type: 'file'; file_id: string };
-  title?: string | null;
-  context?: string | null;
-  citations?: { enabled?: boolean } | null;
-  cache_control?: CacheControl | null;
-}
 
 const FORMATS: Record<string, DocumentFormat> = { 'application/pdf': 'pdf', 'text/plain': 'txt' };
 const MB = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MB`;
@@ -98,7 +86,7 @@ export function anthropicDocument(block: DocumentBlock, at: string): DocumentPar
 }
 
 /** OpenAI's file part (lib/dialects/openai-chat.ts) as a document part: its file_data, named by its filename. */
-export function fileDocument(file: { file_data?: string; filename?: string; file_id?: string }, at: string): DocumentPart {
+export function fileDocument(file: FilePart['file'], at: string): DocumentPart {
   if (file.file_data === undefined) {
     throw invalid(`${at}.file_id`, 'file ids need stored files, and this service stores none: send the file as file_data (a data: URL)');
   }

@@ -24,7 +24,7 @@
  */
 import { usdOf } from '../../core/money';
 import { openAiErrorBody } from '../http/middlewares/error-responder';
-import type { ChatReply, ChatTurn, ContentPart, OutputFormat, ServiceTier, SystemPart, SystemPrompt, ToolChoice, ToolSpec } from '../platforms/types';
+import type { ChatReply, ChatTurn, ContentPart, OutputFormat, SystemPart, SystemPrompt, ToolChoice, ToolSpec } from '../platforms/types';
 import {
   StreamedCalls,
   answeredTier,
@@ -49,87 +49,28 @@ import {
   reasoningOfEffort,
   reasoningText,
   reasoningTokensOf,
-  type OpenAiEffort,
-  type CacheControl,
 } from './common';
 import { checkDocuments, fileDocument } from './documents';
+import type {
+  FilePart,
+  FunctionToolParam,
+  ImageUrlPart,
+  OpenAiChatBody,
+  OpenAiToolChoice,
+  RefusalPart,
+  ResponseFormat,
+  TextPart,
+  WireToolCall,
+} from './schemas/openai-chat';
+import type { Checkpoint } from './schemas/shared';
 import type { CallMeta, MeteredEvent, ParsedChat, Settled } from './types';
 import type { FeatureFields } from '../calls/metered';
 
 // ---------------------------------------------------------------------------------------------
-// The request, as functions/gateway/schemas.ts lets it through
+// The request, as its schema (./schemas/openai-chat.ts) lets it through
 // ---------------------------------------------------------------------------------------------
 
-export interface TextPart {
-  type: 'text';
-  text: string;
-  cache_control?: CacheControl | null;
-}
-
-export interface ImageUrlPart {
-  type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
-  cache_control?: CacheControl | null;
-}
-
-/** A file part: a document as a data: URL (PDF or text) with its name; a file id needs stored files, which this service has none of. */
-export interface FilePart {
-  type: 'file';
-  file: { file_data?: string; filename?: string; file_id?: string };
-}
-
-export interface RefusalPart {
-  type: 'refusal';
-  refusal: string;
-}
-
-export interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export type OpenAiChatMessage =
-  | { role: 'system' | 'developer'; content: string | TextPart[]; name?: string }
-  | { role: 'user'; content: string | (TextPart | ImageUrlPart | FilePart)[]; name?: string }
-  | { role: 'assistant'; content?: string | (TextPart | RefusalPart)[] | null; tool_calls?: WireToolCall[]; name?: string; refusal?: string | null }
-  | { role: 'tool'; tool_call_id: string; content: string | TextPart[]; name?: string };
-
-export interface FunctionToolParam {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
-  cache_control?: CacheControl | null;
-}
-
-export type OpenAiToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
-
-export type ResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema: Record<string, unknown>; strict?: boolean | null } };
-
-export interface OpenAiChatBody {
-  model: string;
-  messages: OpenAiChatMessage[];
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  temperature?: number;
-  top_p?: number;
-  stop?: string | string[] | null;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  tools?: FunctionToolParam[];
-  tool_choice?: OpenAiToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ResponseFormat;
-  /** Accepted (the Vercel AI SDK sends it with `store: false`) and changes nothing: no completion is stored. */
-  store?: boolean | null;
-  service_tier?: 'auto' | ServiceTier | null;
-  /** Reasoning, for a model that reasons (DeepSeek's and others' `reasoning_content` carries it back). */
-  reasoning_effort?: OpenAiEffort | null;
-  /** The end user, recorded with the call (lib/gateway/attribution.ts). */
-  user?: string;
-}
+export type { OpenAiChatBody };
 
 /** A parsed chat completion request: the canonical request, and whether the stream ends with a usage chunk. */
 export interface OpenAiChatCall extends ParsedChat {
@@ -142,7 +83,7 @@ export interface OpenAiChatCall extends ParsedChat {
 
 const joined = (content: string | { text: string }[]) => (typeof content === 'string' ? content : content.map((p) => p.text).join(''));
 
-const hasCheckpoint = (content: string | { cache_control?: CacheControl | null }[]) =>
+const hasCheckpoint = (content: string | { cache_control?: Checkpoint | null }[]) =>
   typeof content !== 'string' && content.some((p) => p.cache_control);
 
 /** A user (or tool) message's content: its text, or (with images or checkpoints) its parts in order. */

@@ -10,20 +10,16 @@
  */
 import type { EmbeddingReply, EmbeddingRequest } from '../platforms/types';
 import { invalid } from './common';
+import type { EmbeddingsBody } from './schemas/openai-embeddings';
 import type { CallMeta, Settled } from './types';
 
-export interface EmbeddingsBody {
-  model: string;
-  input: string | string[];
-  dimensions?: number;
-  encoding_format?: 'float' | 'base64';
-  user?: string;
-}
+/** The request, as its schema (./schemas/openai-embeddings.ts) lets it through. */
+export type { EmbeddingsBody };
 
 export interface EmbeddingsCall {
   model: string;
   request: Omit<EmbeddingRequest, 'target'>;
-  encoding: 'float' | 'base64';
+  encoding: NonNullable<EmbeddingsBody['encoding_format']>;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The Responses API's request as the canonical model call (lib/dialects/openai-responses.ts says what is read and how). */
-import type { ChatTurn, ContentPart, OutputFormat, ServiceTier, ToolChoice, ToolSpec } from '../platforms/types';
+import type { ChatTurn, ContentPart, OutputFormat, ToolChoice, ToolSpec } from '../platforms/types';
 import {
   argumentsSchema,
   checkHasUserTurn,
@@ -10,104 +10,30 @@ import {
   invalid,
   reasoningOfEffort,
   serviceTierOf,
-  type OpenAiEffort,
 } from './common';
+import type {
+  FunctionTool,
+  InputImage,
+  InputItem,
+  InputText,
+  OutputTextPart,
+  RefusalPart,
+  ResponsesBody,
+  ResponsesToolChoice,
+  Status,
+  TextFormat,
+} from './schemas/openai-responses';
+import type { OpenAiEffort } from './schemas/shared';
 import type { ParsedChat } from './types';
+
 // ---------------------------------------------------------------------------------------------
-// The request, as functions/gateway/schemas.ts lets it through
+// The request, as its schema (./schemas/openai-responses.ts) lets it through
 // ---------------------------------------------------------------------------------------------
 
-export type Status = 'in_progress' | 'completed' | 'incomplete';
+export type { ResponsesBody, Status };
 
-export interface InputText {
-  type: 'input_text';
-  text: string;
-}
-
-export interface InputImage {
-  type: 'input_image';
-  image_url?: string | null;
-  file_id?: string | null;
-  detail?: 'auto' | 'low' | 'high' | 'original' | null;
-}
-
-export interface OutputTextPart {
-  type: 'output_text';
-  text: string;
-}
-
-export interface RefusalPart {
-  type: 'refusal';
-  refusal: string;
-}
-
-export interface MessageItem {
-  type?: 'message';
-  role: 'user' | 'assistant' | 'system' | 'developer';
-  content: string | (InputText | InputImage | OutputTextPart | RefusalPart)[];
-  id?: string;
-  status?: Status;
-}
-
-export interface FunctionCallItem {
-  type: 'function_call';
-  call_id: string;
-  name: string;
-  arguments: string;
-  id?: string;
-  status?: Status;
-}
-
-export interface FunctionCallOutputItem {
-  type: 'function_call_output';
-  call_id: string;
-  output: string | (InputText | InputImage)[];
-  id?: string | null;
-  status?: Status | null;
-}
-
-export interface ItemReference {
-  type: 'item_reference';
-  id: string;
-}
-
-export type InputItem = MessageItem | FunctionCallItem | FunctionCallOutputItem | ItemReference;
-
-export interface FunctionTool {
-  type: 'function';
-  name: string;
-  description?: string | null;
-  parameters?: Record<string, unknown> | null;
-  strict?: boolean | null;
-}
-
-export type ResponsesToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; name: string };
-
-export type TextFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean | null };
-
-export interface ResponsesBody {
-  model: string;
-  reasoning?: { effort?: OpenAiEffort | null; summary?: 'auto' | 'concise' | 'detailed' | null } | null;
-  input: string | InputItem[];
-  instructions?: string | null;
-  max_output_tokens?: number | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  tools?: FunctionTool[];
-  tool_choice?: ResponsesToolChoice;
-  parallel_tool_calls?: boolean | null;
-  text?: { format?: TextFormat };
-  stream?: boolean | null;
-  store?: boolean | null;
-  previous_response_id?: string | null;
-  conversation?: string | { id: string } | null;
-  metadata?: Record<string, string> | null;
-  user?: string;
-  service_tier?: 'auto' | ServiceTier | null;
-}
+/** A message's parts: what a user message and a function's output may carry, and an earlier answer's. */
+type MessagePart = InputText | InputImage | OutputTextPart | RefusalPart;
 
 /** The settings a response object repeats back, as the Responses API does. */
 export interface ResponseEcho {
@@ -121,10 +47,10 @@ export interface ResponseEcho {
   tool_choice: ResponsesToolChoice;
   parallel_tool_calls: boolean;
   text: { format: TextFormat };
-  metadata: Record<string, string>;
+  metadata: NonNullable<ResponsesBody['metadata']>;
   user?: string;
   /** The tier asked for; the finished response names the one that served. */
-  service_tier: 'auto' | ServiceTier;
+  service_tier: NonNullable<ResponsesBody['service_tier']>;
   /** Whether the response is kept for GET and continuation; set false when it could not be. */
   store: boolean;
   previous_response_id: string | null;
@@ -151,7 +77,7 @@ export interface Conversation {
 // ---------------------------------------------------------------------------------------------
 
 /** A user message's content, or a function's output: text, or its parts in order (`at` names the list). */
-function userParts(content: string | (InputText | InputImage | OutputTextPart | RefusalPart)[], at: string): string | ContentPart[] {
+function userParts(content: string | MessagePart[], at: string): string | ContentPart[] {
   if (typeof content === 'string') return content;
   return content.map((part, j) => {
     const where = `${at}.${j}`;
@@ -173,7 +99,7 @@ function image(part: InputImage, at: string): ContentPart {
   throw invalid(`${at}.image_url`, 'an input_image needs an image_url (a data: URL)');
 }
 
-function textOnly(content: string | (InputText | InputImage | OutputTextPart | RefusalPart)[], at: string, role: string): string {
+function textOnly(content: string | MessagePart[], at: string, role: string): string {
   if (typeof content === 'string') return content;
   return content
     .map((part, j) => {

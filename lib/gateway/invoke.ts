@@ -1,6 +1,7 @@
 import { countTokens } from '../calls/count-tokens';
 import * as converse from '../dialects/bedrock-converse';
 import * as invoke from '../dialects/bedrock-invoke';
+import type { CountTokensBody } from '../dialects/schemas/bedrock';
 import { BadRequest } from '../errors';
 import { reply, withRates } from '../http/types';
 import { chatCall, type GatewayInput } from './chat';
@@ -20,13 +21,6 @@ export const answerInvoke = (input: GatewayInput<invoke.InvokeBody>, modelId: st
 /** POST /bedrock/model/{modelId}/invoke-with-response-stream: Anthropic's events as the event stream's chunks. */
 export const streamInvoke = (input: GatewayInput<invoke.InvokeBody>, modelId: string) =>
   chatCall<invoke.InvokeInput, invoke.InvokeCall>(streaming, { ...input, body: { ...input.body, modelId } });
-
-/** CountTokens' body, as functions/bedrock/schemas.ts lets it through. */
-export interface CountTokensBody {
-  input:
-    | { invokeModel: { body: string } }
-    | { converse: Pick<converse.ConverseBody, 'messages' | 'system' | 'toolConfig' | 'additionalModelRequestFields'> };
-}
 
 /** The check InvokeModel's body gets (the handler's, from its request schema). */
 export type InvokeBodyCheck = (value: unknown) => invoke.InvokeBody;

@@ -1,4 +1,5 @@
 import * as anthropicMessages from '../dialects/anthropic-messages';
+import type { MessagesCountTokensBody } from '../dialects/schemas/anthropic-messages';
 import { countTokens, type TokenCount } from '../calls/count-tokens';
 import { reply, withRates } from '../http/types';
 import { chatCall, type GatewayInput } from './chat';
@@ -13,14 +14,11 @@ const messagesDialect = {
   endUser: (body: anthropicMessages.MessagesBody) => ({ value: body.metadata?.user_id, param: 'metadata.user_id' }),
 };
 
-/** The body of POST /v1/messages/count_tokens: a Messages request without what only the answer needs. */
-export type CountTokensBody = Omit<anthropicMessages.MessagesBody, 'max_tokens' | 'stream'>;
-
 /**
  * A Messages request read for counting: as /v1/messages reads it (its checks, its betas), with no bound
  * on the answer, which counting does not need (a thinking budget is then never over it).
  */
-function countedRequest(body: CountTokensBody, headers: anthropicMessages.MessagesHeaders = {}) {
+function countedRequest(body: MessagesCountTokensBody, headers: anthropicMessages.MessagesHeaders = {}) {
   const { request, model } = anthropicMessages.parse({ ...body, max_tokens: Number.MAX_SAFE_INTEGER }, headers);
   const { maxTokens: _unbounded, ...input } = request;
   return { model, input };
@@ -33,7 +31,7 @@ export const countHeaders = (count: TokenCount) => ({
 });
 
 /** POST /v1/messages/count_tokens: `{input_tokens}`, free, rate-limited like any call (lib/calls/count-tokens.ts). */
-export async function countMessageTokens(input: GatewayInput<CountTokensBody>) {
+export async function countMessageTokens(input: GatewayInput<MessagesCountTokensBody>) {
   const { model, input: request } = countedRequest(input.body, input.event?.headers ?? {});
   const count = await countTokens(input, model, request);
   return withRates(reply(200, { input_tokens: count.inputTokens }, countHeaders(count)), count.rateReport);

@@ -1,28 +1,18 @@
 /**
- * The request schemas of the wire dialects (functions/gateway/schemas.ts): each body type fits its
- * dialect's (so schema and translation cannot drift apart), the bodies the official clients send pass
- * the check and the dialect, and every refusal names the field at fault, inside unions too.
+ * The request schemas of the wire dialects (lib/dialects/schemas/): the bodies the official clients
+ * send pass the check and the dialect, and every refusal names the field at fault, inside unions too.
+ * That the dialects read what the checks let through needs no test: their body types are the schemas'
+ * Static types.
  */
-import type { Static } from '@sinclair/typebox';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import * as checks from '../../generated/checks/gateway';
-import type * as schemas from '../../functions/gateway/schemas';
 import * as anthropicMessages from '../../lib/dialects/anthropic-messages';
 import * as openAiChat from '../../lib/dialects/openai-chat';
 import * as openAiEmbeddings from '../../lib/dialects/openai-embeddings';
 import * as openAiResponses from '../../lib/dialects/openai-responses';
 import { validator } from '../../lib/http/validation';
 import { PNG, answering, refusal } from '../helpers/dialects';
-
-// What a passing check lets through is what the dialect reads: a type error here if they drift apart.
-type Fits<A extends B, B> = [A, B];
-export type DialectBodies = [
-  Fits<Static<typeof schemas.ChatCompletionBody>, openAiChat.OpenAiChatBody>,
-  Fits<Static<typeof schemas.EmbeddingsBody>, openAiEmbeddings.EmbeddingsBody>,
-  Fits<Static<typeof schemas.ResponsesBody>, openAiResponses.ResponsesBody>,
-  Fits<Static<typeof schemas.MessagesBody>, anthropicMessages.MessagesBody>,
-];
 
 const chat = validator(checks.ChatCompletionBody, 'body');
 const embeddings = validator(checks.EmbeddingsBody, 'body');
