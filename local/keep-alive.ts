@@ -13,7 +13,7 @@ import type { Server } from 'node:http';
  * new file's modules. With 65 s, a connection idle that long is rare, and the clients that pool
  * connections to these servers (the front door's Agent) drop theirs after 30 s.
  */
-export const SERVER_KEEP_ALIVE_MS = 65_000;
+const SERVER_KEEP_ALIVE_MS = 65_000;
 export const CLIENT_IDLE_MS = 30_000;
 
 export function keepIdleConnections<T extends Server>(server: T): T {

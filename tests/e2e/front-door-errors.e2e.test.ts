@@ -84,7 +84,7 @@ describe('idle keep-alive connections', () => {
     new Promise<string | undefined>((resolve, reject) => {
       const req = request(`${base}/api/auth/config`, { headers: { connection: 'keep-alive' } }, (res) => {
         res.resume();
-        res.on('end', () => resolve(res.headers['keep-alive']));
+        res.on('end', () => resolve(String(res.headers['keep-alive'])));
       });
       req.on('error', reject);
       req.end();
