@@ -30,6 +30,7 @@ import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { ROOT } from './runtime';
 import { inServiceShape, layerErrorBody, layerReason } from './layer-errors';
 import type { RequestRecord } from './terminal';
+import { CLIENT_IDLE_MS, keepIdleConnections } from './keep-alive';
 
 const require = createRequire(import.meta.url);
 const rules = require('../console/deploy/web-rules.cjs') as {
@@ -105,7 +106,8 @@ export async function startFrontDoor(options: {
   const api = new URL(options.apiUrl);
   const rewrite = loadRewrite();
   const security = rules.securityHeaders();
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  // Idle pooled connections are dropped long before serverless-offline would close them (./keep-alive.ts).
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, timeout: CLIENT_IDLE_MS });
   const files = new Map<string, File>();
   const functionUrls = (options.functionUrls ?? []).map((r) => ({ ...r, target: new URL(r.url) }));
 
@@ -273,17 +275,19 @@ export async function startFrontDoor(options: {
     );
   };
 
-  const server = createServer((req, res) => {
-    res.socket?.setNoDelay(true);
-    const path = (req.url ?? '/').split('?')[0] as string;
-    const functionUrl = functionUrls.find((r) => r.method === req.method && r.path === path);
-    const toApi = API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1';
-    if (functionUrl || toApi) record(req, res, path);
-    if (functionUrl?.serve) serveHere(req, res, functionUrl.serve);
-    else if (functionUrl) proxy(req, res, functionUrl.target);
-    else if (toApi) proxy(req, res);
-    else serveFile(req, res);
-  });
+  const server = keepIdleConnections(
+    createServer((req, res) => {
+      res.socket?.setNoDelay(true);
+      const path = (req.url ?? '/').split('?')[0] as string;
+      const functionUrl = functionUrls.find((r) => r.method === req.method && r.path === path);
+      const toApi = API_PREFIXES.some((p) => path.startsWith(p)) || path === '/api' || path === '/v1';
+      if (functionUrl || toApi) record(req, res, path);
+      if (functionUrl?.serve) serveHere(req, res, functionUrl.serve);
+      else if (functionUrl) proxy(req, res, functionUrl.target);
+      else if (toApi) proxy(req, res);
+      else serveFile(req, res);
+    }),
+  );
   // Node's parser refuses some requests before any handler runs (oversize headers: 431, a malformed
   // request line: 400); it would close the socket with an empty body. The client gets the shape.
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => {

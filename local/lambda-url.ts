@@ -35,6 +35,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { localLambdaContext } from './lambda-context';
 import type { FunctionUrlRoute } from './front-door';
+import { keepIdleConnections } from './keep-alive';
 
 const STREAMING = Symbol.for('model-ops.local.streaming-handler');
 const PRELUDE_DELIMITER = Buffer.alloc(8);
@@ -251,7 +252,7 @@ async function serveFunctionUrls(options: { port?: number; functions: Record<str
       });
     });
   };
-  const server = createServer((req, res) => serve(req, res));
+  const server = keepIdleConnections(createServer((req, res) => serve(req, res)));
   await new Promise<void>((ready, fail) => {
     server.once('error', fail);
     server.listen(options.port ?? 0, '127.0.0.1', () => ready());

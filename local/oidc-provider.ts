@@ -22,6 +22,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { SignJWT, decodeJwt, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { keepIdleConnections } from './keep-alive';
 
 interface DevAccount {
   sub: string;
@@ -158,26 +159,28 @@ export async function startOidcProvider(options: { port: number; clients: DevCli
   };
 
   const callback = provider.callback();
-  const server: Server = createServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0] as string;
-    if (path.startsWith('/_dev/')) {
-      control(req, res, path).catch((err: unknown) => res.writeHead(400).end(String(err)));
-      return;
-    }
-    if (req.method === 'POST' && path === '/token' && faults.size > 0) {
-      // Koa sets the headers, then ends with the whole body: the body is changed on its way out.
-      const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
-      res.end = ((chunk?: unknown) => {
-        if (!chunk || res.statusCode !== 200) return end(chunk);
-        void tamper(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).then((text) => {
-          res.setHeader('content-length', Buffer.byteLength(text));
-          end(text);
-        });
-        return res;
-      }) as typeof res.end;
-    }
-    void callback(req, res);
-  });
+  const server: Server = keepIdleConnections(
+    createServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0] as string;
+      if (path.startsWith('/_dev/')) {
+        control(req, res, path).catch((err: unknown) => res.writeHead(400).end(String(err)));
+        return;
+      }
+      if (req.method === 'POST' && path === '/token' && faults.size > 0) {
+        // Koa sets the headers, then ends with the whole body: the body is changed on its way out.
+        const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+        res.end = ((chunk?: unknown) => {
+          if (!chunk || res.statusCode !== 200) return end(chunk);
+          void tamper(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8')).then((text) => {
+            res.setHeader('content-length', Buffer.byteLength(text));
+            end(text);
+          });
+          return res;
+        }) as typeof res.end;
+      }
+      void callback(req, res);
+    }),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolve());

@@ -26,6 +26,29 @@ const { join, relative } = require('node:path');
 
 const OFFLINE_EVENTS = ['before:offline:start', 'before:offline:start:init'];
 
+/**
+ * serverless-offline's HTTP server (hapi's, which Node's http.createServer makes) keeps idle keep-alive
+ * connections as long as the other local servers do (local/keep-alive.ts, SERVER_KEEP_ALIVE_MS):
+ * 65 s instead of Node's 5 s, after which a client reusing the connection at that moment loses its
+ * request ("other side closed"). serverless-offline has no setting for it and hapi creates the
+ * server itself, so the servers created in this process from here on get it.
+ */
+const SERVER_KEEP_ALIVE_MS = 65_000;
+function keepIdleConnections() {
+  const http = require('node:http');
+  if (http.createServer.keepsIdleConnections) return;
+  const create = http.createServer;
+  http.createServer = Object.assign(
+    function createServer(...args) {
+      const server = create.apply(this, args);
+      server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
+      server.headersTimeout = SERVER_KEEP_ALIVE_MS + 1_000;
+      return server;
+    },
+    { keepsIdleConnections: true },
+  );
+}
+
 class OfflineBundle {
   constructor(serverless, options, { log }) {
     this.serverless = serverless;
@@ -37,6 +60,7 @@ class OfflineBundle {
 
   async bundle() {
     if (this.context) return;
+    keepIdleConnections();
     const { serverless } = this;
     const service = serverless.service;
     const root = serverless.serviceDir;

@@ -35,6 +35,7 @@ import {
   type Route,
   type ServiceDef,
 } from './shared';
+import { keepIdleConnections } from '../keep-alive';
 
 export type { EmulatorOptions } from './shared';
 
@@ -393,7 +394,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       // Any request may have changed the platform (a read settles a transition that is due).
       .finally(() => store?.changed());
   };
-  const http1 = createHttp1Server(onRequest);
+  const http1 = keepIdleConnections(createHttp1Server(onRequest));
   // The compat API gives HTTP/2 requests the HTTP/1 request/response surface the handler uses.
   const h2c = createHttp2Server();
   h2c.on('request', (req, res) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
