@@ -178,7 +178,7 @@ export async function pricingTable() {
 }
 
 export interface PriceEntryInput {
-  platform: 'managed' | 'hosted' | 'dedicated';
+  platform: PlatformName;
   modelId?: string;
   instanceType?: string;
   per_1k_input_tokens_usd?: number;
@@ -217,7 +217,7 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
     const stray = (
       ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', ...CACHE_FIELDS.map(([, api]) => api), 'service_tiers'] as const
     ).find(present);
-    if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
+    if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': ${input.platform} entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
     if (!INSTANCE_TYPE.test(input.instanceType))
       throw new BadRequest(`Invalid field '${where}.instanceType': expected an instance type such as ml.g5.xlarge`);
