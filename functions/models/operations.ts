@@ -2,12 +2,41 @@
 /** The operations of functions/models/: their words, parameters, request bodies and answers. Routes come from functions.yml, roles from the handlers. */
 import { Type } from '@sinclair/typebox';
 
-import { DedicatedModelEntry, HostedModelEntry, ManagedModelEntry, ModelDetailResponse, PlatformSyncReport } from './response-schemas';
+import {
+  DedicatedModelEntry,
+  HostedModelEntry,
+  ManagedModelEntry,
+  ModelDetailResponse,
+  PlatformDescription,
+  PlatformSyncReport,
+} from './response-schemas';
 import { Timestamp } from '../system/response-schemas';
 import { Parameters, Ref, errors, type Operations } from '../../lib/http/contract';
 import { DedicatedModelsQuery, HostedModelsQuery, ModelInfoPath } from './schemas';
 
 export const operations: Operations = {
+  /** GET /api/platforms */
+  listPlatforms: {
+    tags: ['models'],
+    summary: 'The model platforms and what each is',
+    description:
+      "Roles: user, admin, super_admin. Each platform's label and description, how it bills (and so which price entries it takes), its resources' lifecycle, and whether its prices have service tiers: what a client needs to show the platforms without knowing them by name. Static for a deployment: it reads no table.",
+    responses: {
+      '200': {
+        description: 'The platforms, in a stable order.',
+        content: {
+          'application/json': {
+            schema: Type.Object(
+              { success: Type.Unsafe<true>({ const: true }), platforms: Type.Array(Ref(PlatformDescription)) },
+              { additionalProperties: false },
+            ),
+          },
+        },
+      },
+      ...errors('api', 400, 401, 413, 415, 500, 503),
+    },
+  },
+
   /** GET /api/models/managed */
   listManagedModels: {
     tags: ['models'],

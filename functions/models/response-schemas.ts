@@ -2,7 +2,7 @@
 /** The response schemas of functions/models/ (and schemas the document shows that no request check declares). */
 import { Type } from '@sinclair/typebox';
 import { Named, OneOf, Ref } from '../../lib/http/contract';
-import { Timestamp } from '../system/response-schemas';
+import { Billing, Lifecycle, Platform, Timestamp } from '../system/response-schemas';
 
 /** Bedrock's modelLifecycle. `LEGACY`: the model still answers, but plan a move to an active one */
 export const ModelLifecycle = Named(
@@ -194,4 +194,26 @@ export const PlatformSyncReport = Named(
       { additionalProperties: false },
     ),
   ]),
+);
+
+/** A platform as GET /api/platforms describes it (lib/platforms/registry.ts describePlatform). */
+export const PlatformDescription = Named(
+  'PlatformDescription',
+  Type.Object(
+    {
+      id: Ref(Platform),
+      label: Type.String({ description: 'Its name for people, such as Managed.', examples: ['Managed'] }),
+      description: Type.String({ description: 'One sentence on what a resource there is and how it is paid for.' }),
+      billing: Billing(`per_token: each call is priced from the price table's per-model token prices (price entries with modelId);
+per_hour: the instances bill by the hour until deleted, priced per instance type (price entries with instanceType).
+`),
+      lifecycle: Lifecycle(
+        "endpoint: the service runs infrastructure there, with a status of its own (a resource's lifecycle); access: the platform runs the model and a resource is access to it.",
+      ),
+      service_tiers: Type.Boolean({
+        description: 'Whether its models have processing tiers priced apart (Flex, Priority): its price entries then take service_tiers.',
+      }),
+    },
+    { additionalProperties: false },
+  ),
 );

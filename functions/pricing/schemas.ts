@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { HOSTED_MODEL_ID, MANAGED_MODEL_ID } from '../../lib/catalogue/model-id';
 import { Discriminated, Usd } from '../../lib/http/schemas';
 import { INSTANCE_TYPE } from '../../core/vocabulary';
+import { traitsOf } from '../../lib/platforms/registry';
 
 /** A model's per-1K-token prices: input and output, and optionally the prompt cache's three. */
 const tokenPrices = {
@@ -25,20 +26,22 @@ const ServiceTierPrices = Type.Object(
   { additionalProperties: false, description: 'flex and/or priority prices' },
 );
 
-/** A managed or hosted entry: a model's two per-1K-token prices. */
-const TokenPriceEntry = <P extends 'managed' | 'hosted'>(platform: P, modelId: RegExp, maxLength: number, example: string) =>
-  Type.Object(
+/** A managed or hosted entry: a model's two per-1K-token prices, and its tiers' where its platform has service tiers (the registry says). */
+const TokenPriceEntry = <P extends 'managed' | 'hosted'>(platform: P, modelId: RegExp, maxLength: number, example: string) => {
+  const tiered = traitsOf(platform).serviceTiers;
+  return Type.Object(
     {
       platform: Type.Literal(platform),
       modelId: Type.String({ minLength: 1, maxLength, pattern: modelId.source, description: `a ${platform} model id such as ${example}` }),
       ...tokenPrices,
-      ...(platform === 'managed' ? { service_tiers: Type.Optional(ServiceTierPrices) } : {}),
+      ...(tiered ? { service_tiers: Type.Optional(ServiceTierPrices) } : {}),
     },
     {
       additionalProperties: false,
-      description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally the three per_1k_cache_* prices${platform === 'managed' ? ' and service_tiers' : ''}`,
+      description: `a ${platform} entry takes platform, modelId, per_1k_input_tokens_usd and per_1k_output_tokens_usd, and optionally the three per_1k_cache_* prices${tiered ? ' and service_tiers' : ''}`,
     },
   );
+};
 
 const ManagedPriceEntry = TokenPriceEntry('managed', MANAGED_MODEL_ID, 200, 'anthropic.claude-3-haiku-20240307-v1:0');
 const HostedPriceEntry = TokenPriceEntry('hosted', HOSTED_MODEL_ID, 302, 'meta/llama-3.1-8b-instruct');

@@ -432,6 +432,13 @@ model id or container image for resources tracked before.
   ),
 );
 
+/** How a platform's resources live (a resource's, and GET /api/platforms'), in the words of the one who shows it. */
+export const Lifecycle = (description: string) => Type.Unsafe<'endpoint' | 'access'>({ description, type: 'string', enum: ['endpoint', 'access'] });
+
+/** How calls on a platform are paid for (a resource's, and GET /api/platforms'). */
+export const Billing = (description: string) =>
+  Type.Unsafe<'per_token' | 'per_hour'>({ description, type: 'string', enum: ['per_token', 'per_hour'] });
+
 /** A deployed resource (spec 2.3). */
 export const Resource = Named(
   'Resource',
@@ -453,21 +460,14 @@ export const Resource = Named(
       model_name: Type.String(),
       created_at: Ref(Timestamp),
       last_updated: Ref(Timestamp),
-      lifecycle: Type.Unsafe<'endpoint' | 'access'>({
-        description: `endpoint: the service runs infrastructure for it (dedicated): its status is read from the platform,
+      lifecycle: Lifecycle(`endpoint: the service runs infrastructure for it (dedicated): its status is read from the platform,
 it has guardrails and metrics, start and restart act on it, and delete takes minutes (Deleting, then
 404). access: the platform runs the model (managed, hosted): the resource is access to it, always
 InService, and delete only stops tracking it, at once.
-`,
-        type: 'string',
-        enum: ['endpoint', 'access'],
-      }),
-      billing: Type.Unsafe<'per_token' | 'per_hour'>({
-        description:
-          'per_hour, the instances bill until deleted whether called or not (a call costs nothing more); per_token, each call is priced from the price table.',
-        type: 'string',
-        enum: ['per_token', 'per_hour'],
-      }),
+`),
+      billing: Billing(
+        'per_hour, the instances bill until deleted whether called or not (a call costs nothing more); per_token, each call is priced from the price table.',
+      ),
       capabilities: Ref(ResourceCapabilities),
       actions: Type.Array(
         Type.Unsafe<'start' | 'stop' | 'restart' | 'delete' | 'update_guardrails' | 'update_access'>({

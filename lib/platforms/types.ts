@@ -27,6 +27,9 @@ export { PLATFORMS, type EndpointStatus, type ModelCapabilities, type PlatformNa
 
 export interface PlatformTraits {
   readonly name: PlatformName;
+  /** What people call it (the console's tabs and lists), and one sentence on what a resource there is and costs. */
+  readonly label: string;
+  readonly description: string;
   /**
    * How calls on it are paid: `per-token` (the price table's per-1K-token prices: a call has a cost,
    * reserved against budgets and recorded) or `per-hour` (the endpoint's instances bill by the hour
@@ -42,6 +45,11 @@ export interface PlatformTraits {
   readonly lifecycle: 'endpoint' | 'always-on';
   /** What its models may do at most; a model's catalogue entry may say less. */
   readonly capabilities: ModelCapabilities;
+  /**
+   * Whether its models have processing tiers priced apart (Bedrock's Flex and Priority): its price
+   * entries then take `service_tiers`, and a call may ask for a tier its model offers.
+   */
+  readonly serviceTiers: boolean;
   /** The name the platform knows a tracked resource by (managed, hosted: the model id; dedicated: the endpoint name). */
   target(resource: { endpoint_name: string; model_id: string; inference_profile?: { id: string; arn: string; type: string } | null }): string;
   /** Endpoint names it accepts, and the rule in words for a refusal. */

@@ -61,6 +61,12 @@ export const DEFAULT_TOKEN_PRICES: Record<'managed' | 'hosted', Record<string, T
   },
 };
 
+// The same table by any platform's name: a platform billed by the hour ships none.
+const SHIPPED_TOKEN_PRICES: Partial<Record<PlatformName, Record<string, TokenPrice>>> = DEFAULT_TOKEN_PRICES;
+
+/** A platform's shipped per-token prices by model id (none for a platform billed by the hour). */
+export const shippedTokenPrices = (platform: PlatformName): Record<string, TokenPrice> => SHIPPED_TOKEN_PRICES[platform] ?? {};
+
 /** Used when a model has no entry: a conservative figure, flagged as an estimate where shown. */
 export const FALLBACK_TOKEN_PRICE: TokenPrice = { input_per_1k: 0.001, output_per_1k: 0.002 };
 

@@ -58,7 +58,7 @@ export async function refreshFromPriceList(user: User, options: { overrideAdminE
   // Bedrock prices are keyed by display name and the table by model id (or a system profile's id), so
   // each priced model's name is looked up (GetFoundationModel). A model gets into the table by an
   // admin entry first.
-  const modelIds = [...current.managed.keys()].sort();
+  const modelIds = [...(current.tokens.managed?.keys() ?? [])].sort();
   const infos = await mapLimit(modelIds, 8, (id) => managed.getModel(baseModelOf(id)));
   const listedPrice = (modelId: string, modelName: string): ListedTokenPrices | undefined => {
     const sold = marketplace.get(modelName);
@@ -81,7 +81,7 @@ export async function refreshFromPriceList(user: User, options: { overrideAdminE
       keptAdmin.push(`dedicated ${type}`);
       continue;
     }
-    note('dedicated', type, 'hourly_usd', current.dedicated.get(type)?.hourly_usd, hourly);
+    note('dedicated', type, 'hourly_usd', current.instances.get(type)?.hourly_usd, hourly);
     writes.push({ kind: 'instance', instanceType: type, hourly_usd: hourly, source: 'aws-price-list', updated_at: at, updated_by: user.id });
   }
 
@@ -96,7 +96,7 @@ export async function refreshFromPriceList(user: User, options: { overrideAdminE
       keptAdmin.push(`managed ${modelId}`);
       return;
     }
-    const old = current.managed.get(modelId);
+    const old = current.tokens.managed?.get(modelId);
     // A model priced for one direction only (embeddings have no output tokens) keeps the other as it was;
     // a cache price the list lacks (Nova has no 1-hour TTL) keeps the one in force.
     const input = listed.input_per_1k ?? old?.per_1k_input_tokens_usd ?? 0;

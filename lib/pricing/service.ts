@@ -2,11 +2,11 @@ import { costOfTokens, nanosOf, usdOf, type Nanos } from '../../core/money';
 import { listPriceEntries, type PriceSource } from '../../tables/pricing';
 import {
   DEFAULT_INSTANCE_PRICES,
-  DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
   SERVICE_TIER_PRICE_PERCENT,
   UNPRICED_CACHE,
   shippedCachePrice,
+  shippedTokenPrices,
   type PricedTier,
   type TierPrice,
   type TokenPrice,
@@ -69,7 +69,7 @@ export async function getTokenPrice(platform: PlatformName, modelId: string): Pr
     const { source: _source, updated_at: _at, ...price } = stored;
     return { ...cache, ...price, source: 'stored' };
   }
-  const shipped = (DEFAULT_TOKEN_PRICES as Partial<Record<PlatformName, Record<string, TokenPrice>>>)[platform]?.[modelId];
+  const shipped = shippedTokenPrices(platform)[modelId];
   if (shipped) return { ...cache, ...shipped, source: 'default' };
   return { ...FALLBACK_TOKEN_PRICE, source: 'fallback' };
 }

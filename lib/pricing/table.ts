@@ -1,22 +1,22 @@
-import { INSTANCE_TYPE } from '../../core/vocabulary';
 import { BadRequest } from '../errors';
 import type { User } from '../../tables/users';
 import { listPriceEntries, putPriceEntries, type PriceSource, type StoredPriceEntry, type StoredTokenPrice } from '../../tables/pricing';
 import {
   DEFAULT_INSTANCE_PRICES,
   DEFAULT_PRICES_AS_OF,
-  DEFAULT_TOKEN_PRICES,
   FALLBACK_TOKEN_PRICE,
   HOURS_PER_MONTH,
   PRICED_TIERS,
   shippedCachePrice,
+  shippedTokenPrices,
   type PricedTier,
   type TierPrice,
   type TierPrices,
   type TokenPrice,
 } from './defaults';
 import { invalidatePriceCache, tierPrice } from './service';
-import { traitsOf } from '../platforms/registry';
+import { tokenPricedPlatforms, traitsOf } from '../platforms/registry';
+import { INSTANCE_TYPE, PLATFORMS, type PlatformName } from '../../core/vocabulary';
 import { serviceTiersOfResource } from '../platforms/capabilities';
 import { usdTimes } from '../../core/money';
 
@@ -35,7 +35,7 @@ interface TokenPriceView extends CachePriceView {
   per_1k_output_tokens_usd: number;
   source: EntrySource;
   last_updated: string;
-  /** A managed model's Flex and Priority prices in force, where it offers them or an admin set them. */
+  /** Flex and Priority prices in force (a platform with service tiers), where the model offers them or an admin set them. */
   service_tiers?: Partial<Record<PricedTier, TierPriceView>>;
 }
 
@@ -66,12 +66,13 @@ function cacheView(price: TokenPrice): CachePriceView {
 }
 
 /**
- * The Flex and Priority prices of a managed model in force: each tier the model offers or an admin
- * priced, with the cache prices the Standard view shows or the admin set; none for other platforms.
+ * The Flex and Priority prices in force of a model whose platform has service tiers: each tier the
+ * model offers or an admin priced, with the cache prices the Standard view shows or the admin set;
+ * none on a platform without tiers.
  */
-export function tiersView(platform: string, modelId: string, price: TokenPrice): TokenPriceView['service_tiers'] {
-  if (platform !== 'managed') return undefined;
-  const offered = serviceTiersOfResource({ type: 'managed', model_id: modelId });
+export function tiersView(platform: PlatformName, modelId: string, price: TokenPrice): TokenPriceView['service_tiers'] {
+  if (!traitsOf(platform).serviceTiers) return undefined;
+  const offered = serviceTiersOfResource({ type: platform, model_id: modelId });
   const tiers = PRICED_TIERS.filter((t) => offered.includes(t) || price.service_tiers?.[t]);
   if (tiers.length === 0) return undefined;
   return Object.fromEntries(
@@ -86,7 +87,7 @@ export function tiersView(platform: string, modelId: string, price: TokenPrice):
 }
 
 /** A token price as the API shows it. */
-function tokenView(platform: string, modelId: string, price: TokenPrice, source: EntrySource, at: string): TokenPriceView {
+function tokenView(platform: PlatformName, modelId: string, price: TokenPrice, source: EntrySource, at: string): TokenPriceView {
   const tiers = tiersView(platform, modelId, price);
   return {
     modelId,
@@ -119,29 +120,30 @@ function instanceView(instanceType: string, hourly: number, source: EntrySource,
   };
 }
 
+/** The prices in force: each token-priced platform's by model id, and the instance types' (the platform billed by the hour). */
 export interface InUse {
-  managed: Map<string, TokenPriceView>;
-  hosted: Map<string, TokenPriceView>;
-  dedicated: Map<string, InstancePriceView>;
+  tokens: Partial<Record<PlatformName, Map<string, TokenPriceView>>>;
+  instances: Map<string, InstancePriceView>;
 }
 
 export function inUse(stored: StoredPriceEntry[]): InUse {
-  const table: InUse = { managed: new Map(), hosted: new Map(), dedicated: new Map() };
-  for (const platform of ['managed', 'hosted'] as const) {
-    for (const [modelId, p] of Object.entries(DEFAULT_TOKEN_PRICES[platform])) {
+  const tokens = Object.fromEntries(tokenPricedPlatforms().map((p) => [p, new Map<string, TokenPriceView>()]));
+  const table: InUse = { tokens, instances: new Map() };
+  for (const platform of tokenPricedPlatforms()) {
+    for (const [modelId, p] of Object.entries(shippedTokenPrices(platform))) {
       const cache = shippedCachePrice(platform, modelId);
-      table[platform].set(modelId, tokenView(platform, modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
+      tokens[platform]?.set(modelId, tokenView(platform, modelId, { ...cache, ...p }, 'default', DEFAULT_PRICES_AS_OF));
     }
   }
   for (const [type, hourly] of Object.entries(DEFAULT_INSTANCE_PRICES))
-    table.dedicated.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
+    table.instances.set(type, instanceView(type, hourly, 'default', DEFAULT_PRICES_AS_OF));
   for (const e of stored) {
     if (e.kind === 'token') {
       // An entry without cache prices keeps the shipped ones (getTokenPrice prices calls the same way).
       const cache = shippedCachePrice(e.platform, e.modelId);
-      table[e.platform].set(e.modelId, tokenView(e.platform, e.modelId, { ...cache, ...e }, e.source, e.updated_at));
+      tokens[e.platform]?.set(e.modelId, tokenView(e.platform, e.modelId, { ...cache, ...e }, e.source, e.updated_at));
     } else {
-      table.dedicated.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
+      table.instances.set(e.instanceType, instanceView(e.instanceType, e.hourly_usd, e.source, e.updated_at));
     }
   }
   return table;
@@ -152,7 +154,11 @@ const sorted = <T>(map: Map<string, T>) => [...map.entries()].sort(([a], [b]) =>
 /** GET /api/pricing */
 export async function pricingTable() {
   const table = inUse(await listPriceEntries());
-  const all = [...table.managed.values(), ...table.hosted.values(), ...table.dedicated.values()];
+  // Each platform's list: a platform billed by the hour is priced per instance type, the others per model.
+  const pricing: Partial<Record<PlatformName, TokenPriceView[] | InstancePriceView[]>> = Object.fromEntries(
+    PLATFORMS.map((p) => [p, traitsOf(p).billing === 'per-hour' ? sorted(table.instances) : sorted(table.tokens[p] ?? new Map())]),
+  );
+  const all: (TokenPriceView | InstancePriceView)[] = Object.values(pricing).flat();
   const sources: Record<EntrySource, number> = { default: 0, admin: 0, 'aws-price-list': 0 };
   for (const e of all) sources[e.source]++;
   const used = (Object.keys(sources) as EntrySource[]).filter((s) => sources[s] > 0);
@@ -162,11 +168,7 @@ export async function pricingTable() {
     source: used.length === 1 ? used[0] : 'mixed',
     sources,
     last_updated: all.reduce((latest, e) => (e.last_updated > latest ? e.last_updated : latest), DEFAULT_PRICES_AS_OF),
-    pricing: {
-      managed: sorted(table.managed),
-      hosted: sorted(table.hosted),
-      dedicated: sorted(table.dedicated),
-    },
+    pricing,
     fallback: {
       per_1k_input_tokens_usd: FALLBACK_TOKEN_PRICE.input_per_1k,
       per_1k_output_tokens_usd: FALLBACK_TOKEN_PRICE.output_per_1k,
@@ -176,7 +178,7 @@ export async function pricingTable() {
 }
 
 export interface PriceEntryInput {
-  platform: 'managed' | 'hosted' | 'dedicated';
+  platform: PlatformName;
   modelId?: string;
   instanceType?: string;
   per_1k_input_tokens_usd?: number;
@@ -215,7 +217,7 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
     const stray = (
       ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd', ...CACHE_FIELDS.map(([, api]) => api), 'service_tiers'] as const
     ).find(present);
-    if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': dedicated entries take instanceType and hourly_usd`);
+    if (stray) throw new BadRequest(`Invalid field '${where}.${stray}': ${input.platform} entries take instanceType and hourly_usd`);
     if (!input.instanceType) throw new BadRequest(`Missing required field '${where}.instanceType'`);
     if (!INSTANCE_TYPE.test(input.instanceType))
       throw new BadRequest(`Invalid field '${where}.instanceType': expected an instance type such as ml.g5.xlarge`);
@@ -230,9 +232,9 @@ function toStoredEntry(input: PriceEntryInput, i: number, by: string, at: string
   for (const k of ['modelId', 'per_1k_input_tokens_usd', 'per_1k_output_tokens_usd'] as const) {
     if (!present(k)) throw new BadRequest(`Missing required field '${where}.${k}'`);
   }
-  // Only Bedrock has processing tiers (the request check refuses the field on a hosted entry too).
-  if (present('service_tiers') && input.platform !== 'managed')
-    throw new BadRequest(`Invalid field '${where}.service_tiers': only managed entries take service tier prices`);
+  // Only a platform with processing tiers prices them (the request check refuses the field elsewhere too).
+  if (present('service_tiers') && !traitsOf(input.platform).serviceTiers)
+    throw new BadRequest(`Invalid field '${where}.service_tiers': ${input.platform} entries take no service tier prices`);
   const tiers = tiersFromInput(input.service_tiers);
   return {
     kind: 'token',

@@ -1,5 +1,5 @@
 import { cacheTtlsOfResource, capabilitiesOf, maxOutputTokensOf, serviceTiersOfResource } from '../platforms/capabilities';
-import { traitsOf } from '../platforms/registry';
+import { describePlatform, traitsOf } from '../platforms/registry';
 import { isAdminRole } from '../calls/access';
 import { publicResource, type TrackedResource } from '../../tables/resources';
 import type { User } from '../../tables/users';
@@ -28,11 +28,11 @@ type Described = Pick<TrackedResource, 'type' | 'status' | 'model_id' | 'inferen
   Partial<Pick<TrackedResource, 'stopped' | 'vanished_at'>>;
 
 function abilitiesOf(resource: Described, caller: Pick<User, 'role'>) {
-  const traits = traitsOf(resource.type);
+  const { lifecycle, billing } = describePlatform(resource.type);
   const can = capabilitiesOf(resource);
   return {
-    lifecycle: traits.lifecycle === 'endpoint' ? ('endpoint' as const) : ('access' as const),
-    billing: traits.billing === 'per-hour' ? ('per_hour' as const) : ('per_token' as const),
+    lifecycle,
+    billing,
     capabilities: {
       chat: can.chat,
       embeddings: can.embeddings,

@@ -2,15 +2,15 @@ import { useEffect, useMemo, useState, type FormEvent, type ReactNode } from 're
 import { Link, useLocation, useParams, useSearch } from 'wouter';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useAction, useQuery } from '../api/hooks';
+import type { Platform } from '../api/platforms';
 import { GuardrailFields } from '../components/GuardrailFields';
-import { ErrorText, Facts, Field, PageTitle, Spinner } from '../components/ui';
+import { PlatformPage } from '../components/Platforms';
+import { ErrorText, Facts, Field, Spinner } from '../components/ui';
 import { int, list, usd } from '../format';
-import { PLATFORMS, PlatformTabs, isPlatform, type Platform } from './Models';
 
 type ManagedPlan = Schemas['DeployManagedPlanResponse'];
 type DedicatedPlan = Schemas['DeployDedicatedPlanResponse'];
 type HostedPlan = Schemas['DeployHostedPlanResponse'];
-type AnyPlan = { platform: 'managed'; plan: ManagedPlan } | { platform: 'dedicated'; plan: DedicatedPlan } | { platform: 'hosted'; plan: HostedPlan };
 type FactItems = Parameters<typeof Facts>[0]['items'];
 type Deployed = { id: string; endpointName: string; message: string; status: string };
 
@@ -28,17 +28,18 @@ function suggestName(modelId: string): string {
 
 export default function Deploy() {
   const params = useParams<{ platform?: string }>();
-  const platform: Platform = isPlatform(params.platform) ? params.platform : 'managed';
-  const Form = FORMS[platform];
   return (
-    <section>
-      <PageTitle>Deploy</PageTitle>
-      <PlatformTabs base="/deploy" current={platform} />
-      <p className="lead">
-        {PLATFORMS.find((p) => p.id === platform)?.blurb} You see the plan and its cost first; nothing happens until you confirm.
-      </p>
-      <Form key={platform} />
-    </section>
+    <PlatformPage
+      title="Deploy"
+      base="/deploy"
+      requested={params.platform}
+      lead="You see the plan and its cost first; nothing happens until you confirm."
+    >
+      {(platform) => {
+        const Form = FORMS[platform];
+        return <Form key={platform} />;
+      }}
+    </PlatformPage>
   );
 }
 
@@ -51,11 +52,11 @@ function usePrefill(name: string): string {
 
 /**
  * Plan first, then deploy on confirmation: the shared flow of the three forms. `call` is the form's
- * one request, asked once as a dry run (its plan) and once for real (the deployment it started).
+ * one request, asked once as a dry run (its plan, shown by the form's `View`) and once for real (the
+ * deployment it started).
  */
-function useDeployFlow<K extends Platform>(platform: K, call: (dryRun: boolean) => Promise<unknown>) {
-  type P = Extract<AnyPlan, { platform: K }>;
-  const planCall = async () => ({ platform, plan: await call(true) }) as P;
+function useDeployFlow<P>(call: (dryRun: boolean) => Promise<unknown>, View: (props: { plan: P }) => ReactNode) {
+  const planCall = async () => (await call(true)) as P;
   const deployCall = async () => started((await call(false)) as Deployed);
   const [plan, setPlan] = useState<P>();
   const [deployed, setDeployed] = useState<Deployed>();
@@ -63,6 +64,7 @@ function useDeployFlow<K extends Platform>(platform: K, call: (dryRun: boolean) 
   const deploying = useAction(deployCall);
   return {
     plan,
+    View,
     deployed,
     planning,
     deploying,
@@ -84,8 +86,9 @@ function useDeployFlow<K extends Platform>(platform: K, call: (dryRun: boolean) 
   };
 }
 
-function Flow(props: { flow: ReturnType<typeof useDeployFlow>; form: ReactNode; onSubmit: (e: FormEvent) => void; what: string }) {
+function Flow<P>(props: { flow: ReturnType<typeof useDeployFlow<P>>; form: ReactNode; onSubmit: (e: FormEvent) => void; what: string }) {
   const { flow } = props;
+  const { View } = flow;
   const [, navigate] = useLocation();
   if (flow.deployed) {
     return (
@@ -114,7 +117,7 @@ function Flow(props: { flow: ReturnType<typeof useDeployFlow>; form: ReactNode; 
       {flow.plan ? (
         <section className="panel plan" aria-labelledby="plan-title">
           <h2 id="plan-title">Plan (dry run): nothing has been created yet</h2>
-          <PlanView plan={flow.plan} />
+          <View plan={flow.plan} />
           <ErrorText error={flow.deploying.error} />
           <div className="buttons">
             <button type="button" className="primary" onClick={flow.confirm} disabled={flow.deploying.pending}>
@@ -161,18 +164,6 @@ function TokenCost({ cost }: { cost: Schemas['TokenEstimate'] }) {
       </p>
     </div>
   );
-}
-
-/**
- * Each platform's plan has its own shape (its own deploy route), so each has its view, found by the
- * platform the plan came from.
- */
-type PlanViews = { [K in Platform]: (props: { plan: Extract<AnyPlan, { platform: K }>['plan'] }) => ReactNode };
-const PLAN_VIEWS: PlanViews = { dedicated: DedicatedPlanView, managed: ManagedPlanView, hosted: HostedPlanView };
-
-function PlanView({ plan: p }: { plan: AnyPlan }) {
-  const View = PLAN_VIEWS[p.platform] as (props: { plan: AnyPlan['plan'] }) => ReactNode;
-  return <View plan={p.plan} />;
 }
 
 function DedicatedPlanView({ plan: answer }: { plan: DedicatedPlan }) {
@@ -324,7 +315,7 @@ function ManagedForm() {
   // "auto": the model's on-demand id where Bedrock offers one, else the geographic inference profile of
   // the service's Region; the plan shows which (plan.inferenceProfile).
   const body = () => ({ modelId, endpointName: endpointName.trim(), inferenceProfile: 'auto', ...(region.trim() ? { region: region.trim() } : {}) });
-  const flow = useDeployFlow('managed', (dryRun) => unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun } })));
+  const flow = useDeployFlow((dryRun) => unwrap(api.POST('/api/deploy/managed', { body: { ...body(), dryRun } })), ManagedPlanView);
   return (
     <Flow
       flow={flow}
@@ -363,7 +354,7 @@ function HostedForm() {
   const [modelId, setModelId] = useState(usePrefill('modelId'));
   const [endpointName, setEndpointName] = useState('');
   const body = () => ({ modelId, ...(endpointName.trim() ? { endpointName: endpointName.trim() } : {}) });
-  const flow = useDeployFlow('hosted', (dryRun) => unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun } })));
+  const flow = useDeployFlow((dryRun) => unwrap(api.POST('/api/deploy/hosted', { body: { ...body(), dryRun } })), HostedPlanView);
   return (
     <Flow
       flow={flow}
@@ -420,7 +411,7 @@ function DedicatedForm() {
     ...(idleTimeout.trim() ? { idleTimeoutMinutes: Number(idleTimeout) } : {}),
     ...(budget.trim() ? { monthlyBudgetUsd: Number(budget) } : {}),
   });
-  const flow = useDeployFlow('dedicated', (dryRun) => unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun } })));
+  const flow = useDeployFlow((dryRun) => unwrap(api.POST('/api/deploy/dedicated', { body: { ...body(), dryRun } })), DedicatedPlanView);
   return (
     <Flow
       flow={flow}

@@ -15,15 +15,22 @@ const described = (value: string | null): value is keyof typeof MODEL_INFO => va
 export default function ModelDetail() {
   const params = new URLSearchParams(useSearch());
   const requested = params.get('platform');
-  const platform = described(requested) ? requested : 'managed';
+  const platform = described(requested) ? requested : undefined;
   const modelId = params.get('id') ?? '';
-  const q = useQuery(() => MODEL_INFO[platform](modelId), [platform, modelId]);
+  const q = useQuery(
+    // Only the catalogues that describe one model have this page; a link naming another is refused in words.
+    () =>
+      platform
+        ? MODEL_INFO[platform](modelId)
+        : Promise.reject(new Error(`No catalogue of the ${requested ?? 'unnamed'} platform describes one model`)),
+    [platform, modelId],
+  );
   const admin = isAdmin(getSession()?.user.role);
   return (
     <section>
       <PageTitle
         actions={
-          admin ? (
+          admin && platform ? (
             <Link className="button primary" href={`/deploy/${platform}?modelId=${encodeURIComponent(modelId)}`}>
               Deploy this model
             </Link>
@@ -33,7 +40,7 @@ export default function ModelDetail() {
         {modelId}
       </PageTitle>
       <p>
-        <Link href={`/models/${platform}`}>← All {platform} models</Link>
+        <Link href={`/models/${platform ?? ''}`}>← All {platform ?? ''} models</Link>
       </p>
       {q.loading ? <Spinner label="Loading the model…" /> : null}
       <ErrorText error={q.error} />

@@ -1,49 +1,14 @@
 import { useDeferredValue, useState, type ReactNode } from 'react';
 import { Link, useParams } from 'wouter';
+import type { Platform } from '../api/platforms';
+import { PlatformPage } from '../components/Platforms';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useQuery } from '../api/hooks';
 import { getSession, isAdmin } from '../api/session';
-import { Badge, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
+import { Badge, ErrorText, Field, Spinner, TableBox } from '../components/ui';
 import { dateTime, lifecycle, list } from '../format';
 
-/**
- * The platforms, as the console shows them. Each has its own catalogue and deploy routes, whose shapes
- * differ, so pages find a platform's view in a table by its name instead of comparing names; how a
- * platform bills is its price entry's shape (per_hour: an instance type's hourly price).
- */
-export const PLATFORMS = [
-  // serviceTiers: its prices have Flex and Priority tiers (Bedrock's service tiers; docs/bedrock.md).
-  { id: 'managed', label: 'Managed', billing: 'per_token', serviceTiers: true, blurb: 'Pay per token; nothing to provision, always on.' },
-  {
-    id: 'dedicated',
-    label: 'Dedicated',
-    billing: 'per_hour',
-    serviceTiers: false,
-    blurb: 'Endpoints on instances of your choice; billed by the hour until deleted.',
-  },
-  { id: 'hosted', label: 'Hosted', billing: 'per_token', serviceTiers: false, blurb: 'A hosted OpenAI-compatible API; pay per token.' },
-] as const;
-export type Platform = (typeof PLATFORMS)[number]['id'];
-
-const modelHref = (platform: 'managed' | 'hosted', id: string) => `/model?platform=${platform}&id=${encodeURIComponent(id)}`;
-
-export const isPlatform = (value: string | undefined): value is Platform => PLATFORMS.some((p) => p.id === value);
-
-export function PlatformTabs({ base, current }: { base: string; current: Platform }) {
-  return (
-    <nav aria-label="Platforms" className="tabs">
-      <ul>
-        {PLATFORMS.map((p) => (
-          <li key={p.id}>
-            <Link href={`${base}/${p.id}`} aria-current={p.id === current ? 'page' : undefined}>
-              {p.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-    </nav>
-  );
-}
+const modelHref = (platform: Platform, id: string) => `/model?platform=${platform}&id=${encodeURIComponent(id)}`;
 
 const matches = (query: string, ...fields: (string | readonly string[])[]) => {
   const q = query.trim().toLowerCase();
@@ -52,30 +17,34 @@ const matches = (query: string, ...fields: (string | readonly string[])[]) => {
 
 export default function Models() {
   const params = useParams<{ platform?: string }>();
-  const platform: Platform = isPlatform(params.platform) ? params.platform : 'managed';
   const [search, setSearch] = useState('');
   const query = useDeferredValue(search);
-  const blurb = PLATFORMS.find((p) => p.id === platform)?.blurb;
-  const Catalogue = CATALOGUES[platform];
   return (
-    <section>
-      <PageTitle>Models</PageTitle>
-      <PlatformTabs base="/models" current={platform} />
-      <p className="lead">{blurb}</p>
-      <div className="toolbar">
-        <Field label="Search models" className="grow">
-          {(id) => <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, provider, modality…" />}
-        </Field>
-      </div>
-      <Catalogue query={query} />
-    </section>
+    <PlatformPage title="Models" base="/models" requested={params.platform}>
+      {(platform) => {
+        const Catalogue = CATALOGUES[platform];
+        return (
+          <>
+            <div className="toolbar">
+              <Field label="Search models" className="grow">
+                {(id) => (
+                  <input id={id} type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="name, provider, modality…" />
+                )}
+              </Field>
+            </div>
+            <Catalogue platform={platform} query={query} />
+          </>
+        );
+      }}
+    </PlatformPage>
   );
 }
 
-/** Each platform's catalogue route answers its own shape: one view each. */
-const CATALOGUES: Record<Platform, (props: { query: string }) => ReactNode> = { managed: Managed, dedicated: Dedicated, hosted: Hosted };
+/** Each platform's catalogue route answers its own shape: one view each, found by the platform's id. */
+type CatalogueProps = { platform: Platform; query: string };
+const CATALOGUES: Record<Platform, (props: CatalogueProps) => ReactNode> = { managed: Managed, dedicated: Dedicated, hosted: Hosted };
 
-function Managed({ query }: { query: string }) {
+function Managed({ platform, query }: CatalogueProps) {
   const q = useQuery(() => unwrap(api.GET('/api/models/managed')), []);
   if (q.loading && !q.data) return <Spinner label="Loading the managed catalogue…" />;
   if (q.error) return <ErrorText error={q.error} />;
@@ -89,7 +58,7 @@ function Managed({ query }: { query: string }) {
         {models.map((m) => (
           <tr key={m.modelId}>
             <th scope="row">
-              <Link href={modelHref('managed', m.modelId)}>{m.modelId}</Link>
+              <Link href={modelHref(platform, m.modelId)}>{m.modelId}</Link>
             </th>
             <td>{m.providerName}</td>
             <td>{list(m.inputModalities)}</td>
@@ -120,7 +89,7 @@ function InvocationWays({ ways }: { ways: Schemas['ManagedModelEntry']['invocati
   );
 }
 
-function Hosted({ query }: { query: string }) {
+function Hosted({ platform, query }: CatalogueProps) {
   const q = useQuery(() => unwrap(api.GET('/api/models/hosted')), []);
   if (q.loading && !q.data) return <Spinner label="Loading the hosted catalogue…" />;
   if (q.error) return <ErrorText error={q.error} />;
@@ -134,7 +103,7 @@ function Hosted({ query }: { query: string }) {
         {models.map((m) => (
           <tr key={m.id}>
             <th scope="row">
-              <Link href={modelHref('hosted', m.id)}>{m.id}</Link>
+              <Link href={modelHref(platform, m.id)}>{m.id}</Link>
             </th>
             <td>{m.task}</td>
             <td>{list(m.tags)}</td>
@@ -145,7 +114,7 @@ function Hosted({ query }: { query: string }) {
   );
 }
 
-function Dedicated({ query }: { query: string }) {
+function Dedicated({ platform, query }: CatalogueProps) {
   const [source, setSource] = useState<'public' | 'account' | 'all'>('all');
   // The dedicated catalogue is searched by the service (it can be large); at most 50 answers.
   const q = useQuery(
@@ -194,7 +163,7 @@ function Dedicated({ query }: { query: string }) {
                   </p>
                 ) : null}
                 {admin ? (
-                  <Link className="button small" href={`/deploy/dedicated?modelPackageArn=${encodeURIComponent(m.modelPackageArn)}`}>
+                  <Link className="button small" href={`/deploy/${platform}?modelPackageArn=${encodeURIComponent(m.modelPackageArn)}`}>
                     Deploy {m.displayName}
                   </Link>
                 ) : null}

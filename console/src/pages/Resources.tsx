@@ -4,6 +4,7 @@ import { api, unwrap, type Schemas } from '../api/client';
 import { useInterval } from '../api/hooks';
 import { Badge, ErrorText, Field, PageTitle, Spinner, TableBox } from '../components/ui';
 import { dateTime } from '../format';
+import { usePlatforms } from '../api/platforms';
 
 type Resource = Schemas['Resource'];
 export const TRANSITIONAL = new Set(['Creating', 'Updating', 'Deleting']);
@@ -13,6 +14,7 @@ export const SLOW_POLL_MS = 30_000;
 
 export default function Resources() {
   const [type, setType] = useState<'' | Resource['type']>('');
+  const { platforms } = usePlatforms();
   const [resources, setResources] = useState<Resource[]>();
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>();
@@ -82,9 +84,11 @@ export default function Resources() {
           {(id) => (
             <select id={id} value={type} onChange={(e) => setType(e.target.value as typeof type)}>
               <option value="">All platforms</option>
-              <option value="managed">Managed</option>
-              <option value="dedicated">Dedicated</option>
-              <option value="hosted">Hosted</option>
+              {platforms?.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.label}
+                </option>
+              ))}
             </select>
           )}
         </Field>

@@ -13,9 +13,12 @@ import type { PlatformTraits } from '../types';
  */
 export const dedicatedTraits: PlatformTraits = {
   name: 'dedicated',
+  label: 'Dedicated',
+  description: 'Endpoints on instances of your choice; billed by the hour until deleted.',
   billing: 'per-hour',
   lifecycle: 'endpoint',
   capabilities: { chat: true, stream: true, tools: true, jsonOutput: true, imageInput: true, embeddings: true },
+  serviceTiers: false,
   target: (resource) => resource.endpoint_name,
   names: {
     pattern: /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/,

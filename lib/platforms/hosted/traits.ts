@@ -7,9 +7,12 @@ import { TRACKED_NAME, type PlatformTraits } from '../types';
  */
 export const hostedTraits: PlatformTraits = {
   name: 'hosted',
+  label: 'Hosted',
+  description: 'A hosted OpenAI-compatible API; pay per token.',
   billing: 'per-token',
   lifecycle: 'always-on',
   capabilities: { chat: true, stream: true, tools: true, jsonOutput: true, imageInput: true, embeddings: true },
+  serviceTiers: false,
   target: (resource) => resource.model_id,
   names: { pattern: TRACKED_NAME, rule: '1 to 63 letters, digits and hyphens' },
 };

@@ -7,9 +7,12 @@ import { TRACKED_NAME, type PlatformTraits } from '../types';
  */
 export const managedTraits: PlatformTraits = {
   name: 'managed',
+  label: 'Managed',
+  description: 'Pay per token; nothing to provision, always on.',
   billing: 'per-token',
   lifecycle: 'always-on',
   capabilities: { chat: true, stream: true, tools: true, jsonOutput: true, imageInput: true, embeddings: true },
+  serviceTiers: true,
   // Through its inference profile where it has one: a system profile by id, an application profile by ARN.
   target: (resource) =>
     !resource.inference_profile

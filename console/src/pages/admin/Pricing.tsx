@@ -3,10 +3,22 @@ import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction, useQuery } from '../../api/hooks';
 import { ErrorText, Field, PageTitle, Spinner, TableBox, UsdField } from '../../components/ui';
 import { dateTime, usd } from '../../format';
-import { PLATFORMS, type Platform } from '../Models';
+import { usePlatforms, type PlatformDescription } from '../../api/platforms';
+import { PlatformsPending } from '../../components/Platforms';
+
+type TokenPrice = Schemas['TokenPrice'];
+type InstancePrice = Schemas['InstancePrice'];
+/** A platform's prices are per model or per instance type, as its billing says; the shape tells them apart too. */
+const isTokenPrice = (p: TokenPrice | InstancePrice): p is TokenPrice => 'modelId' in p;
+const isInstancePrice = (p: TokenPrice | InstancePrice): p is InstancePrice => 'instanceType' in p;
+/** Platforms named in a heading: "managed and hosted". */
+const named = (platforms: PlatformDescription[]) => platforms.map((p) => p.id).join(' and ');
 
 export default function Pricing() {
   const q = useQuery(() => unwrap(api.GET('/api/pricing')), []);
+  const { platforms, error } = usePlatforms();
+  const perToken = platforms?.filter((p) => p.billing === 'per_token') ?? [];
+  const perHour = platforms?.filter((p) => p.billing === 'per_hour') ?? [];
   const refresh = useAction(() => unwrap(api.POST('/api/pricing/update', { body: {} })));
   const [report, setReport] = useState<string>();
   return (
@@ -40,15 +52,16 @@ export default function Pricing() {
       ) : null}
       {q.loading && !q.data ? <Spinner label="Loading the price table…" /> : null}
       <ErrorText error={q.error} />
-      {q.data ? (
+      {platforms ? null : <PlatformsPending error={error} />}
+      {q.data && platforms ? (
         <>
           <p className="hint">
             Prices in {q.data.currency}; source {q.data.source} ({q.data.sources.default} default, {q.data.sources.admin} set by an admin,{' '}
             {q.data.sources['aws-price-list']} from the price list); updated {dateTime(q.data.last_updated)}. A model without a price is charged{' '}
             {usd(q.data.fallback.per_1k_input_tokens_usd)} / {usd(q.data.fallback.per_1k_output_tokens_usd)} per 1K tokens ({q.data.fallback.note}).
           </p>
-          <SetPrice onSaved={() => void q.reload()} />
-          <h2>Per token (managed and hosted)</h2>
+          <SetPrice platforms={platforms} onSaved={() => void q.reload()} />
+          <h2>Per token ({named(perToken)})</h2>
           <TableBox
             label="Token prices"
             columns={[
@@ -61,8 +74,8 @@ export default function Pricing() {
               'Source',
             ]}
           >
-            {(['managed', 'hosted'] as const).flatMap((platform) =>
-              (q.data?.pricing[platform] ?? []).map((p) => (
+            {perToken.flatMap(({ id: platform }) =>
+              (q.data?.pricing[platform] ?? []).filter(isTokenPrice).map((p) => (
                 <tr key={`${platform}-${p.modelId}`}>
                   <td>{platform}</td>
                   <th scope="row" className="mono small">
@@ -77,19 +90,21 @@ export default function Pricing() {
               )),
             )}
           </TableBox>
-          <h2>Per hour (dedicated instances)</h2>
+          <h2>Per hour ({named(perHour)} instances)</h2>
           <TableBox label="Instance prices" columns={['Instance type', 'Hourly', 'Daily', 'Monthly estimate', 'Source']}>
-            {q.data.pricing.dedicated.map((p) => (
-              <tr key={p.instanceType}>
-                <th scope="row" className="mono small">
-                  {p.instanceType}
-                </th>
-                <td>{usd(p.hourly_usd)}</td>
-                <td>{usd(p.daily_usd)}</td>
-                <td>{usd(p.monthly_estimate_usd)}</td>
-                <td>{p.source}</td>
-              </tr>
-            ))}
+            {perHour
+              .flatMap(({ id }) => (q.data?.pricing[id] ?? []).filter(isInstancePrice))
+              .map((p) => (
+                <tr key={p.instanceType}>
+                  <th scope="row" className="mono small">
+                    {p.instanceType}
+                  </th>
+                  <td>{usd(p.hourly_usd)}</td>
+                  <td>{usd(p.daily_usd)}</td>
+                  <td>{usd(p.monthly_estimate_usd)}</td>
+                  <td>{p.source}</td>
+                </tr>
+              ))}
           </TableBox>
         </>
       ) : null}
@@ -97,7 +112,7 @@ export default function Pricing() {
   );
 }
 
-type CachePrices = Pick<Schemas['TokenPrice'], 'per_1k_cache_read_tokens_usd' | 'per_1k_cache_write_tokens_usd' | 'per_1k_cache_write_1h_tokens_usd'>;
+type CachePrices = Pick<TokenPrice, 'per_1k_cache_read_tokens_usd' | 'per_1k_cache_write_tokens_usd' | 'per_1k_cache_write_1h_tokens_usd'>;
 
 /** A model's cache prices, read / 5-minute write / 1-hour write ("—" for one it has none of). */
 function cachePrices(p: CachePrices): string {
@@ -105,8 +120,8 @@ function cachePrices(p: CachePrices): string {
   return prices.every((v) => v === undefined) ? '—' : prices.map((v) => (v === undefined ? '—' : usd(v))).join(' / ');
 }
 
-/** A managed model's Flex and Priority prices in force: input / output, and whether an admin set them. */
-function tierPrices(tiers: Schemas['TokenPrice']['service_tiers']): string {
+/** A model's Flex and Priority prices in force (a platform with service tiers): input / output, and whether an admin set them. */
+function tierPrices(tiers: TokenPrice['service_tiers']): string {
   const shown = (['flex', 'priority'] as const).flatMap((tier) => {
     const t = tiers?.[tier];
     if (!t) return [];
@@ -150,12 +165,12 @@ const tierEntry = (value: { input: string; output: string }) =>
     ? undefined
     : { per_1k_input_tokens_usd: Number(value.input), per_1k_output_tokens_usd: Number(value.output) };
 
-function SetPrice({ onSaved }: { onSaved: () => void }) {
-  const [platform, setPlatform] = useState<Platform>('managed');
+function SetPrice({ platforms, onSaved }: { platforms: PlatformDescription[]; onSaved: () => void }) {
+  const [described, setDescribed] = useState(platforms[0]);
+  const platform = described?.id;
   // A platform billed by the hour is priced per instance type; the others per 1K tokens of a model.
-  const described = PLATFORMS.find((p) => p.id === platform);
   const perHour = described?.billing === 'per_hour';
-  const tiered = described?.serviceTiers === true;
+  const tiered = described?.service_tiers === true;
   const [key, setKey] = useState('');
   const [input, setInput] = useState('');
   const [output, setOutput] = useState('');
@@ -170,10 +185,11 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
       api.POST('/api/pricing', {
         body: {
           entries: [
-            perHour
-              ? { platform: platform as 'dedicated', instanceType: key.trim(), hourly_usd: Number(hourly) }
+            // The entry's shape follows the platform's billing (the service checks it): one of the union's branches.
+            (perHour
+              ? { platform, instanceType: key.trim(), hourly_usd: Number(hourly) }
               : {
-                  platform: platform as 'managed' | 'hosted',
+                  platform,
                   modelId: key.trim(),
                   per_1k_input_tokens_usd: Number(input),
                   per_1k_output_tokens_usd: Number(output),
@@ -181,7 +197,7 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
                   per_1k_cache_write_tokens_usd: optionalUsd(cache.write),
                   per_1k_cache_write_1h_tokens_usd: optionalUsd(cache.write1h),
                   ...(tiers ? { service_tiers: tiers } : {}),
-                },
+                }) as Schemas['PriceEntryInput'],
           ],
         },
       }),
@@ -203,8 +219,8 @@ function SetPrice({ onSaved }: { onSaved: () => void }) {
         <div className="row">
           <Field label="Platform">
             {(id) => (
-              <select id={id} value={platform} onChange={(e) => setPlatform(e.target.value as typeof platform)}>
-                {PLATFORMS.map((p) => (
+              <select id={id} value={platform} onChange={(e) => setDescribed(platforms.find((p) => p.id === e.target.value))}>
+                {platforms.map((p) => (
                   <option key={p.id} value={p.id}>
                     {p.id}
                   </option>

@@ -3,6 +3,8 @@ import { api, unwrap, type Schemas } from '../../api/client';
 import { useAction } from '../../api/hooks';
 import { ErrorText, PageTitle, Spinner, TableBox } from '../../components/ui';
 import { dateTime, int } from '../../format';
+import { usePlatforms } from '../../api/platforms';
+import { PlatformsPending } from '../../components/Platforms';
 
 type Report = Schemas['PlatformSyncReport'];
 
@@ -11,11 +13,12 @@ const runSync = () => unwrap(api.POST('/api/admin/sync-models'));
 export default function Sync() {
   const sync = useAction(runSync);
   const [result, setResult] = useState<Awaited<ReturnType<typeof runSync>>>();
+  const { platforms, error } = usePlatforms();
   return (
     <section>
       <PageTitle>Model sync</PageTitle>
       <p className="lead">
-        The model catalogues are cached by the service for an hour. Sync refreshes all three now and says what changed; it is recorded in the audit
+        The model catalogues are cached by the service for an hour. Sync refreshes them all now and says what changed; it is recorded in the audit
         log.
       </p>
       <button
@@ -29,13 +32,14 @@ export default function Sync() {
       >
         {sync.pending ? 'Syncing…' : 'Sync models now'}
       </button>
-      {sync.pending ? <Spinner label="Asking the three platforms…" /> : null}
+      {sync.pending ? <Spinner label="Asking the platforms…" /> : null}
       <ErrorText error={sync.error} />
-      {result && !sync.pending ? (
+      {result && !sync.pending && !platforms ? <PlatformsPending error={error} /> : null}
+      {result && !sync.pending && platforms ? (
         <section aria-live="polite">
           <h2>Synced {dateTime(result.syncedAt)}</h2>
           <TableBox label="Sync report" columns={['Platform', 'Result', 'Models', 'Added', 'Removed', 'Changed']}>
-            {(['managed', 'dedicated', 'hosted'] as const).map((p) => {
+            {platforms.map(({ id: p }) => {
               const r: Report = result.platforms[p];
               return r.status === 'refreshed' ? (
                 <tr key={p}>
