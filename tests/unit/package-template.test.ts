@@ -108,8 +108,8 @@ async function packageProd(
 ): Promise<{ template?: Json; failure?: string; service: string; out: string; output?: string }> {
   const service = join(workDir, name);
   // A fresh clone has no generated/: packaging writes it (scripts/serverless-generate.cjs). The other
-  // copies take the checkout's, which packaging's generate step then finds current (half a second
-  // instead of some 7 CPU-seconds). The console's sources and deploy files, not its build (packaging
+  // copies take the checkout's, which packaging's generate step then finds current and does not render
+  // again (a few CPU-seconds less). The console's sources and deploy files, not its build (packaging
   // neither builds nor uploads it).
   const filter = (source: string) => !source.startsWith(join(ROOT, 'console', 'dist'));
   for (const entry of [
