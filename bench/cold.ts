@@ -1,12 +1,13 @@
 /**
- * Section 1, cold start: every function bundled exactly as serverless.yml has serverless-esbuild
- * bundle it (custom.esbuild, plugin-only keys removed the way serverless-esbuild removes them), the
+ * Section 1, cold start: every function bundled exactly as a package bundles it (one esbuild build
+ * with serverless.yml's custom.esbuild, no code splitting: scripts/serverless-package-bundle.cjs), the
  * size of each minified bundle (the .mjs; the external source map is not shipped to memory), the time
  * to import it in a fresh `node` process (import only, no request), and the @aws-sdk/client-* packages
  * each bundle contains according to the esbuild metafile, with the project modules that import them.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,49 +16,33 @@ import { parse } from 'yaml';
 import { ROOT } from '../local/runtime';
 import { check, fmtKb, fmtMs, markdownTable, onCleanup, summarize, type Row, type SectionResult } from './harness';
 
-/** serverless-esbuild's own options, stripped before the rest is handed to esbuild (dist/bundle.js). */
-const PLUGIN_ONLY = [
-  'concurrency',
-  'zipConcurrency',
-  'exclude',
-  'nativeZip',
-  'packager',
-  'packagePath',
-  'watch',
-  'keepOutputDirectory',
-  'packagerOptions',
-  'installExtraArgs',
-  'outputFileExtension',
-  'outputBuildFolder',
-  'outputWorkFolder',
-  'nodeExternals',
-  'skipBuild',
-  'skipRebuild',
-  'skipBuildExcludeFns',
-  'stripEntryResolveExtensions',
-  'disposeContext',
-  'config',
-];
+/** The packaging plugin's build options (scripts/esbuild-functions.cjs), so what is measured is what ships. */
+const bundling = createRequire(import.meta.url)('../scripts/esbuild-functions.cjs') as {
+  esbuildOptions(settings: Record<string, unknown>): BuildOptions;
+  deployableBuild(settings: Record<string, unknown>, root: string, entries: string[]): BuildOptions;
+};
 
 const TABLE_ONLY_MAX = 300 * 1024;
 const LARGEST_MAX = 700 * 1024;
 /** Clients every function that handles tokens may call: the table, and SSM for the signing secret at cold start. */
 const BASE_CLIENTS = new Set(['dynamodb', 'ssm']);
 
-export function esbuildOptionsFromServerlessYml(): BuildOptions {
-  const sls = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8')) as { custom?: { esbuild?: Record<string, unknown> } };
-  const custom = { ...(sls.custom?.esbuild ?? {}) };
-  const ext = (custom.outputFileExtension as string | undefined) ?? '.js';
-  const exclude = (custom.exclude as string[] | undefined) ?? ['aws-sdk'];
-  const options: Record<string, unknown> = Object.fromEntries(Object.entries(custom).filter(([k]) => !PLUGIN_ONLY.includes(k)));
+/** serverless.yml's custom.esbuild, its `conditions` variable resolved as serverless resolves it. */
+function esbuildSettings(): Record<string, unknown> {
+  const sls = parse(readFileSync(join(ROOT, 'serverless.yml'), 'utf8')) as {
+    custom?: { esbuild?: Record<string, unknown>; esbuildConditions?: Record<string, string[]> };
+  };
+  const settings = { ...(sls.custom?.esbuild ?? {}) };
   // conditions: a Serverless variable that picks the list by TRACING_ENABLED; resolved here as it is
   // with tracing off (the default), or on when the environment says so.
-  const conditions = (sls.custom as { esbuildConditions?: Record<string, string[]> } | undefined)?.esbuildConditions;
-  if (typeof options.conditions === 'string' && conditions)
-    options.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
-  options.external = [...((options.external as string[] | undefined) ?? []), ...(exclude.includes('*') ? [] : exclude)];
-  if (ext !== '.js') options.outExtension = { '.js': ext };
-  return options;
+  const conditions = sls.custom?.esbuildConditions;
+  if (typeof settings.conditions === 'string' && conditions)
+    settings.conditions = conditions[process.env.TRACING_ENABLED === 'true' ? 'true' : 'false'];
+  return settings;
+}
+
+export function esbuildOptionsFromServerlessYml(): BuildOptions {
+  return bundling.esbuildOptions(esbuildSettings());
 }
 
 export interface FunctionEntry {
@@ -162,19 +147,19 @@ function analyse(entry: FunctionEntry, file: string, output: Metafile['outputs']
 }
 
 /**
- * One esbuild run with every function as an entry point. Without code splitting each entry's output
- * is self-contained and tree-shaken on its own, the same file serverless-esbuild's one-build-per-
- * function produces; one run just parses the shared modules once (much quicker on a busy machine).
+ * One esbuild run with every function as an entry point, as a package builds them. Without code
+ * splitting each entry's output is self-contained and tree-shaken on its own: the file a build of that
+ * function alone produces, and the one its zip holds.
  */
 export async function bundleAll(outDir: string): Promise<BundleInfo[]> {
-  const options = esbuildOptionsFromServerlessYml();
   const entries = functionEntries();
   const result = await build({
-    ...options,
-    absWorkingDir: ROOT,
-    entryPoints: [...new Set(entries.map((e) => e.entry))],
+    ...bundling.deployableBuild(
+      esbuildSettings(),
+      ROOT,
+      entries.map((e) => e.entry),
+    ),
     outdir: outDir,
-    outbase: ROOT,
     metafile: true,
     write: true,
     logLevel: 'silent',
@@ -312,7 +297,9 @@ function report(bundles: BundleInfo[], runs: number): SectionResult {
       .join(', ');
   const tableOnlyExample = bundles.find((b) => b.name === 'validate') ?? slowest;
   const markdown = [
-    `Bundled with esbuild using serverless.yml \`custom.esbuild\` as serverless-esbuild passes it (${Object.entries(esbuildOptionsFromServerlessYml())
+    `Bundled with esbuild using serverless.yml \`custom.esbuild\` as a package does, in one build without code splitting (${Object.entries(
+      esbuildOptionsFromServerlessYml(),
+    )
       .filter(([k]) => k !== 'banner')
       .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
       .join(

@@ -1,10 +1,11 @@
 'use strict';
 /**
- * Serverless plugin: runs `npm run generate` (scripts/generate.ts) before serverless-esbuild bundles,
+ * Serverless plugin: runs `npm run generate` (scripts/generate.ts) before the functions are bundled,
  * so that `serverless package`, `deploy`, `deploy function`, `offline` and `invoke local` work from
- * a fresh clone, where generated/ does not exist yet. It hooks the very events serverless-esbuild
- * bundles on; hooks of one event run in the order of serverless.yml's plugin list, which is why this
- * plugin is listed before serverless-esbuild. CommonJS because serverless 3 loads local plugins with require().
+ * a fresh clone, where generated/ does not exist yet. It hooks the very events the bundling plugins
+ * (scripts/serverless-package-bundle.cjs, scripts/serverless-offline-bundle.cjs) bundle on; hooks of
+ * one event run in the order of serverless.yml's plugin list, which is why this plugin is listed
+ * before them. CommonJS because serverless 3 loads local plugins with require().
  */
 const { execFileSync } = require('node:child_process');
 const { join } = require('node:path');

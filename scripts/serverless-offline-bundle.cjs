@@ -1,28 +1,26 @@
 'use strict';
 /**
  * Serverless plugin: under `serverless offline` (npm start, the e2e and browser tests, the benchmarks)
- * every function is bundled by ONE esbuild build with shared chunks, instead of serverless-esbuild's
- * one build per function. The functions share most of their code (the Middy stack, the table client,
- * the SDK), so one build does that work once: about 1 s for every function instead of about 13 s for
- * 48 separate bundles on these 2-core machines, and it stays about 1 s as functions are added.
+ * every function is bundled by ONE esbuild build with shared chunks. The functions share most of their
+ * code (the Middy stack, the table client, the SDK), so one build does that work once: about 1 s for
+ * every function, and it stays about 1 s as functions are added.
  *
- * Packaging and deploying are untouched: serverless-esbuild still bundles each function on its own,
- * tree-shaken and minified, as Lambda gets it (docs/benchmarks.md section 1 measures those bundles).
+ * A package or deploy builds differently (scripts/serverless-package-bundle.cjs): one build too, but
+ * without shared chunks, each function's file self-contained and minified as Lambda gets it
+ * (docs/benchmarks.md section 1 measures those bundles).
  *
- * How it fits in: this plugin is listed before serverless-esbuild, so on the offline events its hook
- * runs first. It marks every function `skipEsbuild` (serverless-esbuild's own per-function switch,
- * so that plugin then bundles nothing), builds them all into the same layout serverless-esbuild would
- * (`<work folder>/.build/functions/<area>/<name>.mjs`, with chunks beside), and points
- * serverless-offline's `location` there. The build keeps watching the sources: after a rebuild it asks
- * serverless-offline to drop its loaded handlers (`offline:functionsUpdated`, as serverless-esbuild
- * does), so the next invocation runs the new code.
+ * It builds every function into `<work folder>/.build/functions/<area>/<name>.mjs`, with chunks beside,
+ * and points serverless-offline's `location` there. The build keeps watching the sources: after a
+ * rebuild it asks serverless-offline to drop its loaded handlers (`offline:functionsUpdated`), so the
+ * next invocation runs the new code.
  *
- * The esbuild options are serverless.yml's `custom.esbuild` (conditions, alias, banner, target…), so
- * what runs locally resolves the same modules as what is deployed. CommonJS because serverless 3 loads
- * local plugins with require().
+ * The esbuild options are serverless.yml's `custom.esbuild` (conditions, alias, banner, target…:
+ * scripts/esbuild-functions.cjs), so what runs locally resolves the same modules as what is deployed.
+ * CommonJS because serverless 3 loads local plugins with require().
  */
 const { rmSync } = require('node:fs');
 const { join, relative } = require('node:path');
+const { nodeFunctions, esbuildOptions } = require('./esbuild-functions.cjs');
 
 const OFFLINE_EVENTS = ['before:offline:start', 'before:offline:start:init'];
 
@@ -65,13 +63,7 @@ class OfflineBundle {
     const service = serverless.service;
     const root = serverless.serviceDir;
     const settings = service.custom.esbuild ?? {};
-    const entries = [];
-    for (const name of service.getAllFunctions()) {
-      const fn = service.getFunction(name);
-      if (!fn.handler || !String(fn.runtime ?? service.provider.runtime).startsWith('nodejs')) continue;
-      fn.skipEsbuild = true;
-      entries.push(`${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`);
-    }
+    const functions = nodeFunctions(service);
     const outdir = join(root, settings.outputWorkFolder ?? '.esbuild', '.build');
     rmSync(outdir, { recursive: true, force: true });
     service.custom['serverless-offline'] = { ...service.custom['serverless-offline'], location: relative(root, outdir) };
@@ -82,23 +74,19 @@ class OfflineBundle {
     let firstBuild;
     const built = new Promise((resolve) => (firstBuild = resolve));
     this.context = await esbuild.context({
+      ...esbuildOptions(settings),
       absWorkingDir: root,
-      entryPoints: [...new Set(entries)],
+      entryPoints: [...new Set(functions.map((f) => f.entry))],
       outbase: root,
       outdir,
       entryNames: '[dir]/[name]',
       chunkNames: 'chunks/[name]-[hash]',
       bundle: true,
+      // Shared chunks (ESM only): the modules every function imports are written once.
       splitting: true,
       format: 'esm',
-      platform: settings.platform ?? 'node',
-      target: settings.target,
-      conditions: settings.conditions,
-      mainFields: settings.mainFields,
-      alias: settings.alias,
-      banner: settings.banner,
-      outExtension: { '.js': settings.outputFileExtension ?? '.mjs' },
       // Unminified, with linked source maps: local stack traces name the source lines.
+      minify: false,
       sourcemap: 'linked',
       logLevel: 'warning',
       plugins: [
@@ -118,7 +106,7 @@ class OfflineBundle {
     await this.context.watch();
     const first = await built;
     if (first.errors.length > 0) throw new Error('esbuild could not bundle the functions');
-    this.log.notice(`Bundled ${entries.length} functions in one build (${Date.now() - started} ms)`);
+    this.log.notice(`Bundled ${functions.length} functions in one build (${Date.now() - started} ms)`);
   }
 }
 

@@ -5,8 +5,9 @@
  *
  * The packaging runs in a temporary copy of the service (sources copied, node_modules linked), so
  * neither its `.esbuild` work folder nor a concurrent `serverless offline` or `package` in the
- * checkout can disturb the other. Packaging bundles every function (esbuild, minified, source
- * maps): about a minute on an idle machine, much longer on a loaded one (PACKAGE_TEST_TIMEOUT_MS).
+ * checkout can disturb the other. Packaging bundles every function in one esbuild build (minified,
+ * source maps; scripts/serverless-package-bundle.cjs) and zips each: about 55 CPU-seconds a package,
+ * minutes of wall time on a loaded machine (PACKAGE_TEST_TIMEOUT_MS).
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
 import { parse } from 'yaml';
+import { loadPlugin } from '../helpers/serverless-plugin';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 // Ten minutes: `npm test` runs this file beside integration files, and packaging is CPU-bound.
@@ -91,17 +93,27 @@ let traced: { template?: Json; failure?: string; bundle?: string } = {};
 let untracedBundle = '';
 /** Where the default package was written (the functions' zips). */
 let packageOut = '';
+/** `deploy function -f chatThreadPost`'s bundling, run again in the default package's copy. */
+let rebuilt: { zip?: Buffer; artifacts: Record<string, string | undefined>; notices: string[] } = { artifacts: {}, notices: [] };
+const REBUILT = 'chatThreadPost';
 /** `serverless package --stage prod` with secrets' values in the environment: refused. */
 let refused: { failure?: string; out: string } = { out: '' };
 const workDir = mkdtempSync(join(tmpdir(), 'model-ops-package-'));
 
 /** Packages the prod stage in a copy of its own (two runs in one copy would share .esbuild). */
-async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{ template?: Json; failure?: string; out: string; output?: string }> {
+async function packageProd(
+  name: string,
+  extraEnv: NodeJS.ProcessEnv,
+  { freshClone = false } = {},
+): Promise<{ template?: Json; failure?: string; service: string; out: string; output?: string }> {
   const service = join(workDir, name);
-  // No generated/: packaging writes it (scripts/serverless-generate.cjs), as in a fresh clone. The
-  // console's sources and deploy files, not its build (packaging neither builds nor uploads it).
+  // A fresh clone has no generated/: packaging writes it (scripts/serverless-generate.cjs). The other
+  // copies take the checkout's, which packaging's generate step then finds current and does not render
+  // again (a few CPU-seconds less). The console's sources and deploy files, not its build (packaging
+  // neither builds nor uploads it).
   const filter = (source: string) => !source.startsWith(join(ROOT, 'console', 'dist'));
   for (const entry of [
+    ...(freshClone ? [] : ['generated']),
     'serverless.yml',
     'package.json',
     'package-lock.json',
@@ -130,9 +142,9 @@ async function packageProd(name: string, extraEnv: NodeJS.ProcessEnv): Promise<{
   };
   const { code, output } = await run('npx', ['serverless', 'package', '--stage', 'prod', '--package', out], service, env);
   const file = join(out, 'cloudformation-template-update-stack.json');
-  if (code !== 0 || !existsSync(file)) return { failure: `npx serverless package --stage prod exited with ${code}:\n${output}`, out };
+  if (code !== 0 || !existsSync(file)) return { failure: `npx serverless package --stage prod exited with ${code}:\n${output}`, service, out };
   templateFiles.push(file);
-  return { template: JSON.parse(readFileSync(file, 'utf8')), out, output };
+  return { template: JSON.parse(readFileSync(file, 'utf8')), service, out, output };
 }
 
 /** The minified handler of one packaged function (the .mjs files inside its zip). */
@@ -145,7 +157,7 @@ async function bundleText(out: string, fn: string): Promise<string> {
 beforeAll(async () => {
   // The default (tracing off) and TRACING_ENABLED=true, side by side.
   const [plain, withTracing, withSecrets] = await Promise.all([
-    packageProd('service', {}),
+    packageProd('service', {}, { freshClone: true }),
     packageProd('traced', { TRACING_ENABLED: 'true' }),
     packageProd('refused', {
       JWT_SECRET: 'j'.repeat(64),
@@ -159,7 +171,17 @@ beforeAll(async () => {
   template = plain.template;
   packagingFailure = plain.failure;
   packagingOutput = plain.output ?? '';
-  if (!plain.failure) untracedBundle = await bundleText(plain.out, 'chatThreadPost');
+  if (!plain.failure) {
+    untracedBundle = await bundleText(plain.out, 'chatThreadPost');
+    // The same code bundled again, later, by `deploy function -f`'s hook: one function, in the same copy.
+    const plugin = loadPlugin('serverless-package-bundle.cjs', { serviceDir: plain.service, cli: { function: REBUILT } });
+    await plugin.hooks['before:deploy:function:packageFunction']!();
+    rebuilt = {
+      zip: readFileSync(join(plain.service, '.serverless', `${REBUILT}.zip`)),
+      artifacts: Object.fromEntries(Object.entries(plugin.functions).map(([name, fn]) => [name, fn.package?.artifact])),
+      notices: plugin.notices,
+    };
+  }
   traced = {
     template: withTracing.template,
     failure: withTracing.failure,
@@ -167,7 +189,11 @@ beforeAll(async () => {
   };
 }, TIMEOUT_MS);
 
-afterAll(() => rmSync(workDir, { recursive: true, force: true, maxRetries: 5 }));
+afterAll(async () => {
+  // The in-process build above started esbuild's service (a child process): stopped, so jest exits.
+  await (await import('esbuild')).stop();
+  rmSync(workDir, { recursive: true, force: true, maxRetries: 5 });
+});
 
 /**
  * cfn-lint (AWS's CloudFormation linter, a Python tool: `pip install cfn-lint`) where it is installed,
@@ -542,6 +568,34 @@ describe('the prod CloudFormation template (npx serverless package --stage prod)
     }
     expect(readers.length).toBeGreaterThan(0);
     expect(granted.sort()).toEqual(readers.sort());
+  });
+});
+
+describe('the functions’ packages (npx serverless package --stage prod)', () => {
+  test('are one zip per function holding its handler’s bundle and source map at the handler’s path, and nothing else (no node_modules)', async () => {
+    expect(packagingFailure).toBeUndefined();
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(40);
+    for (const [id, fn] of functions) {
+      const name = `${id[0]!.toLowerCase()}${id.slice(1).replace(/LambdaFunction$/, '')}`;
+      const handler = fn.Properties.Handler as string;
+      const source = handler.slice(0, handler.lastIndexOf('.'));
+      // The framework uploads each function's own zip, and Lambda loads `functions/…/x.mjs` for `functions/…/x.handler`.
+      expect([id, String(fn.Properties.Code.S3Key).split('/').pop()]).toEqual([id, `${name}.zip`]);
+      const zip = await JSZip.loadAsync(readFileSync(join(packageOut, `${name}.zip`)));
+      const entries = Object.values(zip.files).filter((f) => !f.dir);
+      expect([id, entries.map((f) => f.name)]).toEqual([id, [`${source}.mjs`, `${source}.mjs.map`]]);
+    }
+  });
+
+  test('are the same bytes for the same code: a later build of one function (deploy function -f) zips exactly what the package did', () => {
+    expect(packagingFailure).toBeUndefined();
+    expect(rebuilt.notices).toEqual([expect.stringMatching(/^Bundled 1 function in one build/)]);
+    // Only the function named is bundled, and its artifact is what the framework deploys.
+    expect(Object.entries(rebuilt.artifacts).filter(([, artifact]) => artifact !== undefined)).toEqual([
+      [REBUILT, join('.serverless', `${REBUILT}.zip`)],
+    ]);
+    expect(rebuilt.zip?.equals(readFileSync(join(packageOut, `${REBUILT}.zip`)))).toBe(true);
   });
 });
 
