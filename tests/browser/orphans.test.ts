@@ -2,37 +2,19 @@
  * The orphans page: endpoints this service tagged but no resource tracks, found by the reconciler
  * (invoked here as EventBridge would, through serverless-offline), adopted with guardrails or deleted.
  */
-import { invokeOffline, scheduledEvent } from '../../local/runtime';
+import { inReconcilerTurn, orphanOnPlatform, reconcileNow } from '../helpers/reconciler';
 import { CONSOLE, adminNav, browserPerFile, unique } from './helpers';
 
 const b = browserPerFile({ loggedIn: true });
-
-/** An endpoint created on the platform behind the service's back, carrying this stage's tags. */
-async function orphanOnPlatform(name: string): Promise<void> {
-  const res = await fetch(`${process.env.EMULATOR_URL}/_emulator/endpoints`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name, instanceType: 'ml.g5.xlarge', tags: { 'managed-by': 'model-ops', 'model-ops:stage': 'e2e' } }),
-  });
-  expect(res.status).toBe(201);
-}
-
-/** One reconciliation pass; a pass of another test file holding the lease is waited out. */
-async function reconcileNow(): Promise<void> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const report = (await invokeOffline(process.env.E2E_LAMBDA_URL as string, 'model-ops-e2e-reconcile', scheduledEvent())) as { skipped?: string };
-    if (!report.skipped) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the reconciler stayed busy');
-}
 
 test('an admin sees the orphans the reconciler found with what they bill, adopts one with an idle timeout and deletes another', async () => {
   const { page } = b;
   const keep = unique('orphan-keep');
   const drop = unique('orphan-drop');
-  await Promise.all([orphanOnPlatform(keep), orphanOnPlatform(drop)]);
-  await reconcileNow();
+  await inReconcilerTurn(async () => {
+    await Promise.all([orphanOnPlatform(keep), orphanOnPlatform(drop)]);
+    await reconcileNow();
+  });
 
   await adminNav(page).getByRole('link', { name: 'Orphans' }).click();
   const table = page.getByRole('region', { name: 'Orphan endpoints' });

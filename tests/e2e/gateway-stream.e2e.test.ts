@@ -8,8 +8,13 @@
 import OpenAI from 'openai';
 import { http, loginAsAdmin } from './http';
 
-const MANAGED_MODEL = 'anthropic.claude-3-haiku-20240307-v1:0';
-const HOSTED_MODEL = 'meta/llama-3.1-8b-instruct';
+/**
+ * Models no other e2e or browser file calls: the emulator's faults below are keyed by model and run
+ * beside the other files' calls, so on a model they share a fault could hit another file's stream
+ * (and this file's call go unfaulted). The dedicated endpoint is this file's own by its name.
+ */
+const MANAGED_MODEL = 'anthropic.claude-haiku-4-5-20251001-v1:0';
+const HOSTED_MODEL = 'google/gemma-2-9b-it';
 const suffix = Math.random().toString(36).slice(2, 8);
 const names = { managed: `st-managed-${suffix}`, hosted: `st-hosted-${suffix}`, dedicated: `st-dedicated-${suffix}` };
 const PROMPT = 'Tell me something about streams in three short sentences';

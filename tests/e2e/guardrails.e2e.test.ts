@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { invokeOffline, scheduledEvent } from '../../local/runtime';
+import { inReconcilerTurn, orphanOnPlatform, reconcileNow } from '../helpers/reconciler';
 import { http, loginAsAdmin, type HttpResult } from './http';
 
 /**
@@ -14,22 +14,6 @@ jest.setTimeout(300_000);
 const PACKAGE = 'arn:aws:sagemaker:us-east-1:123456789012:model-package/llm-support-bot/1';
 const tag = randomUUID().slice(0, 8);
 let admin: string;
-
-interface Report {
-  stops: { resourceId: string; reason: string }[];
-  orphansFound: string[];
-  skipped?: string;
-}
-
-/** One reconciliation pass; a pass of another test file holding the lease is waited out. */
-async function reconcileNow(): Promise<Report> {
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const report = (await invokeOffline(process.env.E2E_LAMBDA_URL as string, 'model-ops-e2e-reconcile', scheduledEvent())) as Report;
-    if (!report.skipped) return report;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error('the reconciler stayed busy');
-}
 
 function expectStatus(res: HttpResult, status: number): void {
   if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${res.raw.slice(0, 1000)}`);
@@ -54,12 +38,14 @@ test('a budget stop by the scheduled reconciler, then a raised budget and start 
   expectStatus(plan, 200);
   expect(plan.body.plan.guardrails).toMatchObject({ idleTimeoutMinutes: 60, monthlyBudgetUsd: 0.000001, hourly_usd: 1.408 });
 
-  const real = await http('POST', '/api/deploy/dedicated', { token: admin, body: { ...body, dryRun: false } });
-  expectStatus(real, 200);
-  const id = real.body.id as string;
-  expectStatus(await statusUntil(id, (r) => r.body?.resource?.status === 'InService'), 200);
-
-  const report = await reconcileNow();
+  // The endpoint is over its budget from the moment it is in service: no other file's pass may stop it before this one.
+  const { id, report } = await inReconcilerTurn(async () => {
+    const real = await http('POST', '/api/deploy/dedicated', { token: admin, body: { ...body, dryRun: false } });
+    expectStatus(real, 200);
+    const deployed = real.body.id as string;
+    expectStatus(await statusUntil(deployed, (r) => r.body?.resource?.status === 'InService'), 200);
+    return { id: deployed, report: await reconcileNow() };
+  });
   expect(report.stops).toContainEqual({ resourceId: id, endpointName: body.endpointName, reason: 'budget' });
   const stopped = await http('GET', `/api/resources/${id}/status`, { token: admin });
   expectStatus(stopped, 200);
@@ -80,7 +66,11 @@ test('a budget stop by the scheduled reconciler, then a raised budget and start 
   const audit = await http('GET', '/api/admin/audit?limit=100', { token: admin });
   expectStatus(audit, 200);
   expect(audit.body.entries).toContainEqual(
-    expect.objectContaining({ action: 'resource.budget_stop', actor: expect.objectContaining({ username: 'reconciler', role: 'system' }) }),
+    expect.objectContaining({
+      action: 'resource.budget_stop',
+      target: `${id} ${body.endpointName}`,
+      actor: expect.objectContaining({ username: 'reconciler', role: 'system' }),
+    }),
   );
 
   expectStatus(await http('POST', `/api/resources/${id}/control`, { token: admin, body: { action: 'delete', confirm: true } }), 200);
@@ -88,14 +78,11 @@ test('a budget stop by the scheduled reconciler, then a raised budget and start 
 
 test('an endpoint with this stage tags and no resource is found by the reconciler, listed, and deleted by an admin', async () => {
   const name = `e2e-orphan-${tag}`;
-  const created = await fetch(`${process.env.EMULATOR_URL}/_emulator/endpoints`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name, instanceType: 'ml.g5.xlarge', tags: { 'managed-by': 'model-ops', 'model-ops:stage': 'e2e' } }),
+  // Found by this file's pass, not by another file's between the endpoint's creation and this pass.
+  const report = await inReconcilerTurn(async () => {
+    await orphanOnPlatform(name);
+    return reconcileNow();
   });
-  expect(created.status).toBe(201);
-
-  const report = await reconcileNow();
   expect(report.orphansFound).toContain(name);
   const listed = await http('GET', '/api/admin/orphans?limit=100', { token: admin });
   expectStatus(listed, 200);
