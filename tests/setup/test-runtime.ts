@@ -7,7 +7,18 @@
  * line and runs until its stdin closes or it is signalled.
  */
 import { randomBytes } from 'node:crypto';
-import { emulatedServiceEnv, freePort, secretsAsParameters, localDynamoClient, startDynamo, startOffline, type Offline } from '../../local/runtime';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  ROOT,
+  emulatedServiceEnv,
+  freePort,
+  secretsAsParameters,
+  localDynamoClient,
+  startDynamo,
+  startOffline,
+  type Offline,
+} from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
 import { startEmulator } from '../../local/emulator/server';
 import { startFrontDoor } from '../../local/front-door';
@@ -155,6 +166,7 @@ async function main() {
       await Promise.all(pollers.map((p) => p.stop()));
       streamClient.destroy();
     });
+    const workFolder = `.esbuild-offline-e2e-${process.pid}`;
     offline = await startOffline({
       port: await freePort(),
       lambdaPort,
@@ -165,6 +177,9 @@ async function main() {
         ...secretsAsParameters(env, emulator.options.parameters, 'e2e'),
         TABLE_NAME: table,
         STAGE: 'e2e',
+        // Bundles of this run's own: a second e2e run in the same checkout (a file run by hand beside
+        // npm test) rebuilds into its own folder instead of deleting the chunks this stack serves.
+        ESBUILD_WORK_FOLDER: workFolder,
         BCRYPT_COST: E2E_BCRYPT_COST,
         RECONCILE_SCHEDULE_ENABLED: 'false',
         // The shared emulator holds every test file's endpoints: a pass classifies them quickly.
@@ -179,7 +194,10 @@ async function main() {
         OIDC_TEAM_GROUPS_PREFIX: TEST_OIDC.teamPrefix,
       },
     });
-    stops.push(() => (offline as Offline).stop());
+    stops.push(async () => {
+      await (offline as Offline).stop();
+      await rm(join(ROOT, workFolder), { recursive: true, force: true });
+    });
     // The front door as the deploy's CloudFront: POST /v1/chat/completions to the streaming function's
     // URL (local/lambda-url.ts), everything else to serverless-offline.
     const functionUrls = await startFunctionUrls();
