@@ -21,27 +21,24 @@
 const { rmSync } = require('node:fs');
 const { join, relative } = require('node:path');
 const { nodeFunctions, esbuildOptions } = require('./esbuild-functions.cjs');
+const { keepIdleConnections } = require('./idle-connections.cjs');
 
 const OFFLINE_EVENTS = ['before:offline:start', 'before:offline:start:init'];
 
 /**
  * serverless-offline's HTTP server (hapi's, which Node's http.createServer makes) keeps idle keep-alive
- * connections as long as the other local servers do (local/keep-alive.ts, SERVER_KEEP_ALIVE_MS):
- * 65 s instead of Node's 5 s, after which a client reusing the connection at that moment loses its
- * request ("other side closed"). serverless-offline has no setting for it and hapi creates the
- * server itself, so the servers created in this process from here on get it.
+ * connections as long as the other local servers do (scripts/idle-connections.cjs): 65 s instead of Node's
+ * 5 s, after which a client reusing the connection at that moment loses its request ("other side
+ * closed"). serverless-offline has no setting for it and hapi creates the server itself, so the
+ * servers created in this process from here on get it.
  */
-const SERVER_KEEP_ALIVE_MS = 65_000;
-function keepIdleConnections() {
+function keepIdleConnectionsOfNewServers() {
   const http = require('node:http');
   if (http.createServer.keepsIdleConnections) return;
   const create = http.createServer;
   http.createServer = Object.assign(
     function createServer(...args) {
-      const server = create.apply(this, args);
-      server.keepAliveTimeout = SERVER_KEEP_ALIVE_MS;
-      server.headersTimeout = SERVER_KEEP_ALIVE_MS + 1_000;
-      return server;
+      return keepIdleConnections(create.apply(this, args));
     },
     { keepsIdleConnections: true },
   );
@@ -58,7 +55,7 @@ class OfflineBundle {
 
   async bundle() {
     if (this.context) return;
-    keepIdleConnections();
+    keepIdleConnectionsOfNewServers();
     const { serverless } = this;
     const service = serverless.service;
     const root = serverless.serviceDir;
