@@ -27,6 +27,8 @@ const config = {
   // One DynamoDB Local, one emulator and (when e2e runs) one serverless-offline per test run.
   globalSetup: '<rootDir>/tests/setup/global-setup.js',
   globalTeardown: '<rootDir>/tests/setup/global-teardown.js',
+  // The longest files first, with or without jest's timing cache (a fresh clone has none).
+  testSequencer: '<rootDir>/tests/setup/sequencer.js',
   projects: [
     // The edit-test loop (`npm run test:unit`): no database, no serverless-offline, no browser.
     {
