@@ -126,7 +126,9 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
-    await Promise.allSettled(children.reverse().map((c) => c.stop()));
+    // The reverse of the start, one after another: the front door, serverless-offline and the stream
+    // aggregator stop while DynamoDB Local still answers them.
+    for (const child of children.reverse()) await child.stop().catch(() => undefined);
     rmSync(LOCK, { force: true });
     process.exit(code);
   };

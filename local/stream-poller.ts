@@ -134,6 +134,9 @@ export interface StreamReaderOptions {
   batching?: boolean;
 }
 
+/** A delivery given up because the poller stops: the batch stays for the next start. */
+class Stopped extends Error {}
+
 /** Reads one table's stream and delivers its batches; `poll` does one pass over every shard. */
 export class StreamReader {
   private readonly streams: DynamoDBStreamsClient;
@@ -155,6 +158,13 @@ export class StreamReader {
   close(): void {
     this.streams.destroy();
   }
+
+  /**
+   * Set when the poller stops: a batch that fails from then on is neither retried nor skipped, and its
+   * checkpoint stays before it, so the next start delivers it again (as a Lambda event source mapping
+   * that is switched off does). Its failure is the stop's: the database or the handler going away.
+   */
+  stopping = false;
 
   /** The most records one delivery carries (the mapping's BatchSize). */
   get batchSize(): number {
@@ -281,6 +291,7 @@ export class StreamReader {
         this.options.onBatch?.(wanted);
         return;
       } catch (err) {
+        if (this.stopping) throw new Stopped();
         if (attempt >= this.settings.maximumRetryAttempts) {
           if (this.options.onGiveUp === 'throw') throw err;
           console.error(
@@ -349,6 +360,7 @@ export function startStreamPoller(options: StreamReaderOptions & { intervalMs?: 
   return {
     stop: async () => {
       stopped = true;
+      reader.stopping = true;
       if (timer) clearTimeout(timer);
       await running;
       reader.close();

@@ -2,6 +2,10 @@
  * The local stand-in for Lambda's stream event source mapping (local/stream-poller.ts) on this file's
  * table and its real DynamoDB Local stream: batches fill within the batching window, as Lambda's do.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
@@ -57,6 +61,52 @@ test('a full batch is delivered without waiting for the window', async () => {
   await write(8, mark, 0);
   expect(await run.until(8)).toEqual([4, 4]);
   expect(Date.now() - started).toBeLessThan(30_000);
+});
+
+test('a poller stopped while a batch keeps failing leaves it for the next start: neither retried on nor skipped', async () => {
+  const mark = 'stopping';
+  const dir = mkdtempSync(join(tmpdir(), 'poller-'));
+  const checkpointFile = join(dir, 'checkpoint.json');
+  const settings = {
+    batchSize: 100,
+    batchingWindowMs: 0,
+    maximumRetryAttempts: 9,
+    filterPatterns: [{ dynamodb: { NewImage: { mark: { S: [mark] } } } }],
+  };
+  const source = { dynamo, endpoint: process.env.DYNAMODB_ENDPOINT as string, table: TABLE, intervalMs: 50, settings, checkpointFile };
+  const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+  try {
+    let attempts = 0;
+    // A receiver that is down: the batch is retried (up to nine times over some ten seconds) until the stop.
+    const first = startStreamPoller({
+      ...source,
+      handler: async () => {
+        attempts += 1;
+        throw new Error('the receiver is down');
+      },
+    });
+    await write(2, mark, 0);
+    for (let i = 0; i < 200 && attempts < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    const stopping = Date.now();
+    await first.stop();
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+    expect(errors).not.toHaveBeenCalled();
+
+    // The next start, from the same checkpoint: the batch is delivered, whole.
+    const seen: string[] = [];
+    const second = startStreamPoller({
+      ...source,
+      handler: async (event) => {
+        for (const r of event.Records) seen.push(String(r.dynamodb?.NewImage?.SK?.S));
+      },
+    });
+    for (let i = 0; i < 200 && seen.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await second.stop();
+    expect(seen).toEqual(['0', '1']);
+  } finally {
+    errors.mockRestore();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /**
