@@ -306,6 +306,16 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
   return { endpoint, process: child, stop: () => stopChild(child) };
 }
 
+/**
+ * Stops what a local stack started (`npm start`, the test runtime), in the reverse of its start, one
+ * after another: the front door, serverless-offline and the stream pollers stop while DynamoDB Local
+ * still answers them, so a batch in flight is not failed (and skipped) by the database going first.
+ * One that fails to stop does not keep the rest running.
+ */
+export async function stopInReverse(started: readonly { stop(): Promise<void> }[]): Promise<void> {
+  for (const one of [...started].reverse()) await one.stop().catch(() => undefined);
+}
+
 /** Stops a child; `group` signals its whole process group (children spawned `detached` lead one). */
 export function stopChild(child: ChildProcess, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();

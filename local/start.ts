@@ -39,6 +39,7 @@ import {
   startOffline,
   startReconcileTimer,
   startStreamAggregator,
+  stopInReverse,
   type Dynamo,
   type Offline,
 } from './runtime';
@@ -126,9 +127,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     console.log('\nStopping…');
-    // The reverse of the start, one after another: the front door, serverless-offline and the stream
-    // aggregator stop while DynamoDB Local still answers them.
-    for (const child of children.reverse()) await child.stop().catch(() => undefined);
+    await stopInReverse(children);
     rmSync(LOCK, { force: true });
     process.exit(code);
   };

@@ -17,6 +17,7 @@ import {
   localDynamoClient,
   startDynamo,
   startOffline,
+  stopInReverse,
   type Offline,
 } from '../../local/runtime';
 import { ensureTable } from '../../tables/definition';
@@ -68,9 +69,7 @@ let stopping = false;
 async function stop() {
   if (stopping) return;
   stopping = true;
-  // The reverse of the start, one after another: the servers and the stream pollers stop while DynamoDB
-  // Local still answers, so a batch in flight is not failed (and logged as skipped) by the database going first.
-  for (const s of stops.reverse()) await s().catch(() => undefined);
+  await stopInReverse(stops.map((stop) => ({ stop })));
   process.exitCode ??= 0;
   process.exit();
 }
