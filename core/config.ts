@@ -187,6 +187,12 @@ export function loadConfig(env: Env = process.env) {
       name: str(env, 'TABLE_NAME', 'model-ops-local'),
       /** DynamoDB Local in development and tests; unset in AWS. */
       endpoint: url(env, 'DYNAMODB_ENDPOINT'),
+      /**
+       * The access key id the client gives DynamoDB Local (any will do). A DynamoDB Local started
+       * without -sharedDb keeps one database per access key id and region: the integration tests give
+       * each file its own (tests/setup/table-env.ts).
+       */
+      localAccessKeyId: str(env, 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'local'),
       region: str(env, 'AWS_REGION', str(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
       /**
        * How long a request may wait for its connection, and for its answer, before the database counts

@@ -99,9 +99,19 @@ export function portInUse(port: number): Promise<boolean> {
   });
 }
 
-/** A client for DynamoDB Local (any credentials do), for creating tables and waiting on start-up. */
+/**
+ * The credentials every local client gives DynamoDB Local. Any will do, but a DynamoDB Local started
+ * without -sharedDb (`databasePerKey` below) keeps one database per access key id and region, so the
+ * service's client (tables/client.ts), these clients and the stream reader all name the same one:
+ * DYNAMODB_LOCAL_ACCESS_KEY_ID, `local` unless set (an integration test file sets its own).
+ */
+export function localDynamoCredentials(): { accessKeyId: string; secretAccessKey: string } {
+  return { accessKeyId: process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || 'local', secretAccessKey: 'local' };
+}
+
+/** A client for DynamoDB Local, for creating tables and waiting on start-up. */
 export function localDynamoClient(endpoint: string, maxAttempts?: number): DynamoDBClient {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts });
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localDynamoCredentials(), maxAttempts });
   // Without the SDK's logger middleware, as tables/client.ts: it filters every input and output for
   // sensitive fields to hand them to a no-op logger, which on a Scan of a few thousand items costs
   // more CPU than the Scan.
@@ -241,7 +251,19 @@ const NODE_LIFELINE = join(ROOT, 'local', 'lifeline.cjs');
  * builds the same server, binds it to loopback and starts it; telemetry stays off (these machines
  * have no network, and the service must not phone home).
  */
-export async function startDynamo(options: { port: number; dbPath?: string }): Promise<Dynamo> {
+export async function startDynamo(options: {
+  port: number;
+  dbPath?: string;
+  /**
+   * One database per access key id and region (no -sharedDb; the jar's own help names both modes),
+   * for the tests: each integration file gives its own key (tests/setup/table-env.ts). In one shared
+   * database every table's stream records stay in one store for their 24 hours, deleted tables'
+   * included, and each write to a newer table's stream then costs more the more records came before
+   * it: measured here, 1.5 ms of DynamoDB Local's CPU a put on a fresh stream, 7 ms on one created
+   * after another table's 8,000 records. By a run's end, most of its CPU (docs/testing.md).
+   */
+  databasePerKey?: boolean;
+}): Promise<Dynamo> {
   if (!javaAvailable()) {
     throw new Error(
       'DynamoDB Local needs a Java runtime (17 or later) and `java` was not found on PATH. Install one, e.g. `apt-get install openjdk-17-jre-headless`.',
@@ -264,7 +286,7 @@ export async function startDynamo(options: { port: number; dbPath?: string }): P
     compiled ? 'LoopbackDynamoDBLocal' : LAUNCHER_SOURCE,
     '-port',
     String(options.port),
-    '-sharedDb',
+    ...(options.databasePerKey ? [] : ['-sharedDb']),
     '-disableTelemetry',
   ];
   if (options.dbPath) {

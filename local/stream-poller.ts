@@ -25,6 +25,7 @@ import {
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { parse } from 'yaml';
 import { localLambdaContext } from './lambda-context';
+import { localDynamoCredentials } from './runtime';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -148,7 +149,7 @@ export class StreamReader {
     this.streams = new DynamoDBStreamsClient({
       endpoint: options.endpoint,
       region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      credentials: localDynamoCredentials(),
     });
     // Records carry whole item images: the SDK's logger middleware would walk each one for a no-op logger.
     this.streams.middlewareStack.remove('loggerMiddleware');

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
@@ -45,6 +46,46 @@ async function write(n: number, mark: string, gapMs: number) {
     await new Promise((r) => setTimeout(r, gapMs));
   }
 }
+
+test("this file's table lives in a database of its own, which the service's client and the stream reader name too", async () => {
+  // The run's DynamoDB Locals keep a database per access key (local/runtime.ts, `databasePerKey`).
+  const key = process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID as string;
+  expect(key).toMatch(/^it[0-9a-f]{32}$/);
+  const other = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    expect((await other.send(new ListTablesCommand({}))).TableNames ?? []).not.toContain(TABLE);
+    expect((await dynamo.send(new ListTablesCommand({}))).TableNames).toEqual([TABLE]);
+  } finally {
+    other.destroy();
+  }
+  // Written through the service's client, read back off the stream by the reader.
+  await db.send(new PutCommand({ TableName: TABLE, Item: { PK: 'OWN-DB#1', SK: 'A', mark: 'own-db' } }));
+  const seen: string[] = [];
+  const reader = new StreamReader({
+    dynamo,
+    endpoint: process.env.DYNAMODB_ENDPOINT as string,
+    table: TABLE,
+    settings: {
+      batchSize: 100,
+      batchingWindowMs: 0,
+      maximumRetryAttempts: 0,
+      filterPatterns: [{ dynamodb: { NewImage: { mark: { S: ['own-db'] } } } }],
+    },
+    handler: async (event) => {
+      for (const r of event.Records) seen.push(r.dynamodb?.Keys?.PK?.S ?? '');
+    },
+  });
+  try {
+    while ((await reader.poll()) > 0);
+  } finally {
+    reader.close();
+  }
+  expect(seen).toEqual(['OWN-DB#1']);
+});
 
 test('records arriving within the batching window are delivered as one batch, not one batch per read', async () => {
   const mark = 'window';

@@ -2,6 +2,10 @@
 import { randomUUID } from 'node:crypto';
 
 process.env.TABLE_NAME = `it-${randomUUID()}`;
+// And a database of its own in that DynamoDB Local, which keeps one per access key (local/runtime.ts,
+// `databasePerKey`): a file's writes to its table's stream then never pay for the records of the files
+// before it. Letters and digits only, as DynamoDB Local asks.
+process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID = `it${randomUUID().replaceAll('-', '')}`;
 // The DynamoDB Local of this file's jest worker, where the run started one per worker (tests/setup/test-runtime.ts).
 const endpoints = (process.env.DYNAMODB_ENDPOINTS ?? '').split(',').filter(Boolean);
 if (endpoints.length > 1) process.env.DYNAMODB_ENDPOINT = endpoints[(Number(process.env.JEST_WORKER_ID ?? 1) - 1) % endpoints.length];

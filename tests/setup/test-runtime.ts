@@ -84,7 +84,11 @@ async function main() {
   consoleBuilt?.catch(() => undefined);
   const emulator = await startEmulator({ port: 0, lifecycleDelayMs: 0, responseDelayMs: 0, hostedApiKey: 'test-hosted-key' });
   stops.push(() => emulator.close());
-  const dynamos = emulatorOnly ? [] : await Promise.all(Array.from({ length: dynamoInstances }, async () => startDynamo({ port: await freePort() })));
+  // A database per access key: each integration file works in one of its own (tests/setup/table-env.ts),
+  // the e2e stack in the default key's.
+  const dynamos = emulatorOnly
+    ? []
+    : await Promise.all(Array.from({ length: dynamoInstances }, async () => startDynamo({ port: await freePort(), databasePerKey: true })));
   for (const d of dynamos) stops.push(() => d.stop());
   const dynamo = dynamos[0];
 
