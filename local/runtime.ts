@@ -260,7 +260,9 @@ export async function startDynamo(options: {
    * database every table's stream records stay in one store for their 24 hours, deleted tables'
    * included, and each write to a newer table's stream then costs more the more records came before
    * it: measured here, 1.5 ms of DynamoDB Local's CPU a put on a fresh stream, 7 ms on one created
-   * after another table's 8,000 records. By a run's end, most of its CPU (docs/testing.md).
+   * after another table's 8,000 records. By a run's end, most of its CPU (docs/testing.md). The
+   * developer guide says -inMemory needs -sharedDb; this jar runs without it, and
+   * tests/integration/stream-poller.test.ts fails if the databases are not kept apart.
    */
   databasePerKey?: boolean;
 }): Promise<Dynamo> {
