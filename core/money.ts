@@ -58,8 +58,22 @@ export function usdText(nanos: Nanos): string {
   return `${n < 0n ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
 }
 
-/** A token price, USD per 1,000 tokens, as pico-dollars per token (exact for a price of up to 9 decimals per 1k). */
-const picosPerToken = (usdPer1k: number): bigint => BigInt(nanosOf(usdPer1k));
+/**
+ * A token price, USD per 1,000 tokens, as pico-dollars per token (exact for a price of up to 9 decimals
+ * per 1k). Every call's cost reads its prices, and a deployment has a few hundred at most: each is read
+ * from its decimal digits once and kept (a bounded memo, emptied if it ever fills).
+ */
+const PICOS_PER_TOKEN = new Map<number, bigint>();
+const PICOS_MEMO_SIZE = 4096;
+function picosPerToken(usdPer1k: number): bigint {
+  let picos = PICOS_PER_TOKEN.get(usdPer1k);
+  if (picos === undefined) {
+    picos = BigInt(nanosOf(usdPer1k));
+    if (PICOS_PER_TOKEN.size >= PICOS_MEMO_SIZE) PICOS_PER_TOKEN.clear();
+    PICOS_PER_TOKEN.set(usdPer1k, picos);
+  }
+  return picos;
+}
 
 /**
  * What `tokens` cost at these per-token prices, in nano-dollars: the exact product in pico-dollars,
