@@ -13,7 +13,6 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import type { CallOptions, CallResult, Handler } from '../helpers/invoke';
-import { scanTable } from '../helpers/scan';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -524,21 +523,9 @@ export function errorProblems(res: CallResult, op?: Operation): string[] {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The table, for the "nothing was written" check (a Scan is fine in a test).
+// The table, for the "nothing was written" check.
 
 let client: DynamoDBClient | undefined;
-export async function tableItems(): Promise<string[]> {
-  client ??= localDynamoClient(process.env.DYNAMODB_ENDPOINT as string);
-  // The audit trail and the login throttle's counters grow with every refused case: they are left
-  // out at the table, so a case reads the keys that matter, not the history of the cases before it.
-  const items = await scanTable(client, {
-    ProjectionExpression: 'PK, SK',
-    FilterExpression: 'PK <> :audit AND NOT begins_with(PK, :loginFail)',
-    ExpressionAttributeValues: { ':audit': { S: 'AUDIT' }, ':loginFail': { S: 'LOGINFAIL#' } },
-  });
-  const keys = items.map((item) => `${item.PK?.S ?? ''}|${item.SK?.S ?? ''}`);
-  return keys.sort();
-}
 
 /** Keys of the table's items created or deleted since the last call, in the order written. */
 let changes: { reader: StreamReader; keys: string[] } | undefined;
