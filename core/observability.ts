@@ -23,6 +23,9 @@ export const metrics = new Metrics({
   namespace: 'ModelOps',
   serviceName: config.serviceName,
   defaultDimensions: { stage: config.stage },
+  // Its own warnings (an invalid dimension, nothing to publish) as structured lines of the one logger,
+  // with the invocation's context and its level, not bare console text.
+  logger,
 });
 
 export { MetricUnit };
