@@ -7,6 +7,8 @@
  * arrives.
  */
 
+import { dynamoLocalCredentials } from './dynamo-local';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -187,12 +189,8 @@ export function loadConfig(env: Env = process.env) {
       name: str(env, 'TABLE_NAME', 'model-ops-local'),
       /** DynamoDB Local in development and tests; unset in AWS. */
       endpoint: url(env, 'DYNAMODB_ENDPOINT'),
-      /**
-       * The access key id the client gives DynamoDB Local (any will do). A DynamoDB Local started
-       * without -sharedDb keeps one database per access key id and region: the integration tests give
-       * each file its own (tests/setup/table-env.ts).
-       */
-      localAccessKeyId: str(env, 'DYNAMODB_LOCAL_ACCESS_KEY_ID', 'local'),
+      /** What the client gives DynamoDB Local (core/dynamo-local.ts): DYNAMODB_LOCAL_ACCESS_KEY_ID's database. */
+      localCredentials: dynamoLocalCredentials(env),
       region: str(env, 'AWS_REGION', str(env, 'AWS_DEFAULT_REGION', 'us-east-1')),
       /**
        * How long a request may wait for its connection, and for its answer, before the database counts

@@ -12,6 +12,7 @@ import { delimiter, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { dynamoLocalCredentials } from '../core/dynamo-local';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -99,19 +100,9 @@ export function portInUse(port: number): Promise<boolean> {
   });
 }
 
-/**
- * The credentials every local client gives DynamoDB Local. Any will do, but a DynamoDB Local started
- * without -sharedDb (`databasePerKey` below) keeps one database per access key id and region, so the
- * service's client (tables/client.ts), these clients and the stream reader all name the same one:
- * DYNAMODB_LOCAL_ACCESS_KEY_ID, `local` unless set (an integration test file sets its own).
- */
-export function localDynamoCredentials(): { accessKeyId: string; secretAccessKey: string } {
-  return { accessKeyId: process.env.DYNAMODB_LOCAL_ACCESS_KEY_ID || 'local', secretAccessKey: 'local' };
-}
-
 /** A client for DynamoDB Local, for creating tables and waiting on start-up. */
 export function localDynamoClient(endpoint: string, maxAttempts?: number): DynamoDBClient {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: localDynamoCredentials(), maxAttempts });
+  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: dynamoLocalCredentials(), maxAttempts });
   // Without the SDK's logger middleware, as tables/client.ts: it filters every input and output for
   // sensitive fields to hand them to a no-op logger, which on a Scan of a few thousand items costs
   // more CPU than the Scan.
@@ -379,10 +370,18 @@ export async function startOffline(options: {
   inheritOutput?: boolean;
   /** Only its warnings and errors: not its function and route tables, nor a line per invocation. */
   quiet?: boolean;
+  /**
+   * How long an idle function instance (a worker thread with its bundle loaded) is kept for the next
+   * request: serverless-offline's 60 s unless told. Lambda keeps idle execution environments for
+   * minutes; a test run keeps them for its whole length, so a function its files call minutes apart
+   * does not start a new thread and load its bundle again each time.
+   */
+  idleSeconds?: number;
 }): Promise<Offline> {
   const bin = join(ROOT, 'node_modules', 'serverless', 'bin', 'serverless.js');
   if (!existsSync(bin)) throw new Error('serverless is not installed; run npm install');
-  const child = spawn(process.execPath, ['--require', NODE_LIFELINE, bin, 'offline', 'start', '--stage', options.stage], {
+  const idle = options.idleSeconds === undefined ? [] : ['--terminateIdleLambdaTime', String(options.idleSeconds)];
+  const child = spawn(process.execPath, ['--require', NODE_LIFELINE, bin, 'offline', 'start', '--stage', options.stage, ...idle], {
     cwd: ROOT,
     env: {
       ...process.env,

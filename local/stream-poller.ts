@@ -25,7 +25,7 @@ import {
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { parse } from 'yaml';
 import { localLambdaContext } from './lambda-context';
-import { localDynamoCredentials } from './runtime';
+import { dynamoLocalCredentials } from '../core/dynamo-local';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -149,7 +149,7 @@ export class StreamReader {
     this.streams = new DynamoDBStreamsClient({
       endpoint: options.endpoint,
       region: 'us-east-1',
-      credentials: localDynamoCredentials(),
+      credentials: dynamoLocalCredentials(),
     });
     // Records carry whole item images: the SDK's logger middleware would walk each one for a no-op logger.
     this.streams.middlewareStack.remove('loggerMiddleware');

@@ -27,7 +27,7 @@ const base = traced(
     region: config.table.region,
     endpoint: config.table.endpoint,
     // DynamoDB Local accepts any credentials; in AWS the function's role is used.
-    credentials: config.table.endpoint ? { accessKeyId: config.table.localAccessKeyId, secretAccessKey: 'local' } : undefined,
+    credentials: config.table.endpoint ? config.table.localCredentials : undefined,
     maxAttempts: 3,
     // throwOnRequestTimeout: without it the Node handler only warns and the request goes on waiting.
     requestHandler: {

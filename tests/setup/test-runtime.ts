@@ -176,6 +176,7 @@ async function main() {
       port: await freePort(),
       lambdaPort,
       stage: 'e2e',
+      idleSeconds: 3600,
       // The reconciler runs when a test invokes it (E2E_LAMBDA_URL), never on offline's own schedule.
       env: {
         // The hosted API key and the platforms' secret key from the emulator's SSM, as in a deploy.
