@@ -1,6 +1,7 @@
 /**
- * The API contract as a response validator: docs/openapi.yaml, read once, with ajv (JSON Schema
- * 2020-12, OpenAPI 3.1's dialect) and ajv-formats.
+ * The API contract as a response validator: docs/openapi.yaml (read once, from its JSON twin:
+ * tests/helpers/openapi-document.ts), with ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect) and
+ * ajv-formats.
  *
  * `validateResponse(method, path, status, body)` finds the operation whose path template matches
  * the request (query string ignored; a parameter marked `x-greedy` takes the rest of the path, like
@@ -13,12 +14,11 @@
  * tests/e2e/http.ts runs it on every response the e2e suites receive, so the suites cannot pass
  * while the code and the document disagree.
  */
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { openapiDocument } from '../helpers/openapi-document';
 
 export const OPENAPI_PATH = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs', 'openapi.yaml');
 
@@ -208,7 +208,7 @@ let shared: Contract | undefined;
 
 /** The contract of docs/openapi.yaml, built on first use. */
 function contract(): Contract {
-  shared ??= createContract(parse(readFileSync(OPENAPI_PATH, 'utf8')));
+  shared ??= createContract(openapiDocument());
   return shared;
 }
 

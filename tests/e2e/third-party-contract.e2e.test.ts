@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, OpenAPIRouter, type Operation } from 'openapi-backend';
-import { parse } from 'yaml';
-import { OPENAPI_PATH } from './contract';
+import { openapiDocument } from '../helpers/openapi-document';
 import { mapLimit } from '../../lib/concurrency';
 import { leaves, withValue } from '../integration/fuzz-cases';
 
@@ -32,7 +30,7 @@ import { leaves, withValue } from '../integration/fuzz-cases';
 
 const BASE = () => process.env.E2E_FRONT_DOOR_URL as string;
 const tag = randomUUID().slice(0, 8);
-const definition = parse(readFileSync(OPENAPI_PATH, 'utf8'));
+const definition = openapiDocument();
 
 const ajvs = new Map<string, Ajv2020>();
 const api = new OpenAPIBackend({

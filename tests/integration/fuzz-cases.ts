@@ -13,6 +13,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, aggregatorEventSource } from '../../local/stream-poller';
 import type { CallOptions, CallResult, Handler } from '../helpers/invoke';
+import { openapiDocument } from '../helpers/openapi-document';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -43,7 +44,7 @@ export interface Operation {
   apiKey: boolean;
 }
 
-const doc = parse(readFileSync(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')) as Schema;
+const doc = openapiDocument<Schema>();
 
 /** Resolves local $refs, merging sibling keywords (e.g. a description next to a $ref). */
 function resolve(node: any): any {

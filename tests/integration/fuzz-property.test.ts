@@ -16,10 +16,8 @@
 import fc from 'fast-check';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
 import { call } from '../helpers/invoke';
+import { openapiDocument } from '../helpers/openapi-document';
 import {
   baseRequest,
   callOptions,
@@ -45,7 +43,7 @@ const ops = operations().filter((op) => !SKIP.has(op.key));
 const runsPerOp = Math.ceil(TOTAL / ops.length);
 
 // The document's own schemas, compiled by a validator that is not the service's (ajv, from the YAML).
-const doc = parse(readFileSync(join(process.cwd(), 'docs', 'openapi.yaml'), 'utf8')) as { components: Record<string, unknown> };
+const doc = openapiDocument<{ components: Record<string, unknown> }>();
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
 ajv.addSchema({ $id: 'doc', components: doc.components });

@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { openapiDocument } from '../helpers/openapi-document';
 
 /**
  * What a route adds to the /v1 answers is in the contract on all four model calls alike: which
@@ -11,8 +8,7 @@ import { parse } from 'yaml';
 
 type Json = Record<string, any>;
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const doc = parse(readFileSync(join(ROOT, 'docs', 'openapi.yaml'), 'utf8')) as Json;
+const doc = openapiDocument<Json>();
 const deref = (node: Json): Json =>
   typeof node.$ref === 'string'
     ? deref(
