@@ -9,6 +9,7 @@ import { jest } from '@jest/globals';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { dynamoLocalCredentials } from '../../core/dynamo-local';
 import { localDynamoClient } from '../../local/runtime';
 import { StreamReader, startStreamPoller } from '../../local/stream-poller';
 import { TABLE, db } from '../../tables/client';
@@ -54,7 +55,8 @@ test("this file's table lives in a database of its own, which the service's clie
   const other = new DynamoDBClient({
     endpoint: process.env.DYNAMODB_ENDPOINT,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    // The default key's database, as a client given no DYNAMODB_LOCAL_ACCESS_KEY_ID names it.
+    credentials: dynamoLocalCredentials({}),
   });
   try {
     expect((await other.send(new ListTablesCommand({}))).TableNames ?? []).not.toContain(TABLE);
