@@ -42,7 +42,7 @@ const SKIP = new Set(['GET /api/openapi.json']);
 const ops = operations().filter((op) => !SKIP.has(op.key));
 const runsPerOp = Math.ceil(TOTAL / ops.length);
 
-// The document's own schemas, compiled by a validator that is not the service's (ajv, from the YAML).
+// The document's own schemas, compiled by a validator that is not the service's (ajv, from the document's JSON twin).
 const doc = openapiDocument<{ components: Record<string, unknown> }>();
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 (addFormats as unknown as (a: Ajv2020) => void)(ajv);
