@@ -18,6 +18,14 @@ const HOSTED_MODEL = 'google/gemma-2-9b-it';
 const suffix = Math.random().toString(36).slice(2, 8);
 const names = { managed: `st-managed-${suffix}`, hosted: `st-hosted-${suffix}`, dedicated: `st-dedicated-${suffix}` };
 const PROMPT = 'Tell me something about streams in three short sentences';
+/**
+ * A prompt the emulator answers at length (local/emulator/chat.ts): as many words as the call's output
+ * bound allows, one chunk each. The cut-off test hangs up after three of them; with the short answer
+ * above (about 25 chunks, 1 s under `slow-stream`) a hang-up that reached the function late, on a
+ * loaded machine, found the answer already produced, and the estimate of a cut stream (the input's
+ * bound, charged for want of the platform's usage) came out above the whole answer's cost.
+ */
+const LONG_PROMPT = 'Tell me about streams at length';
 
 let admin: string;
 
@@ -122,12 +130,12 @@ test('without include_usage a stream ends with its finish reason and no usage ch
   expect(chunks.some((c) => c.usage)).toBe(false);
 });
 
-/** The cost of `PROMPT` streamed to the end on the managed model, as its usage chunk says. */
-async function fullStreamCost(): Promise<number> {
+/** The cost of `prompt` streamed to the end on the managed model, as its usage chunk says. */
+async function fullStreamCost(prompt: string): Promise<number> {
   const { client } = await newKey();
   const stream = await client.chat.completions.create({
     model: names.managed,
-    messages: [{ role: 'user', content: PROMPT }],
+    messages: [{ role: 'user', content: prompt }],
     stream: true,
     stream_options: { include_usage: true },
   });
@@ -137,12 +145,12 @@ async function fullStreamCost(): Promise<number> {
 }
 
 test('a stream the client cuts off settles to what was produced: less than the whole answer, nothing left reserved', async () => {
-  const whole = await fullStreamCost();
+  const whole = await fullStreamCost(LONG_PROMPT);
   const { id, client } = await newKey({ monthly_budget_usd: 0.01 });
   await fault('ConverseStream', MANAGED_MODEL, 'slow-stream');
   const controller = new AbortController();
   const stream = await client.chat.completions.create(
-    { model: names.managed, messages: [{ role: 'user', content: PROMPT }], stream: true, stream_options: { include_usage: true } },
+    { model: names.managed, messages: [{ role: 'user', content: LONG_PROMPT }], stream: true, stream_options: { include_usage: true } },
     { signal: controller.signal },
   );
   let received = 0;
