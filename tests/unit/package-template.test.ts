@@ -588,6 +588,21 @@ describe('the functions’ packages (npx serverless package --stage prod)', () =
     }
   });
 
+  test('hold source maps that name the sources without carrying them (serverless.yml: sourcesContent false)', async () => {
+    expect(packagingFailure).toBeUndefined();
+    const zip = await JSZip.loadAsync(readFileSync(join(packageOut, `${REBUILT}.zip`)));
+    const map = JSON.parse(await zip.file('functions/chat/thread-post.mjs.map')!.async('string')) as {
+      sources: string[];
+      sourcesContent?: unknown;
+      mappings: string;
+    };
+    // Relative to the map (functions/chat/), as the stack traces name them: the handler's own source and the lib it imports.
+    expect(map.sources).toContain('thread-post.ts');
+    expect(map.sources.some((s) => s.startsWith('../../lib/'))).toBe(true);
+    expect(map.mappings.length).toBeGreaterThan(0);
+    expect(map.sourcesContent).toBeUndefined();
+  });
+
   test('are the same bytes for the same code: a later build of one function (deploy function -f) zips exactly what the package did', () => {
     expect(packagingFailure).toBeUndefined();
     expect(rebuilt.notices).toEqual([expect.stringMatching(/^Bundled 1 function in one build/)]);
