@@ -21,7 +21,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const JEST = ['--experimental-vm-modules', '--disable-warning=ExperimentalWarning', join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js')];
+// As package.json's `jest` script. --max-semi-space-size: jest's processes (its workers inherit the
+// flag) allocate fast and briefly (the SDK's requests, the handlers); V8's young generation at 64 MB
+// rather than its default 16 collects less often: the garbage collector's share of a profile of the
+// fuzz property file went from 4.5 % to 2.9 % of its CPU (docs/testing.md).
+const JEST = [
+  '--experimental-vm-modules',
+  '--disable-warning=ExperimentalWarning',
+  '--max-semi-space-size=64',
+  join(ROOT, 'node_modules', 'jest', 'bin', 'jest.js'),
+];
 // Held output keeps its colours when the terminal has them.
 const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
 
