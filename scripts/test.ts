@@ -1,9 +1,12 @@
 /**
  * `npm test`: the whole suite, in two runs of jest started together.
  *
- *   1. unit, build and integration, two files at a time: every integration file works in a table of
- *      its own and starts its own emulator where it injects faults, so files run side by side unseen
- *      by each other, and while one waits on DynamoDB Local the other has the CPU;
+ *   1. unit, build and integration, three files at a time on the two cores: every integration file
+ *      works in a table of its own and starts its own emulator where it injects faults, so files run
+ *      side by side unseen by each other. An integration file waits on DynamoDB Local for each of its
+ *      requests (about half its time, run alone), so two of them leave the cores partly idle once the
+ *      second run is over; a third keeps them busy to the end (docs/testing.md: 341 s with two, 327 s
+ *      with three, the same 646 CPU-s);
  *   2. e2e and browser, one file at a time: they share one serverless-offline, one seeded admin and
  *      one console, as `npm start` runs them.
  *
@@ -14,7 +17,7 @@
  * until the first has finished, so each run reads as it would alone.
  *
  * Arguments (files, -t, --selectProjects, ...) go to a single run of jest as given, as before:
- * `npm test -- tests/integration/teams.test.ts`. JEST_WORKERS overrides the first run's two workers.
+ * `npm test -- tests/integration/teams.test.ts`. JEST_WORKERS overrides the first run's three workers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
@@ -43,7 +46,7 @@ if (args.length > 0) {
   process.exit(await exited(child));
 }
 
-const workers = process.env.JEST_WORKERS ?? '2';
+const workers = process.env.JEST_WORKERS ?? '3';
 const started = Date.now();
 const seconds = () => Math.round((Date.now() - started) / 1000);
 
