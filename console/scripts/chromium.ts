@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserServer } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -33,21 +33,43 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-/** A persistent context on a fresh user-data-dir (what --user-data-dir asks for), removed on close. */
+/**
+ * A persistent context on a fresh user-data-dir (what --user-data-dir asks for), removed on close.
+ * Where a browser server already runs (CHROMIUM_WS_ENDPOINT: the test runtime starts one for the
+ * browser files, launchChromiumServer below), a fresh context of that browser instead: a context is
+ * as empty and as separate from the others as a new profile, and a launch costs about a CPU-second.
+ */
 export async function launchChromium(
   options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
 ): Promise<LaunchedBrowser> {
   if (!chromiumAvailable())
     throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  const contextOptions = {
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    colorScheme: options.colorScheme ?? ('light' as const),
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  };
+  const server = process.env.CHROMIUM_WS_ENDPOINT;
+  if (server) {
+    const browser = await chromium.connect(server);
+    const context = await browser.newContext(contextOptions);
+    return {
+      context,
+      browser,
+      close: async () => {
+        await context.close().catch(() => undefined);
+        // A connected browser's close() disconnects; the server's browser runs on for the next file.
+        await browser.close().catch(() => undefined);
+      },
+    };
+  }
   const profile = mkdtempSync(join(tmpdir(), 'model-ops-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: ARGS,
-    viewport: options.viewport ?? { width: 1280, height: 800 },
-    colorScheme: options.colorScheme ?? 'light',
-    locale: 'en-GB',
-    timezoneId: 'UTC',
+    ...contextOptions,
   });
   return {
     context,
@@ -57,6 +79,13 @@ export async function launchChromium(
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/** One Chromium that processes connect to (launchChromium with CHROMIUM_WS_ENDPOINT), its socket on loopback. */
+export async function launchChromiumServer(): Promise<BrowserServer> {
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  return chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: ARGS, host: '127.0.0.1' });
 }
 
 /**

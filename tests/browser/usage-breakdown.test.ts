@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { nanosOf, usdText } from '../../core/money';
 import { ADMIN, CONSOLE, api, apiToken, browserPerFile, unique } from './helpers';
 
@@ -64,7 +66,11 @@ test('the Usage page breaks spend down by key with a stacked chart by day, and d
 
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^usage-by-key-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/);
-  const lines = readFileSync(await download.path(), 'utf8').split('\r\n');
+  // Saved where this process can read it: the browser may run in another process (the test runtime's).
+  const folder = mkdtempSync(join(tmpdir(), 'usage-csv-'));
+  await download.saveAs(join(folder, download.suggestedFilename()));
+  const lines = readFileSync(join(folder, download.suggestedFilename()), 'utf8').split('\r\n');
+  rmSync(folder, { recursive: true, force: true });
   expect(lines[0]).toBe('group_id,group_name,cost_usd,tokens_in,tokens_out,cached_tokens,requests');
   const mine = lines.find((l) => l.startsWith(`${key.id},`))?.split(',');
   expect(mine?.[1]).toBe(name);

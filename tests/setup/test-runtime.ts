@@ -26,6 +26,7 @@ import { startFrontDoor } from '../../local/front-door';
 import { startFunctionUrls } from '../../local/lambda-url';
 import { startOidcProvider } from '../../local/oidc-provider';
 import { ensureConsoleBuilt } from '../../console/scripts/build';
+import { chromiumAvailable, launchChromiumServer } from '../../console/scripts/chromium';
 
 /**
  * Single sign-on in the tests: one loopback OpenID provider per run with two clients, the e2e
@@ -228,6 +229,12 @@ async function main() {
       const frontDoor = await startFrontDoor({ port: consoleDoorPort, apiUrl: offline.url, functionUrls: functionUrls.routes });
       stops.push(() => frontDoor.close());
       env.E2E_CONSOLE_URL = frontDoor.url;
+      // One Chromium for the browser files, each in a context of its own (console/scripts/chromium.ts).
+      if (chromiumAvailable()) {
+        const chromiumServer = await launchChromiumServer();
+        stops.push(() => chromiumServer.close());
+        env.CHROMIUM_WS_ENDPOINT = chromiumServer.wsEndpoint();
+      }
     }
   }
 
