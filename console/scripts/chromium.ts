@@ -27,6 +27,12 @@ export function chromiumAvailable(): boolean {
   return existsSync(CHROMIUM);
 }
 
+/** Throws, naming the package to install, where there is no Chromium to launch. */
+function requireChromium(): void {
+  if (!chromiumAvailable())
+    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+}
+
 export interface LaunchedBrowser {
   context: BrowserContext;
   browser: Browser | null;
@@ -42,8 +48,7 @@ export interface LaunchedBrowser {
 export async function launchChromium(
   options: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
 ): Promise<LaunchedBrowser> {
-  if (!chromiumAvailable())
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  requireChromium();
   const contextOptions = {
     viewport: options.viewport ?? { width: 1280, height: 800 },
     colorScheme: options.colorScheme ?? ('light' as const),
@@ -83,8 +88,7 @@ export async function launchChromium(
 
 /** One Chromium that processes connect to (launchChromium with CHROMIUM_WS_ENDPOINT), its socket on loopback. */
 export async function launchChromiumServer(): Promise<BrowserServer> {
-  if (!chromiumAvailable())
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  requireChromium();
   return chromium.launchServer({ executablePath: CHROMIUM, headless: true, args: ARGS, host: '127.0.0.1' });
 }
 
@@ -93,7 +97,6 @@ export async function launchChromiumServer(): Promise<BrowserServer> {
  * user-data-dir of its own): for measuring first loads with nothing cached.
  */
 export async function launchBrowser(): Promise<Browser> {
-  if (!chromiumAvailable())
-    throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's package (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  requireChromium();
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 }

@@ -68,8 +68,9 @@ test('the Usage page breaks spend down by key with a stacked chart by day, and d
   expect(download.suggestedFilename()).toMatch(/^usage-by-key-\d{4}-\d\d-\d\d-to-\d{4}-\d\d-\d\d\.csv$/);
   // Saved where this process can read it: the browser may run in another process (the test runtime's).
   const folder = mkdtempSync(join(tmpdir(), 'usage-csv-'));
-  await download.saveAs(join(folder, download.suggestedFilename()));
-  const lines = readFileSync(join(folder, download.suggestedFilename()), 'utf8').split('\r\n');
+  const saved = join(folder, download.suggestedFilename());
+  await download.saveAs(saved);
+  const lines = readFileSync(saved, 'utf8').split('\r\n');
   rmSync(folder, { recursive: true, force: true });
   expect(lines[0]).toBe('group_id,group_name,cost_usd,tokens_in,tokens_out,cached_tokens,requests');
   const mine = lines.find((l) => l.startsWith(`${key.id},`))?.split(',');
