@@ -9,6 +9,10 @@ const common = {
   testEnvironment: 'node',
   // The transformed files and jest's file map, kept with the checkout's other caches, not in /tmp.
   cacheDirectory: '<rootDir>/node_modules/.cache/jest',
+  // jest's module runtime, with what a file leaves behind in its worker kept from costing the files after
+  // it: V8's code cache of the modules it compiled is used again, its AsyncLocalStorage is disabled
+  // (tests/setup/jest-runtime.cjs).
+  runtime: '<rootDir>/tests/setup/jest-runtime.cjs',
 };
 
 /** Tests in tests/unit that package, bundle or lint the whole service (the `build` project). */
