@@ -347,8 +347,14 @@ const operations = (() => {
     .map((o) => [`${o.method.toUpperCase()} ${o.path} (${o.operationId})`, o.operationId as string] as const);
 })();
 
+/** What is wrong with a case's answer, and whether the validator accepted the request. */
+interface Checked {
+  accepted: boolean;
+  problems: string[];
+}
+
 /** Sends a case and lists what is wrong with the answer; `accepted` says what the validator thought. */
-async function check(operation: Operation, c: Case, token: Token): Promise<{ accepted: boolean; problems: string[] }> {
+async function check(operation: Operation, c: Case, token: Token): Promise<Checked> {
   const verdict = judgeRequest(operation, c);
   const answer = await send(operation, c, token);
   const where = `${c.label} (${operation.method.toUpperCase()} ${c.path}) answered ${answer.status}`;
@@ -379,7 +385,7 @@ describe('openapi-backend judges real traffic through the local stack, operation
       // One request at a time: with two in flight, serverless-offline starts a second instance of the
       // function (a worker thread that loads its bundle, 0.1 to 0.2 CPU-s) for nearly every operation,
       // and none of the files after this one needs it (docs/testing.md).
-      const results: { accepted: boolean; problems: string[] }[] = [];
+      const results: Checked[] = [];
       for (const c of mutations) results.push(await check(operation, c, tokenFor(operation, bearer)));
       // The valid request last: it may end the session (logout), which is then renewed for the others.
       results.push(await check(operation, valid, tokenFor(operation, bearer)));

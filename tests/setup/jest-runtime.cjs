@@ -37,6 +37,11 @@ const Runtime = require('jest-runtime').default;
 /** Per worker process: `cjs:` or `esm:` and the module's path → the source it was compiled from and V8's code cache. */
 const cache = new Map();
 
+/** Whether a module's code may be compiled from a cache: not if it calls `import(` (above). */
+function cacheable(source) {
+  return !source.includes('import(');
+}
+
 /** The entry for `key` made from exactly `source`, if any. */
 function cached(key, source) {
   const entry = cache.get(key);
@@ -47,11 +52,10 @@ const { SourceTextModule } = vm;
 if (SourceTextModule) {
   vm.SourceTextModule = class CachedSourceTextModule extends SourceTextModule {
     constructor(code, options) {
-      const cacheable = Boolean(options?.identifier) && !code.includes('import(');
-      const key = `esm:${options?.identifier}`;
-      const data = cacheable ? cached(key, code) : undefined;
+      const key = options?.identifier && cacheable(code) ? `esm:${options.identifier}` : undefined;
+      const data = key ? cached(key, code) : undefined;
       super(code, data ? { ...options, cachedData: data } : options);
-      if (cacheable && !data) cache.set(key, { source: code, data: this.createCachedData() });
+      if (key && !data) cache.set(key, { source: code, data: this.createCachedData() });
     }
   };
 }
@@ -73,7 +77,7 @@ class WorkerRuntime extends Runtime {
     const executor = this.executor;
     const compile = executor.compile.bind(executor);
     executor.compile = (source, filename) => {
-      if (source.includes('import(')) return compile(source, filename);
+      if (!cacheable(source)) return compile(source, filename);
       const context = executor.environment.getVmContext();
       if (context == null) return null;
       const key = `cjs:${filename}`;
